@@ -17,7 +17,8 @@ def assemble_canonical(raw_blocks: list[RawBlock]) -> tuple[str, list[Block]]:
     blocks: list[Block] = []
     cursor = 0
     for raw in raw_blocks:
-        text = raw.text.strip("\n").rstrip()
+        # One newline convention: a stray \r would shift offsets for any reader that translates it.
+        text = raw.text.replace("\r\n", "\n").replace("\r", "\n").strip("\n").rstrip()
         if not text.strip():
             continue
         if parts:

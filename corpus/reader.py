@@ -11,7 +11,7 @@ from pathlib import Path
 
 from corpus.ids import validate_chunk_id, validate_document_id
 from corpus.models import DocumentMetadata, ParsedDocument, Passage, SourceRecord
-from corpus.state import StateLayout, read_json, read_jsonl
+from corpus.state import StateLayout, read_json, read_jsonl, read_text_exact
 
 
 @dataclass
@@ -93,4 +93,4 @@ class CorpusReader:
 
 @lru_cache(maxsize=128)
 def _read_canonical(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
+    return read_text_exact(path)

@@ -147,6 +147,11 @@ def atomic_write_jsonl(path: Path, rows: Iterable[Any]) -> None:
     atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows))
 
 
+def read_text_exact(path: Path) -> str:
+    """UTF-8 text exactly as stored: no newline translation (offsets depend on every character)."""
+    return path.read_bytes().decode("utf-8")
+
+
 def read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 

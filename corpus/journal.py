@@ -1,0 +1,41 @@
+"""Journal-first writes: an intent is recorded before the first write and closed after the last.
+
+A kill -9 leaves an open intent; the next writer finds it and repairs (rolls the work forward,
+which every stage makes idempotent) before doing anything new.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from pathlib import Path
+
+from corpus.state import StateLayout, atomic_write_json, read_json
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def open_intent(layout: StateLayout, action: str, document_ids: list[str], detail: dict | None = None) -> Path:
+    """Record what is about to be done; returns the intent's path."""
+    path = layout.journal / f"{_now().replace(':', '')}-{uuid.uuid4().hex[:8]}.json"
+    atomic_write_json(path, {"action": action, "document_ids": sorted(document_ids),
+                             "detail": detail or {}, "opened_at": _now(), "state": "open"})
+    return path
+
+
+def close_intent(path: Path) -> None:
+    """Mark an intent done (kept as history under journal/done)."""
+    record = read_json(path)
+    record.update(state="done", closed_at=_now())
+    done = path.parent / "done" / path.name
+    atomic_write_json(done, record)
+    path.unlink(missing_ok=True)
+
+
+def open_intents(layout: StateLayout) -> list[tuple[Path, dict]]:
+    """Intents that were opened and never closed (a crash or kill), oldest first."""
+    if not layout.journal.exists():
+        return []
+    return [(p, read_json(p)) for p in sorted(layout.journal.glob("*.json"))]

@@ -1,0 +1,63 @@
+"""Writer-side commands: ingest, remove, freeze/unfreeze (these import dagster; serving never does)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from corpus.state import StateLayout
+
+
+def ingest(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="quant-rag ingest",
+                                     description="Ingest and index the bundled library (default) or given files.")
+    parser.add_argument("paths", nargs="*", type=Path, help="PDF/Markdown files or folders; default: the bundled library")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N bundled documents (quick tries)")
+    args = parser.parse_args(argv)
+    from assets.library import library_files
+    from orchestration.runner import ingest as run_ingest
+    if args.paths:
+        files = [(p, None) for root in args.paths for p in (sorted(root.rglob("*")) if root.is_dir() else [root]) if p.is_file()]
+    else:
+        files = library_files()[: args.limit] if args.limit else library_files()
+    layout = StateLayout.from_env()
+    print(f"ingesting {len(files)} files into {layout.root}", file=sys.stderr)
+    report = run_ingest(layout, [(Path(p), key) for p, key in files])
+    failed = [name for name, passed in report.checks.items() if not passed]
+    print(json.dumps({"documents": report.documents, "registered": len(report.registered),
+                      "already_known": len(report.already_known), "set_aside": report.set_aside,
+                      "signature": report.signature, "checks_failed": failed}, indent=1))
+    return 1 if failed else 0
+
+
+def remove(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="quant-rag remove", description="Remove one document symmetrically.")
+    parser.add_argument("document_id")
+    args = parser.parse_args(argv)
+    from corpus.ids import InvalidIdError, validate_document_id
+    from orchestration.runner import remove as run_remove
+    try:
+        document_id = validate_document_id(args.document_id)
+    except InvalidIdError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps({"removed": document_id, "signature": run_remove(StateLayout.from_env(), document_id)}))
+    return 0
+
+
+def freeze_command(argv: list[str], action: str) -> int:
+    parser = argparse.ArgumentParser(prog=f"quant-rag {action}", description=f"{action.title()} the corpus signature.")
+    parser.add_argument("--reason", required=True, help="why (kept in the freeze history)")
+    args = parser.parse_args(argv)
+    from corpus.freeze import FreezeError, freeze, unfreeze
+    from corpus.signature import compute_signature
+    layout = StateLayout.from_env()
+    try:
+        state = freeze(layout, compute_signature(layout), args.reason) if action == "freeze" else unfreeze(layout, args.reason)
+    except FreezeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(state, indent=1))
+    return 0

@@ -1,0 +1,20 @@
+"""Jobs: per-document ingestion, corpus-level refresh, evaluation, and symmetric removal."""
+
+import dagster as dg
+
+from assets.partitions import documents_partitions
+
+DOCUMENT_ASSETS = ["source_document", "parsed_document", "passages", "document_metadata", "passage_embeddings"]
+CORPUS_ASSETS = ["overlays", "catalogue", "corpus_signature", "vector_index", "bm25_index", "entity_graph"]
+EVALUATION_ASSETS = ["benchmarks", "evaluation_runs"]
+
+document_job = dg.define_asset_job(
+    "ingest_documents", selection=dg.AssetSelection.assets(*DOCUMENT_ASSETS),
+    partitions_def=documents_partitions,
+    description="Parse, chunk, describe and embed documents (one partition per document).")
+corpus_job = dg.define_asset_job(
+    "refresh_corpus", selection=dg.AssetSelection.assets(*CORPUS_ASSETS),
+    description="Overlays, catalogue, signature and the three indexes, with their checks.")
+evaluation_job = dg.define_asset_job(
+    "evaluate", selection=dg.AssetSelection.assets(*EVALUATION_ASSETS),
+    description="Benchmarks and paired evaluation runs logged to MLflow.")

@@ -1,0 +1,148 @@
+"""Runs the pipeline in process on a Dagster instance under the state directory.
+
+Used by the CLI and the tests, so `dagster dev` shows the same runs. Every write happens under the
+writer lock and inside a journal intent; an intent left open by a crash is repaired first.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dagster as dg
+from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
+
+from assets.partitions import documents_partitions
+from assets.register import register_file
+from assets.retire import retire_document
+from corpus.journal import close_intent, open_intent, open_intents
+from corpus.lock import writer_lock
+from corpus.state import StateLayout
+from orchestration.jobs import CORPUS_ASSETS, DOCUMENT_ASSETS, EVALUATION_ASSETS
+from orchestration.resources import test_resources
+
+DAGSTER_YAML = "telemetry:\n  enabled: false\n"
+
+
+@dataclass
+class IngestReport:
+    registered: list[str] = field(default_factory=list)
+    already_known: list[str] = field(default_factory=list)
+    set_aside: dict[str, str] = field(default_factory=dict)
+    documents: int = 0
+    signature: str | None = None
+    checks: dict[str, bool] = field(default_factory=dict)
+
+
+def instance_for(layout: StateLayout) -> dg.DagsterInstance:
+    """The persistent Dagster instance of this state directory (telemetry off)."""
+    home = layout.dagster_home
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "dagster.yaml").exists() or (home / "dagster.yaml").write_text(DAGSTER_YAML)
+    os.environ["DAGSTER_HOME"] = str(home)
+    return dg.DagsterInstance.from_config(str(home))
+
+
+def _all_definitions() -> list:
+    from orchestration.definitions import defs
+    return list(defs.assets) + list(defs.asset_checks)
+
+
+def _materialize(layout: StateLayout, instance, selection: list[str], tags: dict | None = None) -> dict[str, bool]:
+    result = dg.materialize(_all_definitions(), selection=selection, instance=instance,
+                            resources=test_resources(layout.root), tags=tags or {})
+    return {f"{e.asset_key.to_user_string()}:{e.check_name}": e.passed
+            for e in result.get_asset_check_evaluations()}
+
+
+def run_documents(layout: StateLayout, instance, document_ids: list[str]) -> dict[str, bool]:
+    """One run over the partition range spanning `document_ids` (finished documents are skipped)."""
+    keys = instance.get_dynamic_partitions(documents_partitions.name)
+    positions = sorted(keys.index(d) for d in document_ids if d in keys)
+    if not positions:
+        return {}
+    tags = {ASSET_PARTITION_RANGE_START_TAG: keys[positions[0]], ASSET_PARTITION_RANGE_END_TAG: keys[positions[-1]]}
+    return _materialize(layout, instance, DOCUMENT_ASSETS, tags)
+
+
+def refresh_corpus(layout: StateLayout, instance) -> dict[str, bool]:
+    return _materialize(layout, instance, CORPUS_ASSETS)
+
+
+def evaluate(layout: StateLayout, instance) -> dict[str, bool]:
+    return _materialize(layout, instance, EVALUATION_ASSETS)
+
+
+def _incomplete(layout: StateLayout, instance) -> list[str]:
+    known = set(instance.get_dynamic_partitions(documents_partitions.name))
+    return [d for d in layout.registered_document_ids() if d not in known or not layout.passages(d).exists()]
+
+
+def repair(layout: StateLayout, instance) -> int:
+    """Roll forward every open intent (ingest or remove); returns how many were repaired."""
+    intents = open_intents(layout)
+    for path, intent in intents:
+        if intent["action"] == "remove":
+            for document_id in intent["document_ids"]:
+                retire_document(layout, document_id)
+                if instance.has_dynamic_partition(documents_partitions.name, document_id):
+                    instance.delete_dynamic_partition(documents_partitions.name, document_id)
+        _drop_orphan_sources(layout)
+        pending = _incomplete(layout, instance)
+        instance.add_dynamic_partitions(documents_partitions.name, pending)
+        run_documents(layout, instance, pending)
+        refresh_corpus(layout, instance)
+        close_intent(path)
+    return len(intents)
+
+
+def _drop_orphan_sources(layout: StateLayout) -> None:
+    """A source copied without its registry entry (killed in between) was never registered."""
+    registered = set(layout.registered_document_ids())
+    for path in layout.sources.glob("doc-*"):
+        if path.stem not in registered and not path.name.startswith("."):
+            path.unlink(missing_ok=True)
+
+
+def ingest(layout: StateLayout, files: list[tuple[Path, str | None]]) -> IngestReport:
+    """Register, ingest and index `files` ((path, manifest key)); bad files are set aside."""
+    layout.ensure()
+    instance = instance_for(layout)
+    report = IngestReport()
+    with writer_lock(layout.lock_file):
+        repair(layout, instance)
+        intent = open_intent(layout, "ingest", [], {"files": [str(p) for p, _ in files]})
+        for path, library_file in files:
+            registration = register_file(layout, path, library_file)
+            if registration.rejected:
+                report.set_aside[registration.name] = registration.rejected
+            elif registration.new:
+                report.registered.append(registration.document_id)
+            else:
+                report.already_known.append(registration.document_id)
+        pending = _incomplete(layout, instance)
+        instance.add_dynamic_partitions(documents_partitions.name,
+                                        [d for d in pending if not instance.has_dynamic_partition(documents_partitions.name, d)])
+        report.checks.update(run_documents(layout, instance, pending))
+        report.checks.update(refresh_corpus(layout, instance))
+        close_intent(intent)
+    from corpus.signature import recorded_signature
+    report.signature = recorded_signature(layout)
+    report.documents = len(layout.registered_document_ids())
+    return report
+
+
+def remove(layout: StateLayout, document_id: str) -> str | None:
+    """Remove one document symmetrically and refresh the corpus; returns the new signature."""
+    instance = instance_for(layout)
+    with writer_lock(layout.lock_file):
+        repair(layout, instance)
+        intent = open_intent(layout, "remove", [document_id])
+        retire_document(layout, document_id)
+        if instance.has_dynamic_partition(documents_partitions.name, document_id):
+            instance.delete_dynamic_partition(documents_partitions.name, document_id)
+        refresh_corpus(layout, instance)
+        close_intent(intent)
+    from corpus.signature import recorded_signature
+    return recorded_signature(layout)

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets up and runs the whole test suite (slow tests included).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+.venv/bin/python -m pytest -q "$@"

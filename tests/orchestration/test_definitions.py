@@ -1,0 +1,33 @@
+"""The Definitions object is pinned: assets, checks, jobs, sensors and schedules."""
+
+from orchestration.definitions import defs
+
+
+def test_asset_keys_are_pinned():
+    keys = {k.to_user_string() for a in defs.assets for k in a.keys}
+    assert keys == {"source_document", "parsed_document", "passages", "document_metadata", "passage_embeddings",
+                    "overlays", "catalogue", "corpus_signature", "vector_index", "bm25_index", "entity_graph",
+                    "benchmarks", "evaluation_runs"}
+
+
+def test_checks_jobs_sensors_schedules_are_pinned():
+    checks = {c.name for c in defs.resolve_asset_graph().asset_check_keys}
+    assert {"no_forbidden_cuts", "anchors_round_trip", "frozen_signature_unchanged", "sql_data_tests",
+            "passages_whole", "metadata_coverage", "index_counts_agree", "signatures_coherent",
+            "dense_matches_brute_force"} <= checks
+    assert {j.name for j in defs.jobs} >= {"ingest_documents", "refresh_corpus", "evaluate", "remove_document_job"}
+    assert {s.name for s in defs.sensors} == {"inbox_sensor", "refresh_after_ingest"}
+    assert {s.name for s in defs.schedules} == {"nightly_evaluation"}
+
+
+def test_per_document_assets_are_partitioned_by_document():
+    partitioned = {k.to_user_string() for a in defs.assets if a.partitions_def is not None for k in a.keys}
+    assert partitioned == {"source_document", "parsed_document", "passages", "document_metadata", "passage_embeddings"}
+
+
+def test_serving_never_imports_the_orchestration_stack():
+    import subprocess
+    import sys
+    code = "import sys, serving.server, serving.cli; bad = [m for m in sys.modules if m.split('.')[0] in ('dagster', 'assets', 'orchestration', 'torch')]; print(bad); sys.exit(1 if bad else 0)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr

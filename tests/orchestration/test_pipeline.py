@@ -1,0 +1,91 @@
+"""The pipeline on a slice of the bundled library: counts, checks, removal, bad files."""
+
+from __future__ import annotations
+
+import duckdb
+import pypdf
+
+from conftest import EXTRA_DOCUMENT, SLICE, slice_files
+from assets.integrity import load_passages
+from corpus.signature import compute_signature, recorded_signature
+from corpus.state import StateLayout, atomic_write_jsonl, read_jsonl
+from orchestration.runner import ingest, instance_for, refresh_corpus, remove
+
+
+def test_slice_catalogue_counts_match_the_files(ingested_home):
+    layout = StateLayout(ingested_home)
+    ids = layout.registered_document_ids()
+    assert len(ids) == len(SLICE)
+    passages_on_disk = sum(len(read_jsonl(layout.passages(d))) for d in ids)
+    with duckdb.connect(str(layout.catalogue), read_only=True) as connection:
+        documents = connection.execute("select count(*) from documents").fetchone()[0]
+        passages = connection.execute("select count(*) from passages").fetchone()[0]
+        formats = dict(connection.execute("select format, count(*) from documents group by all").fetchall())
+    assert documents == len(SLICE)
+    assert passages == passages_on_disk > 0
+    assert formats == {"pdf": 3, "markdown": 4}
+    assert recorded_signature(layout) == compute_signature(layout)
+
+
+def test_a_passage_broken_mid_formula_fails_the_cut_check(state_copy):
+    layout = StateLayout(state_copy)
+    for document_id in layout.registered_document_ids():
+        canonical = layout.canonical_text(document_id).read_text(encoding="utf-8")
+        rows = load_passages(layout, document_id)
+        target = next((p for p in rows if p.granularity == "exact" and "$$" in p.text), None)
+        if target is None:
+            continue
+        start = target.ranges[0][0]
+        inside = canonical.index("$$", start) + 3  # just after an opening $$: inside the formula
+        broken = target.model_copy(update={"ranges": [(start, inside)], "text": canonical[start:inside]})
+        atomic_write_jsonl(layout.passages(document_id),
+                           [(broken if p.chunk_id == target.chunk_id else p).model_dump(mode="json") for p in rows])
+        break
+    else:
+        raise AssertionError("the slice has no passage with a display formula")
+    checks = refresh_corpus(layout, instance_for(layout))
+    assert checks["catalogue:passages_whole"] is False
+    assert checks["catalogue:anchors_round_trip"] is True  # the broken passage is still a faithful substring
+
+
+def test_removing_a_document_restores_the_signature(state_copy):
+    layout = StateLayout(state_copy)
+    before = recorded_signature(layout)
+    report = ingest(layout, slice_files([EXTRA_DOCUMENT]))
+    assert len(report.registered) == 1 and report.signature != before
+    assert all(report.checks.values()), report.checks
+    after = remove(layout, report.registered[0])
+    assert after == before
+    assert len(layout.registered_document_ids()) == len(SLICE)
+
+
+def _encrypted_copy(source, target):
+    reader = pypdf.PdfReader(str(source))
+    writer = pypdf.PdfWriter()
+    for page in reader.pages:
+        writer.add_page(page)
+    writer.encrypt("secret")
+    with open(target, "wb") as handle:
+        writer.write(handle)
+
+
+def test_bad_files_are_set_aside_and_the_batch_goes_on(tmp_path):
+    from assets.library import LIBRARY_ROOT
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    good_pdf = LIBRARY_ROOT / "pdf/schumann_asset_selection_local_search.pdf"
+    (batch / "empty.pdf").write_bytes(b"")
+    (batch / "truncated.pdf").write_bytes(good_pdf.read_bytes()[:20_000])
+    (batch / "not_a_pdf.pdf").write_bytes(b"<html><body>hello</body></html>" * 20)
+    _encrypted_copy(good_pdf, batch / "encrypted.pdf")
+    (batch / "notes.docx").write_bytes(b"PK\x03\x04" + b"\x00" * 200)
+    good_md = LIBRARY_ROOT / "markdown/quantopian_lecture06_means.md"
+    files = [(p, None) for p in sorted(batch.iterdir())] + [(good_md, None)]
+    layout = StateLayout(tmp_path / "state")
+    report = ingest(layout, files)
+    assert set(report.set_aside) == {"empty.pdf", "truncated.pdf", "not_a_pdf.pdf", "encrypted.pdf", "notes.docx"}
+    assert all(len(reason) > 10 for reason in report.set_aside.values())
+    assert len(report.registered) == 1 and report.documents == 1
+    for name in report.set_aside:
+        assert (layout.quarantine / f"{name}.reason.json").exists()
+    assert all(report.checks.values()), report.checks
