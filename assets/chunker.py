@@ -1,0 +1,234 @@
+"""Passages from a document's blocks (DESIGN §2, §4). Pure function; no dagster here.
+
+A passage is a run of consecutive blocks under one section path. A heading opens a new passage
+and sits at its top (a heading directly followed by a deeper one joins it: no empty sections).
+Cuts fall on block boundaries, or inside a block longer than MAX_CHARS at a position chosen by
+`corpus.safe_cut.find_cut` and confirmed against the forbidden mask of the whole canonical text,
+so no passage starts or ends inside a word, a formula, a table row or a code fence. A long pipe
+table is split between rows with its header repeated; those pieces (all but the first) are not
+substrings of the canonical text, so they get "block" granularity anchored on the parent table.
+
+Sizes: TARGET_CHARS fills a passage; a block longer than MAX_CHARS is split into pieces of about
+TARGET_CHARS; a passage under MIN_CHARS merges with a neighbour of its section when the union
+stays within MAX_CHARS. A heading stays on top of its passage even when that adds its own length
+to MAX_CHARS; an uncuttable span (a code fence, one table row) is never cut.
+Measured by benchmarks/chunk_sizes.py on the 77 bundled documents (MiniLM reads 256 word-pieces;
+the text runs at 3.3 characters per word-piece): at 1,200 / 2,000 the median passage is 910
+characters = 251 word-pieces (one window), p90 1,197 / 427, 52 % fit one window and 96 % two.
+At 1,600 or 2,000 the share beyond two windows grows to 14 % and 27 % (a diluted vector for a
+long passage); at 800, 30 % more passages (median 675 characters) buy one-window fit for 76 %
+instead of 52 %, at the price of sections cut into pieces too small to read on their own.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from corpus.ids import chunk_id_for
+from corpus.models import Block, BlockKind, Passage
+from corpus.safe_cut import find_cut, forbidden_mask
+from corpus.versions import CHUNKER_VERSION
+
+TARGET_CHARS = 1200
+MAX_CHARS = 2000
+MIN_CHARS = 300
+
+_HEADING_MARKS_RE = re.compile(r"^#+\s*|\s+#+$")
+_TABLE_SEPARATOR_RE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+
+
+@dataclass
+class _Unit:
+    """A canonical span [start, end) taken from one block; `text` is set only for a table piece
+    that repeats its table's header (its text is then not a substring of the canonical text)."""
+
+    start: int
+    end: int
+    block: Block
+    text: str | None = None
+
+
+@dataclass
+class _Group:
+    section: list[str]
+    units: list[_Unit] = field(default_factory=list)
+
+    @property
+    def exact(self) -> bool:
+        return all(u.text is None for u in self.units)
+
+    @property
+    def headings_only(self) -> bool:
+        return all(u.block.kind is BlockKind.heading for u in self.units)
+
+    @property
+    def size(self) -> int:
+        return self.units[-1].end - self.units[0].start if self.exact else len(self.units[0].text or "")
+
+
+def chunk_document(document_id: str, canonical: str, blocks: list[Block], garbled: bool = False) -> list[Passage]:
+    """Passages of one document in reading order (ordinal 0, 1, …)."""
+    mask = forbidden_mask(canonical)
+    groups = _merge_small(_group(canonical, blocks, mask))
+    return [_passage(document_id, canonical, g, i, garbled) for i, g in enumerate(groups)]
+
+
+def heading_title(text: str) -> str:
+    """A heading block's text without Markdown markers, whitespace collapsed."""
+    return " ".join(_HEADING_MARKS_RE.sub("", text.strip()).split())
+
+
+def _group(canonical: str, blocks: list[Block], mask: bytearray) -> list[_Group]:
+    groups: list[_Group] = []
+    path: list[tuple[int, str]] = []
+    for block in blocks:
+        if block.kind is BlockKind.heading:
+            level = block.level or 1
+            path = [(lv, t) for lv, t in path if lv < level]
+            path.append((level, heading_title(canonical[block.start:block.end])))
+            unit, section = _Unit(block.start, block.end, block), [t for _, t in path]
+            last = groups[-1] if groups else None
+            if last and last.exact and (not _safe_between(mask, last, unit) or (
+                    last.headings_only and (last.units[-1].block.level or 1) < level)):
+                last.units.append(unit)
+                last.section = section if last.headings_only else last.section
+            else:
+                groups.append(_Group(section, [unit]))
+            continue
+        section = [t for _, t in path]
+        for unit in _units(canonical, block, mask):
+            last = groups[-1] if groups else None
+            if last is None:
+                groups.append(_Group(section, [unit]))
+            elif not _safe_between(mask, last, unit) and last.exact and unit.text is None:
+                last.units.append(unit)  # a protected span crosses this boundary: never cut it
+            elif not last.exact or unit.text is not None:
+                groups.append(_Group(section, [unit]))
+            elif unit.end - last.units[0].start > TARGET_CHARS and not last.headings_only:
+                groups.append(_Group(section, [unit]))
+            else:
+                last.units.append(unit)
+    return groups
+
+
+def _safe_between(mask: bytearray, group: _Group, unit: _Unit) -> bool:
+    return not mask[group.units[-1].end] and not mask[unit.start]
+
+
+def _units(canonical: str, block: Block, mask: bytearray) -> list[_Unit]:
+    """The block whole, or cut into pieces of about TARGET_CHARS when longer than MAX_CHARS."""
+    if block.end - block.start <= MAX_CHARS:
+        return [_Unit(block.start, block.end, block)]
+    if block.kind is BlockKind.table:
+        pieces = _table_pieces(canonical, block)
+        if pieces:
+            return pieces
+    units: list[_Unit] = []
+    start, end = block.start, block.end
+    while end - start > MAX_CHARS:
+        cut = _safe_cut_in(canonical, start, end, mask)
+        if cut is None:
+            break
+        piece_end, next_start = _trim(canonical, start, cut, mask), _skip_space(canonical, cut, end, mask)
+        units.append(_Unit(start, piece_end, block))
+        start = next_start
+    units.append(_Unit(start, end, block))
+    return units
+
+
+def _safe_cut_in(canonical: str, start: int, end: int, mask: bytearray) -> int | None:
+    """A cut for a piece of about len/ceil(len/TARGET) chars; the whole text's mask decides."""
+    cap = math.ceil((end - start) / math.ceil((end - start) / TARGET_CHARS))
+    window = canonical[start:min(end, start + 2 * cap)]
+    cut = start + find_cut(window, cap)
+    while cut > start and mask[cut]:
+        cut -= 1
+    if cut > start:
+        return cut
+    return next((p for p in range(start + cap, end) if not mask[p]), None)
+
+
+def _trim(canonical: str, start: int, cut: int, mask: bytearray) -> int:
+    end = cut
+    while end > start + 1 and canonical[end - 1].isspace():
+        end -= 1
+    return end if not mask[end] else cut
+
+
+def _skip_space(canonical: str, cut: int, end: int, mask: bytearray) -> int:
+    start = cut
+    while start < end - 1 and canonical[start].isspace():
+        start += 1
+    return start if not mask[start] else cut
+
+
+def _table_pieces(canonical: str, block: Block) -> list[_Unit] | None:
+    """Row groups of a pipe table; pieces after the first repeat the header (through the
+    separator line). None when the table has no header separator to repeat."""
+    lines, pos = [], block.start
+    for line in canonical[block.start:block.end].split("\n"):
+        lines.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    sep = next((i for i in range(1, len(lines)) if _TABLE_SEPARATOR_RE.match(canonical[slice(*lines[i])])
+                and canonical[slice(*lines[i - 1])].lstrip().startswith("|")), None)
+    if sep is None or sep == len(lines) - 1:
+        return None
+    header = canonical[block.start:lines[sep][1]]
+    rows = lines[sep + 1:]
+    budget = math.ceil((rows[-1][1] - rows[0][0]) / math.ceil((block.end - block.start) / TARGET_CHARS))
+    pieces: list[list[tuple[int, int]]] = [[]]
+    for row in rows:
+        if pieces[-1] and row[1] - pieces[-1][0][0] > budget:
+            pieces.append([])
+        pieces[-1].append(row)
+    units = [_Unit(block.start, pieces[0][-1][1], block)]
+    for piece in pieces[1:]:
+        start, end = piece[0][0], piece[-1][1]
+        units.append(_Unit(start, end, block, text=header + "\n" + canonical[start:end]))
+    return units
+
+
+def _merge_small(groups: list[_Group]) -> list[_Group]:
+    """Fold a passage under MIN_CHARS into its neighbour when the union fits MAX_CHARS: within one
+    section, or a section's short opening onto the first passage of its subsection (which then
+    carries the deeper path, as a heading directly followed by a deeper one does)."""
+    merged: list[_Group] = []
+    for group in groups:
+        prev = merged[-1] if merged else None
+        section = _merged_section(prev, group) if prev else None
+        if section is not None and min(prev.size, group.size) < MIN_CHARS:
+            prev.units.extend(group.units)
+            prev.section = section
+        else:
+            merged.append(group)
+    return merged
+
+
+def _merged_section(a: _Group, b: _Group) -> list[str] | None:
+    """Section path of a + b when they may merge, else None."""
+    if not (a.exact and b.exact and b.units[-1].end - a.units[0].start <= MAX_CHARS):
+        return None
+    if b.units[0].block.kind is not BlockKind.heading:
+        return a.section if a.section == b.section else None
+    deeper = len(b.section) > len(a.section) and b.section[:len(a.section)] == a.section
+    return b.section if deeper and a.size < MIN_CHARS else None
+
+
+def _passage(document_id: str, canonical: str, group: _Group, ordinal: int, garbled: bool) -> Passage:
+    units = group.units
+    starts = [u.block.page_start for u in units if u.block.page_start is not None]
+    ends = [u.block.page_end or u.block.page_start for u in units if u.block.page_start is not None]
+    kinds = list(dict.fromkeys(u.block.kind for u in units))
+    start, end = units[0].start, units[-1].end
+    if group.exact:
+        text, ranges, granularity = canonical[start:end], [(start, end)], "exact"
+    else:
+        parent = units[0].block
+        text, ranges, granularity = units[0].text or "", [(parent.start, parent.end)], "block"
+    return Passage(
+        chunk_id=chunk_id_for(document_id, start, end, CHUNKER_VERSION), document_id=document_id,
+        ordinal=ordinal, section=list(group.section), text=text, ranges=ranges,
+        granularity=granularity, page_start=min(starts) if starts else None,
+        page_end=max(ends) if ends else None, block_kinds=kinds, garbled_text=garbled)
