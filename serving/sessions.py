@@ -1,0 +1,210 @@
+"""Session store (DESIGN §7): named, validated objects kept for later calls in this process.
+
+Kinds: `scope` (year range, authors, document ids), `evidence` (quotes to verify),
+`reading_list` (chunk ids). Every entry records where its content came from; there is no
+provenance for recalled or invented content. Least-recently-used eviction beyond
+QUANT_RAG_SESSION_MAX_ITEMS entries (default 64).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections import OrderedDict
+from datetime import datetime, timezone
+from typing import Any, Literal, Mapping, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from corpus.ids import validate_chunk_id, validate_document_id
+
+MAX_ITEMS_ENV = "QUANT_RAG_SESSION_MAX_ITEMS"
+DEFAULT_MAX_ITEMS = 64
+MAX_LIST_LENGTH = 500          # ids, authors or evidence items in one entry
+MAX_QUOTE_CHARS = 5_000
+NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+Kind = Literal["scope", "evidence", "reading_list"]
+SessionProvenance = Literal["served", "user_pasted", "user_file", "session"]
+
+
+class SessionError(ValueError):
+    """A session request that cannot be honoured; the message says why and what is accepted."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Scope(_Strict):
+    year_min: int | None = Field(None, ge=1900, le=2099)
+    year_max: int | None = Field(None, ge=1900, le=2099)
+    authors: list[str] = Field(default_factory=list, max_length=MAX_LIST_LENGTH)
+    document_ids: list[str] = Field(default_factory=list, max_length=MAX_LIST_LENGTH)
+
+    @field_validator("authors")
+    @classmethod
+    def _authors(cls, value: list[str]) -> list[str]:
+        cleaned = [" ".join(a.split()) for a in value]
+        if any(not a or len(a) > 200 for a in cleaned):
+            raise ValueError("each author must be a non-empty name of at most 200 characters")
+        return cleaned
+
+    @field_validator("document_ids")
+    @classmethod
+    def _documents(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(validate_document_id(v) for v in value))
+
+    @model_validator(mode="after")
+    def _coherent(self) -> "Scope":
+        if self.year_min is not None and self.year_max is not None and self.year_min > self.year_max:
+            raise ValueError(f"year_min {self.year_min} is after year_max {self.year_max}")
+        if self.year_min is None and self.year_max is None and not self.authors and not self.document_ids:
+            raise ValueError("a scope needs at least one of year_min, year_max, authors, document_ids")
+        return self
+
+
+class EvidenceItem(_Strict):
+    document_id: str
+    quote: str = Field(min_length=1, max_length=MAX_QUOTE_CHARS)
+    chunk_id: str | None = None
+
+    @field_validator("document_id")
+    @classmethod
+    def _document(cls, value: str) -> str:
+        return validate_document_id(value)
+
+    @field_validator("chunk_id")
+    @classmethod
+    def _chunk(cls, value: str | None) -> str | None:
+        return None if value is None else validate_chunk_id(value)
+
+
+class Evidence(_Strict):
+    items: list[EvidenceItem] = Field(min_length=1, max_length=MAX_LIST_LENGTH)
+
+
+class ReadingList(_Strict):
+    chunk_ids: list[str] = Field(min_length=1, max_length=MAX_LIST_LENGTH)
+
+    @field_validator("chunk_ids")
+    @classmethod
+    def _chunks(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(validate_chunk_id(v) for v in value))  # order kept, repeats dropped
+
+
+_MODELS: dict[str, type[_Strict]] = {"scope": Scope, "evidence": Evidence, "reading_list": ReadingList}
+
+
+class SessionEntry(BaseModel):
+    name: str
+    kind: Kind
+    value: Scope | Evidence | ReadingList
+    provenance: SessionProvenance
+    created_at: str
+    size: int  # ids, authors or quotes held
+
+
+def _size(value: BaseModel) -> int:
+    if isinstance(value, Scope):
+        return len(value.authors) + len(value.document_ids) + (value.year_min is not None) + (value.year_max is not None)
+    return len(value.items) if isinstance(value, Evidence) else len(value.chunk_ids)
+
+
+def _coerce(kind: str, value: Any) -> BaseModel:
+    """Validate `value` for `kind`; evidence and reading lists may be given as bare lists."""
+    model = _MODELS[kind]
+    if isinstance(value, model):
+        return value
+    if kind == "evidence" and isinstance(value, list):
+        value = {"items": value}
+    elif kind == "reading_list" and isinstance(value, list):
+        value = {"chunk_ids": value}
+    if not isinstance(value, Mapping):
+        raise SessionError(f"value of a {kind!r} entry must be an object or a list, got {type(value).__name__}")
+    try:
+        return model.model_validate(dict(value))
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or kind}: {e['msg']}" for e in exc.errors())
+        raise SessionError(f"invalid {kind!r} value: {problems}") from None
+
+
+def max_items_from_env() -> int:
+    raw = os.environ.get(MAX_ITEMS_ENV, "")
+    if not raw.strip():
+        return DEFAULT_MAX_ITEMS
+    if not raw.strip().isdigit() or int(raw) < 1:
+        raise SessionError(f"{MAX_ITEMS_ENV} must be a positive integer, got {raw!r}")
+    return int(raw)
+
+
+class SessionStore:
+    """In-memory, per process, least-recently-used eviction; safe to share between threads."""
+
+    def __init__(self, max_items: int | None = None) -> None:
+        self.max_items = max_items_from_env() if max_items is None else max_items
+        if self.max_items < 1:
+            raise SessionError(f"max_items must be >= 1, got {self.max_items}")
+        self._entries: OrderedDict[str, SessionEntry] = OrderedDict()
+        self._lock = threading.Lock()
+        self.evicted: list[str] = []  # names dropped by the last put (reported to the caller)
+
+    @staticmethod
+    def _check_name(name: object) -> str:
+        if not isinstance(name, str) or not NAME_RE.match(name):
+            raise SessionError(f"invalid session name {str(name)[:80]!r}: use 1-64 of A-Z a-z 0-9 _ . -")
+        return name
+
+    def put(self, name: str, kind: str, value: Any, provenance: str) -> SessionEntry:
+        """Store (or replace) an entry; it becomes the most recently used."""
+        self._check_name(name)
+        if kind not in _MODELS:
+            raise SessionError(f"unknown kind {kind!r}: expected one of {', '.join(_MODELS)}")
+        if provenance not in get_args(SessionProvenance):
+            raise SessionError(f"unknown provenance {provenance!r}: expected one of "
+                               f"{', '.join(get_args(SessionProvenance))} (recalled or invented content has none)")
+        checked = _coerce(kind, value)
+        entry = SessionEntry(name=name, kind=kind, value=checked, provenance=provenance,
+                             created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                             size=_size(checked))
+        with self._lock:
+            self._entries.pop(name, None)
+            self._entries[name] = entry
+            self.evicted = []
+            while len(self._entries) > self.max_items:
+                self.evicted.append(self._entries.popitem(last=False)[0])
+        return entry
+
+    def get(self, name: str, kind: str | None = None) -> SessionEntry:
+        """The entry named `name` (marked as recently used); SessionError if absent or of another kind."""
+        self._check_name(name)
+        with self._lock:
+            entry = self._entries.get(name)
+            if entry is None:
+                known = ", ".join(self._entries) or "none"
+                raise SessionError(f"no session entry named {name!r} (entries: {known})")
+            self._entries.move_to_end(name)
+        if kind is not None and entry.kind != kind:
+            raise SessionError(f"session entry {name!r} is a {entry.kind!r}, not a {kind!r}")
+        return entry
+
+    def resolve(self, reference: Mapping[str, Any], kind: str) -> SessionEntry:
+        """Entry for a `{"session": "name"}` reference of the expected kind."""
+        if not isinstance(reference, Mapping) or set(reference) != {"session"}:
+            raise SessionError('a session reference is {"session": "<name>"} and nothing else')
+        return self.get(reference["session"], kind)
+
+    def list(self) -> list[SessionEntry]:
+        """All entries, most recently used first (listing does not change the order)."""
+        with self._lock:
+            return list(reversed(self._entries.values()))
+
+    def delete(self, name: str) -> bool:
+        """Remove an entry; False when there was none."""
+        self._check_name(name)
+        with self._lock:
+            return self._entries.pop(name, None) is not None
+
+    def __len__(self) -> int:
+        return len(self._entries)
