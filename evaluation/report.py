@@ -1,0 +1,49 @@
+"""Summary of an evaluation run: per-arm means with the primary metric's CI, paired differences."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evaluation.metrics import PRIMARY_METRIC
+from evaluation.stats import mean_ci
+
+SUMMARY_METRICS = (PRIMARY_METRIC, "recall@10", "mrr")
+
+
+def summary_json(arms: dict[str, dict[str, dict[str, float]]], pairs: list[dict]) -> dict:
+    """{"arms": {ARM: {ndcg@10, recall@10, mrr, ci: [lo, hi] of ndcg@10, n, misses}},
+    "pairs": [{a, b, diff, ci, significant, placebo}]}.
+
+    `arms` is arm -> question -> metrics (`evaluate_run`); `pairs` comes from `compare_arms`.
+    """
+    summary: dict = {"arms": {}, "pairs": []}
+    for arm, per_question in arms.items():
+        rows = list(per_question.values())
+        entry = {m: float(np.mean([r[m] for r in rows])) for m in SUMMARY_METRICS}
+        _, lo, hi = mean_ci([r[PRIMARY_METRIC] for r in rows])
+        entry.update(ci=[lo, hi], n=len(rows), misses=int(sum(r["miss"] for r in rows)))
+        summary["arms"][arm] = entry
+    for pair in pairs:
+        summary["pairs"].append({k: pair[k] for k in ("a", "b", "diff", "ci", "significant", "placebo")
+                                 if k in pair})
+    return summary
+
+
+def format_table(summary: dict) -> str:
+    """Plain-text tables of the arms and of the paired differences."""
+    head = (f"{'arm':<24}{'n':>5}" + "".join(f"{m:>11}" for m in SUMMARY_METRICS)
+            + f"{'95% CI':>18}{'misses':>8}")
+    lines = [head, "-" * len(head)]
+    for arm, row in summary["arms"].items():
+        lo, hi = row["ci"]
+        lines.append(f"{arm:<24}{row['n']:>5}" + "".join(f"{row[m]:>11.3f}" for m in SUMMARY_METRICS)
+                     + f"{f'[{lo:.3f}, {hi:.3f}]':>18}{row['misses']:>8}")
+    if summary["pairs"]:
+        lines += ["", f"{'a − b':<40}{'diff':>9}{'95% CI':>20}  verdict"]
+        for pair in summary["pairs"]:
+            lo, hi = pair["ci"]
+            verdict = "placebo" if pair.get("placebo") else (
+                "significant" if pair.get("significant") else "not a result")
+            lines.append(f"{pair['a'] + ' − ' + pair['b']:<40}{pair['diff']:>+9.3f}"
+                         f"{f'[{lo:+.3f}, {hi:+.3f}]':>20}  {verdict}")
+    return "\n".join(lines)

@@ -1,0 +1,148 @@
+"""The library dev question set: verbatim gold, low lexical leak, every family, dated periods."""
+
+from __future__ import annotations
+
+import csv
+import re
+import statistics
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+
+import pypdfium2
+import pytest
+
+from evaluation.datasets import load_library_questions
+from evaluation.leak import idf_table, leak_score
+
+ROOT = Path(__file__).resolve().parents[2]
+LIBRARY = ROOT / "library"
+QUESTIONS = ROOT / "evaluation" / "questions" / "library_dev.jsonl"
+MAX_LEAK = 1 / 3
+FAMILIES = {"single", "table", "formula", "dated", "exact", "multi", "negative"}
+
+
+@lru_cache(maxsize=None)
+def _pages(file: str) -> tuple[str, ...]:
+    """A Markdown file as one text; a PDF as pypdfium2's text of each page."""
+    path = LIBRARY / file
+    if path.suffix == ".md":
+        return (path.read_text(encoding="utf-8"),)
+    document = pypdfium2.PdfDocument(path)
+    try:
+        return tuple(document[i].get_textpage().get_text_range() for i in range(len(document)))
+    finally:
+        document.close()
+
+
+@pytest.fixture(scope="module")
+def manifest() -> dict[str, dict]:
+    with (LIBRARY / "manifest.csv").open(encoding="utf-8", newline="") as handle:
+        return {row["file"]: row for row in csv.DictReader(handle)}
+
+
+@pytest.fixture(scope="module")
+def questions():
+    return load_library_questions(QUESTIONS)
+
+
+@pytest.fixture(scope="module")
+def idf(manifest):
+    """IDF over the library's retrieval-sized units: Markdown blocks and PDF pages."""
+    units: list[str] = []
+    for file in sorted(manifest):
+        for text in _pages(file):
+            units += [b for b in text.split("\n\n") if b.strip()] if file.endswith(".md") else [text]
+    return idf_table(units)
+
+
+def test_size_and_families(questions):
+    counts = Counter(q.family for q in questions)
+    assert len(questions) >= 40 and set(counts) == FAMILIES
+    assert min(counts.values()) >= 4, counts
+
+
+def test_gold_quotes_are_verbatim_in_usable_sources(questions, manifest):
+    for question in questions:
+        for gold in question.gold:
+            assert gold["file"] in manifest, gold["file"]
+            assert manifest[gold["file"]]["text_layer_ok"] == "True", f"{question.id}: garbled source"
+            quote = gold["quote"]
+            assert 30 <= len(quote) <= 200 and "\n" not in quote and "\r" not in quote, question.id
+            hits = sum(page.count(quote) for page in _pages(gold["file"]))
+            assert hits == 1, f"{question.id}: quote found {hits} times in {gold['file']}: {quote!r}"
+
+
+def test_multi_questions_span_two_documents(questions):
+    for question in questions:
+        if question.family == "multi":
+            assert len({g["file"] for g in question.gold}) >= 2, question.id
+
+
+def _stated_period(text: str) -> tuple[int | None, int | None]:
+    """The period a dated question words (the phrasings this set uses; "before" is strict)."""
+    if match := re.search(r"between (\d{4}) and (\d{4})", text):
+        return int(match[1]), int(match[2])
+    if match := re.search(r"before (\d{4})", text):
+        return None, int(match[1]) - 1
+    if match := re.search(r"since (\d{4})", text):
+        return int(match[1]), None
+    raise AssertionError(f"no period phrase in {text!r}")
+
+
+def test_dated_periods_match_the_manifest(questions, manifest):
+    for question in (q for q in questions if q.family == "dated"):
+        assert re.search(r"\b(papers|research|work|articles|studies) published\b", question.question)
+        low, high = question.period
+        assert _stated_period(question.question) == (low, high), question.id
+        for gold in question.gold:
+            year = int(manifest[gold["file"]]["year"])
+            assert (low is None or low <= year) and (high is None or year <= high), question.id
+
+
+def test_leak_is_low(questions, idf):
+    leaks = {q.id: leak_score(q.question, " ".join(g["quote"] for g in q.gold), idf)
+             for q in questions if q.gold}
+    high = {k: round(v, 3) for k, v in leaks.items() if v > MAX_LEAK}
+    assert not high, f"questions copying their gold: {high}"
+    _print_distribution("leak vs gold quotes", leaks.values())
+    # informational: against a passage-sized window (the Markdown paragraph, ±600 PDF characters)
+    windows = {q.id: leak_score(q.question, " ".join(_window(g) for g in q.gold), idf)
+               for q in questions if q.gold}
+    _print_distribution("leak vs passage-sized window", windows.values())
+
+
+def _window(gold: dict, reach: int = 600) -> str:
+    text = "".join(_pages(gold["file"]))
+    start = text.index(gold["quote"])
+    end = start + len(gold["quote"])
+    if gold["file"].endswith(".md"):  # the paragraph holding the quote
+        before, after = text.rfind("\n\n", 0, start), text.find("\n\n", end)
+        return text[max(before, 0): after if after >= 0 else len(text)]
+    return text[max(0, start - reach): end + reach]
+
+
+def _print_distribution(label: str, values) -> None:
+    values = sorted(values)
+    print(f"\n{label} ({len(values)} answerable questions): min {values[0]:.3f} "
+          f"median {statistics.median(values):.3f} max {values[-1]:.3f}")
+
+
+@pytest.mark.slow
+def test_gold_survives_the_project_parsers(questions):
+    """Each gold quote is found in the canonical text our own parsers produce (~30 s)."""
+    from assets.parsing.markdown import parse_markdown
+    from assets.parsing.pdf import parse_pdf
+    from corpus.canonical import assemble_canonical
+    from corpus.normalise import normalise_with_map
+
+    files = sorted({g["file"] for q in questions for g in q.gold})
+    canonical = {}
+    for file in files:
+        path = LIBRARY / file
+        blocks = (parse_markdown(path.read_text(encoding="utf-8")) if path.suffix == ".md"
+                  else parse_pdf(path).blocks)
+        canonical[file] = normalise_with_map(assemble_canonical(blocks)[0])[0]
+    missing = [(q.id, g["quote"]) for q in questions for g in q.gold
+               if normalise_with_map(g["quote"])[0] not in canonical[g["file"]]]
+    assert not missing, missing
