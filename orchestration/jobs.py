@@ -2,15 +2,12 @@
 
 import dagster as dg
 
-from assets.partitions import documents_partitions
-
 DOCUMENT_ASSETS = ["source_document", "parsed_document", "passages", "document_metadata", "passage_embeddings"]
 CORPUS_ASSETS = ["overlays", "catalogue", "corpus_signature", "vector_index", "bm25_index", "entity_graph"]
 EVALUATION_ASSETS = ["benchmarks", "evaluation_runs"]
 
 document_job = dg.define_asset_job(
     "ingest_documents", selection=dg.AssetSelection.assets(*DOCUMENT_ASSETS),
-    partitions_def=documents_partitions,
     description="Parse, chunk, describe and embed documents (one partition per document).")
 corpus_job = dg.define_asset_job(
     "refresh_corpus", selection=dg.AssetSelection.assets(*CORPUS_ASSETS),

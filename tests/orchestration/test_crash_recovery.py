@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import slice_files
+from library_slice import slice_files
 from corpus.signature import compute_signature, recorded_signature
 from corpus.state import StateLayout
 

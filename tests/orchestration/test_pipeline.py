@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pypdf
 
-from conftest import EXTRA_DOCUMENT, SLICE, slice_files
+from library_slice import EXTRA_DOCUMENT, SLICE, slice_files
 from assets.integrity import load_passages
 from corpus.signature import compute_signature, recorded_signature
 from corpus.state import StateLayout, atomic_write_jsonl, read_jsonl

@@ -14,7 +14,7 @@ def test_inbox_sensor_adds_partitions_and_requests_runs(tmp_path, monkeypatch):
     (layout.inbox / good.name).write_bytes(good.read_bytes())
     (layout.inbox / "broken.pdf").write_bytes(b"%PDF-1.4 garbage")
     with dg.instance_for_test() as instance:
-        result = inbox_sensor.evaluate_tick(dg.build_sensor_context(instance=instance))
+        result = inbox_sensor(dg.build_sensor_context(instance=instance))
         registered = layout.registered_document_ids()
         assert len(registered) == 1
         assert [r.partition_key for r in result.run_requests] == registered
@@ -24,5 +24,5 @@ def test_inbox_sensor_adds_partitions_and_requests_runs(tmp_path, monkeypatch):
         # The same file dropped again is known: no new partition, no new run.
         instance.add_dynamic_partitions("documents", registered)
         (layout.inbox / good.name).write_bytes(good.read_bytes())
-        again = inbox_sensor.evaluate_tick(dg.build_sensor_context(instance=instance))
+        again = inbox_sensor(dg.build_sensor_context(instance=instance))
         assert again.run_requests == [] and not again.dynamic_partitions_requests

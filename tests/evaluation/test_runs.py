@@ -1,0 +1,79 @@
+"""Arms over a tiny BEIR set indexed into a scratch state with the served engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from corpus.config import ServedConfig
+from corpus.reader import CorpusReader
+from corpus.state import StateLayout
+from evaluation.beir_state import build_beir_state, scratch_layout
+from evaluation.datasets import load_beir
+from evaluation.runs import PLACEBO, arm_modes, beir_target, run_arms
+
+TOPICS = ["volcanic ash aviation", "sourdough fermentation yeast", "glacier meltwater runoff",
+          "chess opening theory", "honeybee colony collapse", "tidal turbine energy",
+          "medieval manuscript illumination", "zebrafish cartilage regeneration",
+          "railway signalling interlocks", "coral reef bleaching"]
+FILLER = ("This abstract reports observations, methods and results in plain words so that every "
+          "document is long enough to be served as a passage by the retrieval engine. ")
+
+
+def write_beir(folder: Path) -> Path:
+    """10 documents, one topic each; 5 queries, each judged relevant to one document."""
+    (folder / "qrels").mkdir(parents=True)
+    docs = [{"_id": f"d{i}", "title": f"On {topic}", "text": f"Study of {topic}. " + FILLER * 2}
+            for i, topic in enumerate(TOPICS)]
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+    queries = [{"_id": f"q{i}", "text": TOPICS[i * 2]} for i in range(5)]
+    (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
+    (folder / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{i * 2}\t1\n" for i in range(5)))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    root = tmp_path_factory.mktemp("beir")
+    return write_beir(root / "tiny"), StateLayout(root / "home").ensure()
+
+
+def test_scratch_state_is_a_readable_corpus_and_is_cached(tiny):
+    folder, home = tiny
+    beir, config = load_beir(folder), ServedConfig()
+    state = build_beir_state(home, beir, config)
+    assert state.layout.root.parent == home.scratch and state.layout == scratch_layout(home, beir)
+    reader = CorpusReader.open(state.layout)
+    assert len(reader.documents) == len(beir.corpus) == len(state.chunk_of)
+    for beir_id, chunk_id in state.chunk_of.items():
+        passage = reader.passages[chunk_id]
+        canonical = reader.canonical_text(passage.document_id)
+        assert canonical[slice(*passage.ranges[0])] == passage.text == beir.corpus[beir_id]["text"]
+        assert reader.title(passage.document_id) == beir.corpus[beir_id]["title"]
+    again = build_beir_state(home, beir, config)
+    assert not again.built and again.signature == state.signature
+
+
+def test_words_of_one_document_rank_it_first_under_bm25(tiny):
+    folder, home = tiny
+    target = beir_target(home, ServedConfig(), folder)
+    try:
+        result = run_arms(target, ["bm25", "dense", PLACEBO])
+    finally:
+        target.close()
+    for q in target.questions:
+        (relevant,) = q.gains
+        assert [r for r in result.records if r["arm"] == "bm25" and r["id"] == q.id][0]["ranked"][0] == relevant
+        assert result.per_query["bm25"][q.id]["ndcg@10"] == 1.0
+    assert result.per_query[PLACEBO] == result.per_query["bm25"]  # same configuration, same ranks
+    assert result.arms == {"bm25": "bm25", "dense": "dense", PLACEBO: "bm25"}
+
+
+def test_arm_names_are_checked():
+    assert arm_modes(["dense", "hybrid", PLACEBO])[PLACEBO] == "dense"
+    for bad in ([PLACEBO, "dense"], ["dense", "dense"], ["dense", "rerank"], []):
+        with pytest.raises(ValueError):
+            arm_modes(bad)
