@@ -5,7 +5,7 @@ import time
 
 import dagster as dg
 
-from assets.parsing import parse_source
+from assets.parsing import MARKDOWN_PARSER, parse_source, parser_version, pdf_parser_name
 from assets.partitions import documents_partitions
 from assets.progress import track
 from assets.register import load_source, quarantine
@@ -18,15 +18,17 @@ from corpus.state import read_text_exact, StateLayout, atomic_write_json, atomic
 
 
 def parse_document(layout: StateLayout, document_id: str) -> ParsedDocument:
-    """Parse one registered document and store its canonical text (never rewritten once stored)."""
+    """Parse one registered document and store its canonical text (rewritten only by a new parser version)."""
     record, path = load_source(layout, document_id)
     output = parse_source(path, record.format)
     canonical, blocks = assemble_canonical(output.raw_blocks)
     if not canonical.strip():
         raise ValueError("no text could be extracted (scanned or empty document)")
     canonical_path = layout.canonical_text(document_id)
-    if canonical_path.exists() and read_text_exact(canonical_path) != canonical:
-        raise RuntimeError(f"{document_id}: canonical text would change; re-register under a new parser version")
+    same_version = is_parsed(layout, document_id, output.parser_version)
+    if same_version and read_text_exact(canonical_path) != canonical:
+        # Offsets are opposable: the same parser version must never produce another text.
+        raise RuntimeError(f"{document_id}: {output.parser_version} is not deterministic on this file")
     parsed = ParsedDocument(document_id=document_id, parser=output.parser, parser_version=output.parser_version,
                             canonical_sha256=sha256_hex(canonical), canonical_chars=len(canonical),
                             pages=output.pages, garbled_text=output.garbled_text,
@@ -36,8 +38,15 @@ def parse_document(layout: StateLayout, document_id: str) -> ParsedDocument:
     return parsed
 
 
-def is_parsed(layout: StateLayout, document_id: str) -> bool:
-    return layout.parsed_blocks(document_id).exists() and layout.canonical_text(document_id).exists()
+def expected_parser_version(fmt: str) -> str:
+    return parser_version(MARKDOWN_PARSER if fmt == "markdown" else pdf_parser_name())
+
+
+def is_parsed(layout: StateLayout, document_id: str, version: str) -> bool:
+    """True when the canonical text exists and was made by parser `version` (else re-parse)."""
+    parsed = layout.parsed_blocks(document_id)
+    return (parsed.exists() and layout.canonical_text(document_id).exists()
+            and read_json(parsed).get("parser_version") == version)
 
 
 @dg.asset(partitions_def=documents_partitions, backfill_policy=dg.BackfillPolicy.single_run(),
@@ -50,7 +59,8 @@ def parsed_document(context: dg.AssetExecutionContext, state: StateResource) -> 
     rejected: dict[str, str] = {}
     started = time.perf_counter()
     for document_id in track(context, context.partition_keys, "parsed"):
-        if is_parsed(layout, document_id):
+        record, _ = load_source(layout, document_id)
+        if is_parsed(layout, document_id, expected_parser_version(record.format)):
             continue
         try:
             result = parse_document(layout, document_id)

@@ -1,0 +1,110 @@
+"""`quant-rag serve | search | verify | doctor`: each takes its argv and returns an exit code.
+
+The top-level dispatcher (cli/main.py) calls these. search and verify run the same tool handlers
+as the server, in process, and print the same text rendering (or the structured result as JSON).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+from corpus.config import ServedConfig
+from corpus.state import StateLayout
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _context():
+    from serving.server import ServingContext
+
+    return ServingContext(StateLayout.from_env(), ServedConfig.from_env())
+
+
+def _run(tool_name: str, arguments: dict, as_json: bool) -> tuple[int, dict]:
+    """Run one tool in process; print its rendering (or JSON); errors go to stderr."""
+    from serving.server import call_tool
+    from serving.tools import all_tools
+
+    spec = next(s for s in all_tools() if s.name == tool_name)
+    result = call_tool(spec, _context(), arguments)
+    if result.is_error:
+        error = result.structured_content["error"]
+        print(f"error ({error['code']}): {error['message']}", file=sys.stderr)
+        return (EXIT_USAGE if error["code"] == "invalid_argument" else EXIT_FAILED), {}
+    print(json.dumps(result.structured_content, ensure_ascii=False, indent=1) if as_json
+          else result.content[0].text)
+    return EXIT_OK, result.structured_content
+
+
+def serve(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="quant-rag serve",
+                                     description="Serve the MCP tools over stdio.")
+    parser.add_argument("--no-warm-up", action="store_true",
+                        help="do not load the embedding model in the background at start")
+    args = parser.parse_args(argv)
+    from serving.server import serve as run_server
+
+    run_server(warm_up=not args.no_warm_up)
+    return EXIT_OK
+
+
+def search(argv: list[str]) -> int:
+    from serving.engine import MODES
+
+    parser = argparse.ArgumentParser(prog="quant-rag search", description="Search the library.")
+    parser.add_argument("query")
+    parser.add_argument("--mode", choices=MODES, default=None)
+    parser.add_argument("--limit", type=int, default=5)
+    parser.add_argument("--year-min", type=int, default=None)
+    parser.add_argument("--year-max", type=int, default=None)
+    parser.add_argument("--author", default=None)
+    parser.add_argument("--document-id", default=None)
+    parser.add_argument("--json", action="store_true", help="print the structured result")
+    args = parser.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    arguments = {"query": args.query, "limit": args.limit, "mode": args.mode,
+                 "year_min": args.year_min, "year_max": args.year_max, "author": args.author,
+                 "document_id": args.document_id}
+    return _run("search_documents", {k: v for k, v in arguments.items() if v is not None},
+                args.json)[0]
+
+
+def verify(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="quant-rag verify",
+                                     description="Check that a quote occurs in a document.")
+    parser.add_argument("document_id")
+    parser.add_argument("quote")
+    parser.add_argument("--chunk-id", default=None)
+    parser.add_argument("--json", action="store_true", help="print the structured result")
+    args = parser.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    arguments = {"document_id": args.document_id, "quote": args.quote}
+    if args.chunk_id:
+        arguments["chunk_id"] = args.chunk_id
+    code, result = _run("verify_citation", arguments, args.json)
+    if code == EXIT_OK and result.get("status") == "not_found":
+        return EXIT_FAILED  # scripts can gate on a quote being found
+    return code
+
+
+def doctor(argv: list[str]) -> int:
+    """Print every artefact's coherence and the rebuild command; non-zero when any is off."""
+    from serving.coherence import check_state, doctor_text
+
+    parser = argparse.ArgumentParser(prog="quant-rag doctor",
+                                     description="Check that every index matches the corpus state.")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.ERROR)
+    layout = StateLayout.from_env()
+    report = check_state(layout, ServedConfig.from_env())
+    if args.json:
+        print(json.dumps({"root": str(layout.root), "signature": report.signature,
+                          "coherent": report.coherent, "rebuild": report.rebuild_commands,
+                          "artefacts": [a.__dict__ for a in report.artefacts]}, indent=1))
+    else:
+        print(f"state: {layout.root}\n" + doctor_text(report))
+    return EXIT_OK if report.coherent else EXIT_FAILED

@@ -1,0 +1,143 @@
+"""State coherence: does every derived artefact come from the corpus state on disk?
+
+The corpus signature is computed from the files (documents, passages, overlays) and compared
+with the one the pipeline recorded and with the one each index (vectors, BM25, graph) was built
+from. Any difference or missing artefact makes the state incoherent; the server then refuses
+every call with the command that rebuilds it, and `quant-rag doctor` prints the same report.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Callable, Literal
+
+from corpus.config import ServedConfig
+from corpus.signature import compute_signature, recorded_signature
+from corpus.state import StateLayout, read_json
+
+log = logging.getLogger(__name__)
+
+INGEST_COMMAND = "quant-rag ingest"
+Status = Literal["coherent", "stale", "missing", "unreadable"]
+
+
+@dataclass(frozen=True)
+class Artefact:
+    name: str
+    status: Status
+    signature: str | None
+    detail: str = ""
+    rebuild: str = INGEST_COMMAND
+
+
+@dataclass
+class CoherenceReport:
+    signature: str                      # computed from the files on disk
+    artefacts: list[Artefact] = field(default_factory=list)
+
+    @property
+    def coherent(self) -> bool:
+        return bool(self.artefacts) and all(a.status == "coherent" for a in self.artefacts)
+
+    @property
+    def rebuild_commands(self) -> list[str]:
+        return sorted({a.rebuild for a in self.artefacts if a.status != "coherent"})
+
+    def problem(self) -> str:
+        """One sentence naming each broken artefact, for error messages."""
+        broken = [f"{a.name} is {a.status}" + (f" ({a.detail})" if a.detail else "")
+                  for a in self.artefacts if a.status != "coherent"]
+        return ("the corpus state is incoherent: " + "; ".join(broken) + ". Run `"
+                + "`, `".join(self.rebuild_commands) + "` to rebuild it.")
+
+
+def _vector_signature(layout: StateLayout, config: ServedConfig, computed: str) -> str | None:
+    """Edge keeps its meta in a sidecar file (read without taking the shard's lock); the
+    qdrant-client backends keep it in the collection, which needs the model's dimension."""
+    from corpus.vector_store import collection_name, open_vector_store
+
+    if config.vector_backend == "edge":
+        from corpus.vector_store_edge import META_FILE
+
+        meta = layout.vectors / "edge" / collection_name(config) / META_FILE
+        return read_json(meta).get("signature") if meta.exists() else None
+    from corpus.embedder import load_embedder
+
+    store = open_vector_store(layout, config, load_embedder(config).dimension, read_only=True)
+    try:
+        return store.get_meta().get("signature")
+    finally:
+        store.close()
+
+
+def _bm25_signature(layout: StateLayout, config: ServedConfig, computed: str) -> str | None:
+    """The signature of the BM25 build for `computed` if there is one, else of the newest build."""
+    from corpus.bm25_store import MANIFEST
+
+    wanted = layout.bm25 / computed / MANIFEST
+    builds = [p for p in layout.bm25.glob(f"*/{MANIFEST}") if not p.parent.name.startswith(".")]
+    manifests = [wanted] if wanted.exists() else sorted(builds, key=lambda p: p.stat().st_mtime)
+    return read_json(manifests[-1]).get("signature") if manifests else None
+
+
+def _graph_signature(layout: StateLayout, config: ServedConfig, computed: str) -> str | None:
+    if not layout.graph.exists():
+        return None
+    from corpus.graph_store import GraphStore
+
+    store = GraphStore.open(layout.graph)
+    try:
+        return store.signature
+    finally:
+        close = getattr(store, "close", None)
+        if close:
+            close()
+
+
+PROBES: tuple[tuple[str, Callable[[StateLayout, ServedConfig, str], str | None]], ...] = (
+    ("vector index", _vector_signature),
+    ("BM25 index", _bm25_signature),
+    ("entity graph", _graph_signature),
+)
+
+
+def check_state(layout: StateLayout, config: ServedConfig) -> CoherenceReport:
+    """Compare the computed signature with the recorded one and each index's."""
+    computed = compute_signature(layout)
+    report = CoherenceReport(signature=computed)
+    if not layout.registered_document_ids():
+        report.artefacts.append(Artefact("corpus documents", "missing", None,
+                                         f"no registered document under {layout.root}"))
+    recorded = recorded_signature(layout)
+    report.artefacts.append(_judge("recorded signature", recorded, computed))
+    for name, probe in PROBES:
+        try:
+            signature = probe(layout, config, computed)
+        except Exception as exc:  # an artefact that cannot be read is as good as missing
+            log.warning("cannot read %s: %r", name, exc)
+            report.artefacts.append(Artefact(name, "unreadable", None, type(exc).__name__))
+            continue
+        report.artefacts.append(_judge(name, signature, computed))
+    return report
+
+
+def _judge(name: str, signature: str | None, computed: str) -> Artefact:
+    if signature is None:
+        return Artefact(name, "missing", None)
+    if signature != computed:
+        return Artefact(name, "stale", signature, f"built from {signature}, corpus is {computed}")
+    return Artefact(name, "coherent", signature)
+
+
+def doctor_text(report: CoherenceReport) -> str:
+    """The human report `quant-rag doctor` prints."""
+    lines = [f"corpus signature (computed): {report.signature}"]
+    for a in report.artefacts:
+        mark = "ok " if a.status == "coherent" else "!! "
+        extra = f" — {a.detail}" if a.detail else ""
+        fix = "" if a.status == "coherent" else f" → run `{a.rebuild}`"
+        lines.append(f"{mark}{a.name}: {a.status} [{a.signature or '-'}]{extra}{fix}")
+    lines.append("state is coherent" if report.coherent else
+                 "state is NOT coherent: " + ", ".join(f"`{c}`" for c in report.rebuild_commands))
+    return "\n".join(lines)

@@ -1,0 +1,218 @@
+"""The retrieval engine: scope filters, dense / BM25 / hybrid retrieval, fusion and selection.
+
+Stores and the embedding model are opened on first use (never at import), each under its own
+lock, so a background warm-up and the first request can race safely.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from corpus.config import ServedConfig
+from corpus.reader import CorpusReader
+from corpus.state import StateLayout
+from serving.coherence import INGEST_COMMAND
+from serving.errors import IncoherentState, InvalidArgument, Unavailable
+from serving.selection import Candidate, reciprocal_rank_fusion, select
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["dense", "bm25", "hybrid"]
+MODES: tuple[str, ...] = get_args(Mode)
+
+
+def fold(text: str) -> str:
+    """Accent- and case-insensitive form used for author and title filters."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Bibliographic filters; `None` everywhere means the whole corpus."""
+
+    year_min: int | None = None
+    year_max: int | None = None
+    authors: tuple[str, ...] = ()          # a document matches if any of these matches
+    document_ids: frozenset[str] | None = None
+
+    @property
+    def unbounded(self) -> bool:
+        return (self.year_min is None and self.year_max is None and not self.authors
+                and self.document_ids is None)
+
+
+@dataclass
+class Retrieval:
+    hits: list[Candidate]
+    pool: int                   # candidates retrieved before selection
+    documents_in_scope: int | None
+    reranked: bool
+
+
+class Engine:
+    """Everything a tool needs to find passages; opened lazily."""
+
+    def __init__(self, layout: StateLayout, config: ServedConfig) -> None:
+        self.layout = layout
+        self.config = config
+        self._locks = {name: threading.Lock()
+                       for name in ("reader", "embedder", "vectors", "bm25", "graph", "reranker")}
+        self._reader: CorpusReader | None = None
+        self._embedder: Any = None
+        self._vectors: Any = None
+        self._bm25: Any = None
+        self._graph: Any = None
+        self._reranker: Any = None
+        self.signature: str | None = None  # set by the server once coherence is checked
+
+    # -- lazily opened parts (one lock each, so a model load never blocks the reader) ---
+    def _lazy(self, name: str, factory: Any) -> Any:
+        with self._locks[name]:
+            if getattr(self, f"_{name}") is None:
+                setattr(self, f"_{name}", factory())
+            return getattr(self, f"_{name}")
+
+    @property
+    def reader(self) -> CorpusReader:
+        return self._lazy("reader", lambda: CorpusReader.open(self.layout))
+
+    @property
+    def embedder(self) -> Any:
+        def load() -> Any:
+            from corpus.embedder import EmbedderUnavailableError, load_embedder
+
+            try:
+                return load_embedder(self.config)
+            except EmbedderUnavailableError as exc:
+                raise Unavailable(str(exc)) from exc
+        return self._lazy("embedder", load)
+
+    @property
+    def vectors(self) -> Any:
+        def load() -> Any:
+            from corpus.vector_store import VectorStoreError, open_vector_store
+
+            try:
+                return open_vector_store(self.layout, self.config, self.embedder.dimension,
+                                         read_only=True)
+            except VectorStoreError as exc:  # busy (held by a writer) or absent: say which
+                raise Unavailable(str(exc), rebuild=[INGEST_COMMAND]) from exc
+        return self._lazy("vectors", load)
+
+    @property
+    def bm25(self) -> Any:
+        def load() -> Any:
+            from corpus.bm25_store import BM25Index, StaleIndexError
+
+            try:
+                return BM25Index.load(self.layout.bm25, self.signature)
+            except StaleIndexError as exc:
+                raise IncoherentState(str(exc), rebuild=[INGEST_COMMAND]) from exc
+        return self._lazy("bm25", load)
+
+    @property
+    def graph(self) -> Any:
+        def load() -> Any:
+            from corpus.graph_store import GraphStore
+
+            if not self.layout.graph.exists():
+                raise Unavailable("the entity graph has not been built", rebuild=[INGEST_COMMAND])
+            return GraphStore.open(self.layout.graph)
+        return self._lazy("graph", load)
+
+    @property
+    def reranker_name(self) -> str:
+        path = self.config.reranker_model_path
+        return Path(path).name if path and Path(path).exists() else "none"
+
+    def warm_up(self) -> None:
+        """Open what the first search needs (reader, model, vector store)."""
+        try:
+            _ = self.reader, self.vectors
+        except Exception:  # warm-up is best effort; the request path reports errors properly
+            log.exception("warm-up failed")
+
+    # -- scope --------------------------------------------------------------------------
+    def documents_in_scope(self, scope: Scope) -> set[str] | None:
+        """Ids of documents passing the filters, or None when nothing filters.
+
+        A year bound excludes undated documents; the author filter is an accent- and
+        case-insensitive substring of any author.
+        """
+        if scope.unbounded:
+            return None
+        needles = [fold(a) for a in scope.authors if a.strip()]
+        allowed: set[str] = set()
+        for document_id, entry in self.reader.documents.items():
+            if scope.document_ids is not None and document_id not in scope.document_ids:
+                continue
+            year = entry.year
+            if scope.year_min is not None and (year is None or year < scope.year_min):
+                continue
+            if scope.year_max is not None and (year is None or year > scope.year_max):
+                continue
+            if needles and not any(n in fold(a) for n in needles for a in entry.authors):
+                continue
+            allowed.add(document_id)
+        return allowed
+
+    def newest_year(self) -> int | None:
+        years = [e.year for e in self.reader.documents.values() if e.year is not None]
+        return max(years) if years else None
+
+    # -- retrieval ----------------------------------------------------------------------
+    def dense(self, text: str, pool: int, allowed: set[str] | None) -> list[Candidate]:
+        vector = self.embedder.embed_query(text)
+        ids = sorted(allowed) if allowed is not None else None
+        return [Candidate(cid, float(score))
+                for cid, score in self.vectors.search(vector, pool, document_ids=ids)]
+
+    def lexical(self, text: str, pool: int, allowed: set[str] | None) -> list[Candidate]:
+        return [Candidate(cid, float(score))
+                for cid, score in self.bm25.search(text, pool, document_ids=allowed)]
+
+    def retrieve(self, text: str, mode: Mode, scope: Scope, *, limit: int,
+                 per_document: int | None = None, pool: int | None = None) -> Retrieval:
+        """Ranked pool for `text` within `scope`, then selection down to `limit` passages."""
+        if mode not in MODES:
+            raise InvalidArgument(f"unknown mode {mode!r}; expected one of {MODES}", fields=["mode"])
+        allowed = self.documents_in_scope(scope)
+        size = max(pool or self.config.candidate_pool, limit)
+        if allowed is not None and not allowed:
+            return Retrieval([], 0, 0, False)
+        reranked = False
+        if mode == "dense":
+            ranked = self.dense(text, size, allowed)
+        elif mode == "bm25":
+            ranked = self.lexical(text, size, allowed)
+        else:
+            ranked = reciprocal_rank_fusion(
+                [self.dense(text, size, allowed), self.lexical(text, size, allowed)],
+                self.config.rrf_k)[:size]
+            if self.reranker_name != "none":
+                ranked, reranked = self.rerank(text, ranked), True
+        reader = self.reader
+        hits = select(ranked, reader.passages, reader.near_duplicates, limit=limit,
+                      per_document=per_document or self.config.per_document,
+                      min_chars=self.config.min_passage_chars)
+        return Retrieval(hits, len(ranked), None if allowed is None else len(allowed), reranked)
+
+    def rerank(self, text: str, ranked: list[Candidate]) -> list[Candidate]:
+        """Cross-encoder rescoring of the fused pool (only when a local model is configured)."""
+        def load() -> Any:
+            from sentence_transformers import CrossEncoder
+
+            return CrossEncoder(self.config.reranker_model_path, device="cpu")
+        model = self._lazy("reranker", load)
+        passages = self.reader.passages
+        pairs = [(text, passages[c.chunk_id].text) for c in ranked if c.chunk_id in passages]
+        scores = model.predict(pairs) if pairs else []
+        rescored = [Candidate(c.chunk_id, float(s))
+                    for c, s in zip([c for c in ranked if c.chunk_id in passages], scores)]
+        return sorted(rescored, key=lambda c: (-c.score, c.chunk_id))

@@ -1,0 +1,55 @@
+"""The MCP prompt: how an agent should use this server to answer with checked citations."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+PROMPT_NAME = "research_protocol"
+PROMPT_TITLE = "Answer from the quantitative-finance library with verified citations"
+PROMPT_DESCRIPTION = (
+    "The protocol for answering a question from this library: search in English, read whole "
+    "passages, copy only the cite line, verify every quote before asserting it, turn implicit "
+    "periods into year bounds, and abstain when nothing relevant is found."
+)
+
+PROTOCOL = """\
+You answer questions from a closed library of quantitative-finance research through the
+quant-rag tools. Follow this protocol.
+
+1. Search in English. Rephrase the question as a short English research query and call
+   `search_documents`. Dense mode is the default; use `mode="hybrid"` or `mode="bm25"` only when
+   the answer hinges on an exact token (an acronym, a formula name, a ticker, a number).
+   For questions that span several sources, run two or three searches from different angles.
+2. Translate periods into year bounds. "Recent work" or "papers before the crisis" are not
+   filters: decide the years and pass `year_min` / `year_max`. A period written in the query
+   ("published before 2010") is applied for you, and the response states the period applied.
+   A year bound excludes undated documents; check `corpus_status` coverage if that matters.
+3. Read before you answer. A search passage may be cut (`truncated`, `remaining_chars`): call
+   `get_passage` with its `chunk_id` (and the `continuation` offset) to read the rest and its
+   neighbours in reading order. Never answer from a preview alone.
+4. Cite only what the server gave you. Copy the passage's `cite` line (authors, year, title,
+   pages) verbatim into your answer. `chunk_id`, `document_id` and anchors are working keys:
+   never present them as the source.
+5. Verify every quote before asserting it. Call `verify_citation` (one quote) or
+   `verify_citations` (several, or an `evidence` session) with the `document_id` and the exact
+   quote. Only `verified` or `verified_normalised` quotes may appear between quotation marks;
+   for `not_found`, use the `closest` passage's text or paraphrase without quotation marks.
+6. Abstain when the library is silent. If no passage addresses the question, say so plainly
+   and report what you searched; do not fill the gap from memory. Partial evidence gives a
+   partial answer that names what is missing.
+7. Keep state in sessions. Store a scope (`session_put` kind `scope`) to reuse filters as
+   `scope={"session": name}`, and evidence lists to verify in one call.
+
+Question: {question}
+"""
+
+
+def research_protocol(
+    question: Annotated[str, Field(description="The research question to answer from the library.",
+                                   max_length=2000)] = "",
+) -> str:
+    """Render the protocol, followed by the question when one is given."""
+    text = PROTOCOL.replace("{question}", question.strip() or "(the user's next question)")
+    return text

@@ -1,0 +1,61 @@
+"""Selection: from a ranked candidate pool to the passages worth serving.
+
+Walk the ranking once and keep a candidate unless it is headings only, shorter than the minimum
+passage length, a near-duplicate of a passage already kept (per the corpus overlay, which maps a
+duplicate chunk to the twin it duplicates), or from a document that already has its quota.
+Scores are never modified; order is the retrieval order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from corpus.models import BlockKind, Passage
+
+
+@dataclass(frozen=True)
+class Candidate:
+    chunk_id: str
+    score: float
+
+
+def is_headings_only(passage: Passage) -> bool:
+    return bool(passage.block_kinds) and all(k == BlockKind.heading for k in passage.block_kinds)
+
+
+def select(ranked: list[Candidate], passages: dict[str, Passage], near_duplicates: dict[str, str],
+           *, limit: int, per_document: int, min_chars: int) -> list[Candidate]:
+    """Keep at most `limit` candidates, at most `per_document` per document, in ranked order."""
+    kept: list[Candidate] = []
+    per_doc: dict[str, int] = {}
+    groups: set[str] = set()
+    for candidate in ranked:
+        passage = passages.get(candidate.chunk_id)
+        if passage is None or is_headings_only(passage) or len(passage.text.strip()) < min_chars:
+            continue
+        # A duplicate and its twin share one group: whichever ranks first stands for both.
+        group = near_duplicates.get(candidate.chunk_id, candidate.chunk_id)
+        if group in groups or per_doc.get(passage.document_id, 0) >= per_document:
+            continue
+        groups.add(group)
+        per_doc[passage.document_id] = per_doc.get(passage.document_id, 0) + 1
+        kept.append(candidate)
+        if len(kept) >= limit:
+            break
+    return kept
+
+
+def reciprocal_rank_fusion(rankings: list[list[Candidate]], k: int) -> list[Candidate]:
+    """Fuse rankings: score = sum over rankings of 1 / (k + rank), rank 1-based.
+
+    Ties are broken by the best rank reached in any ranking, then by chunk id, so the order is
+    deterministic.
+    """
+    scores: dict[str, float] = {}
+    best_rank: dict[str, int] = {}
+    for ranking in rankings:
+        for rank, candidate in enumerate(ranking, start=1):
+            scores[candidate.chunk_id] = scores.get(candidate.chunk_id, 0.0) + 1.0 / (k + rank)
+            best_rank[candidate.chunk_id] = min(best_rank.get(candidate.chunk_id, rank), rank)
+    order = sorted(scores, key=lambda cid: (-scores[cid], best_rank[cid], cid))
+    return [Candidate(cid, scores[cid]) for cid in order]

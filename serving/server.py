@@ -1,0 +1,159 @@
+"""The MCP stdio server: fourteen tools, one prompt, a coherence gate in front of every call.
+
+Importing this module opens nothing and loads no model; the state is checked on the first call
+and the engine opens its stores lazily (a background warm-up starts them after launch).
+Run with `python -m serving.server` or `quant-rag serve`; logs go to stderr only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.prompts import Prompt
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import ConfigDict, ValidationError
+
+from corpus.config import ServedConfig
+from corpus.ids import InvalidIdError
+from corpus.state import StateLayout
+from corpus.versions import SERVER_VERSION
+from serving import prompt
+from serving.coherence import CoherenceReport, check_state
+from serving.contract import WINDOWS, Trace, make_trace
+from serving.engine import Engine
+from serving.errors import (IncoherentState, InvalidArgument, ServingError,
+                            describe_validation_error)
+from serving.schemas import render_trace
+from serving.tools import ToolSpec, all_tools
+
+log = logging.getLogger("quant_rag.server")
+
+SERVER_NAME = "quant-rag"
+WARM_UP_ENV = "QUANT_RAG_WARM_UP"  # "0" skips the background model load (tests, doctor-like uses)
+INSTRUCTIONS = ("Retrieval over a closed quantitative-finance library. Passages arrive whole with "
+                f"a citable source and an anchor; verify quotes before asserting them. Get the "
+                f"`{prompt.PROMPT_NAME}` prompt for the full protocol.")
+
+
+class ServingContext:
+    """State shared by every tool call in one server process."""
+
+    def __init__(self, layout: StateLayout, config: ServedConfig) -> None:
+        from serving.sessions import SessionStore
+
+        self.layout = layout
+        self.config = config
+        self.config_hash = config.config_hash(WINDOWS)
+        self.engine = Engine(layout, config)
+        self.sessions = SessionStore()
+        self._report: CoherenceReport | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def coherence(self) -> CoherenceReport:
+        with self._lock:
+            if self._report is None:
+                self._report = check_state(self.layout, self.config)
+                self.engine.signature = self._report.signature
+                if not self._report.coherent:
+                    log.error("%s", self._report.problem())
+            return self._report
+
+    def ensure_coherent(self) -> None:
+        report = self.coherence
+        if not report.coherent:
+            raise IncoherentState(report.problem(), rebuild=report.rebuild_commands)
+
+    def trace(self, window: str | None) -> Trace:
+        signature = self._report.signature if self._report else None
+        return make_trace(signature, self.config_hash, WINDOWS.get(window, 0) if window else 0)
+
+
+class _RawArguments(ArgModelBase):
+    """Hands the raw arguments to the tool so the tool's closed model reports every problem."""
+
+    model_config = ConfigDict(extra="allow", arbitrary_types_allowed=True)
+
+    def model_dump_one_level(self) -> dict[str, Any]:
+        return {"arguments": dict(self.model_extra or {})}
+
+
+def error_result(error: ServingError, trace: Trace) -> CallToolResult:
+    detail = error.detail()
+    text = f"error ({detail.code}): {detail.message}\n{render_trace(trace)}"
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True,
+                          structured_content={"error": detail.model_dump(mode="json"),
+                                              "trace": trace.model_dump(mode="json")})
+
+
+def call_tool(spec: ToolSpec, context: ServingContext, arguments: dict[str, Any]) -> CallToolResult:
+    """Validate, run and render one call; every failure becomes a structured tool error."""
+    try:
+        context.ensure_coherent()
+        try:
+            args = spec.input_model.model_validate(arguments)
+        except ValidationError as exc:
+            raise describe_validation_error(exc) from exc
+        output = spec.handler(context, args)
+        return CallToolResult(content=[TextContent(type="text", text=spec.render(output))],
+                              structured_content=output.model_dump(mode="json"))
+    except ServingError as exc:
+        error = exc
+    except InvalidIdError as exc:
+        error = InvalidArgument(str(exc))
+    except Exception:  # a bug or a broken store: logged with its traceback on stderr only
+        log.exception("tool %s failed", spec.name)
+        error = ServingError(f"internal error in {spec.name}; the server logged the details")
+    return error_result(error, context.trace(spec.window))
+
+
+def build_tool(spec: ToolSpec, context: ServingContext) -> Tool:
+    def run(arguments: dict[str, Any]) -> CallToolResult:
+        return call_tool(spec, context, arguments)
+
+    annotations = ToolAnnotations(title=spec.title, read_only_hint=spec.read_only,
+                                  destructive_hint=spec.destructive if not spec.read_only else None,
+                                  idempotent_hint=spec.idempotent, open_world_hint=False)
+    return Tool(fn=run, name=spec.name, title=spec.title, description=spec.description,
+                parameters=spec.input_model.model_json_schema(),
+                fn_metadata=FuncMetadata(arg_model=_RawArguments, output_model=spec.output_model),
+                is_async=False, annotations=annotations)
+
+
+def build_server(layout: StateLayout | None = None, config: ServedConfig | None = None,
+                 ) -> tuple[MCPServer, ServingContext]:
+    context = ServingContext(layout or StateLayout.from_env(), config or ServedConfig.from_env())
+    tools = [build_tool(spec, context) for spec in all_tools()]
+    server = MCPServer(name=SERVER_NAME, version=SERVER_VERSION, instructions=INSTRUCTIONS,
+                       tools=tools, log_level="WARNING")
+    server.add_prompt(Prompt.from_function(prompt.research_protocol, name=prompt.PROMPT_NAME,
+                                           title=prompt.PROMPT_TITLE,
+                                           description=prompt.PROMPT_DESCRIPTION))
+    return server, context
+
+
+def _warm_up(context: ServingContext) -> None:
+    if context.coherence.coherent:
+        context.engine.warm_up()
+
+
+def serve(layout: StateLayout | None = None, config: ServedConfig | None = None,
+          warm_up: bool = True) -> None:
+    """Serve over stdio until the client closes the stream."""
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    server, context = build_server(layout, config)
+    if warm_up and os.environ.get(WARM_UP_ENV, "1") != "0":
+        threading.Thread(target=_warm_up, args=(context,), daemon=True, name="warm-up").start()
+    server.run("stdio")
+
+
+if __name__ == "__main__":
+    serve()

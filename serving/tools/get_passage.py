@@ -1,0 +1,82 @@
+"""get_passage: read one passage whole (paginated) with its neighbours in reading order."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from corpus.ids import CHUNK_ID_RE
+from serving.contract import PASSAGE_WINDOW, Trace
+from serving.errors import InvalidArgument, NotFound
+from serving.schemas import PassageOut, passage_out, render_passage, render_trace
+from serving.tools import ToolInput, ToolSpec
+
+MAX_NEIGHBOURS = 3
+
+
+class GetPassageInput(ToolInput):
+    chunk_id: str = Field(description="chunk_id of a passage returned by another tool.",
+                          pattern=CHUNK_ID_RE.pattern)
+    offset: int = Field(0, ge=0, le=10_000_000,
+                        description="Character offset in the passage to read from (use the "
+                                    "`next_offset` of a cut passage to continue).")
+    neighbours: int = Field(1, ge=0, le=MAX_NEIGHBOURS,
+                            description="Passages to add on each side, in reading order.")
+
+
+class Neighbour(BaseModel):
+    position: int = Field(description="Reading-order distance from the requested passage "
+                                      "(negative = before).")
+    passage: PassageOut
+
+
+class GetPassageOutput(BaseModel):
+    passage: PassageOut
+    ordinal: int = Field(description="Reading-order index of the passage in its document.")
+    document_passages: int
+    neighbours: list[Neighbour]
+    trace: Trace
+
+
+def handle(ctx, args: GetPassageInput) -> GetPassageOutput:
+    reader = ctx.engine.reader
+    passage = reader.passage(args.chunk_id)
+    if passage is None:
+        raise NotFound(f"unknown chunk_id {args.chunk_id}", fields=["chunk_id"])
+    if args.offset > len(passage.text):
+        raise InvalidArgument(f"offset {args.offset} is past the end of the passage "
+                              f"({len(passage.text)} characters)", fields=["offset"])
+    siblings = reader.by_document[passage.document_id]
+    index = next(i for i, p in enumerate(siblings) if p.chunk_id == passage.chunk_id)
+    neighbours = [Neighbour(position=i - index,
+                            passage=passage_out(reader, siblings[i], PASSAGE_WINDOW, score=None))
+                  for i in range(max(0, index - args.neighbours),
+                                 min(len(siblings), index + args.neighbours + 1)) if i != index]
+    return GetPassageOutput(
+        passage=passage_out(reader, passage, PASSAGE_WINDOW, score=None, offset=args.offset),
+        ordinal=index, document_passages=len(siblings), neighbours=neighbours,
+        trace=ctx.trace("passage"))
+
+
+def render(out: GetPassageOutput) -> str:
+    before = [n for n in out.neighbours if n.position < 0]
+    after = [n for n in out.neighbours if n.position > 0]
+    blocks = [f"passage {out.ordinal + 1} of {out.document_passages} in its document"]
+    blocks += [f"--- neighbour {n.position:+d}\n" + render_passage(None, n.passage) for n in before]
+    blocks.append("--- requested passage\n" + render_passage(None, out.passage))
+    blocks += [f"--- neighbour {n.position:+d}\n" + render_passage(None, n.passage) for n in after]
+    blocks.append(render_trace(out.trace))
+    return "\n\n".join(blocks)
+
+
+SPEC = ToolSpec(
+    name="get_passage",
+    title="Read a passage",
+    description=(
+        "Read one passage whole, with its neighbours in the document's reading order. Use it "
+        "after search_documents, timeline or a graph tool to read a passage before answering "
+        "from it, or to continue a cut passage (pass its next_offset as `offset`). Not for "
+        "finding passages: it needs a chunk_id. Cheap: no model, a few milliseconds. Each "
+        f"passage is served up to {PASSAGE_WINDOW:,} characters, never cut inside a formula, "
+        "table row or word."),
+    input_model=GetPassageInput, output_model=GetPassageOutput, handler=handle, render=render,
+    window="passage")

@@ -1,0 +1,215 @@
+"""The entity-graph tools: search_graph, expand_entity, connect_entities."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from corpus.graph_store import ENTITY_TYPES, RELATION_TYPES
+from serving.contract import SEARCH_WINDOW, Trace
+from serving.schemas import Cite, PassageOut, cite_of, passage_out, render_passage, render_trace
+from serving.tools import ToolInput, ToolSpec
+
+EntityType = Literal[ENTITY_TYPES]  # type: ignore[valid-type]
+Relation = Literal[RELATION_TYPES]  # type: ignore[valid-type]
+MAX_NAME = 200
+MAX_RESULTS = 20
+MAX_NEIGHBOURS = 50
+
+
+class EntityMatch(BaseModel):
+    key: str
+    name: str
+    type: str
+    mentions: int
+    weight: float = Field(description="1.0 exact name match, 0.5 containing match.")
+
+
+class GraphPassage(PassageOut):
+    entities: list[str] = Field(description="Matched entities mentioned in the passage.")
+
+
+def _passages(ctx, chunks: list[dict], limit: int) -> list[GraphPassage]:
+    reader = ctx.engine.reader
+    out = []
+    for chunk in chunks:
+        passage = reader.passages.get(chunk["chunk_id"])
+        if passage is None:  # graph and corpus agree when coherent; skip rather than fail
+            continue
+        served = passage_out(reader, passage, SEARCH_WINDOW, score=float(chunk["score"]))
+        out.append(GraphPassage(**served.model_dump(), entities=list(chunk.get("entities", []))))
+        if len(out) >= limit:
+            break
+    return out
+
+
+# -- search_graph --------------------------------------------------------------------------
+class SearchGraphInput(ToolInput):
+    query: str = Field(min_length=1, max_length=MAX_NAME, description=(
+        "An entity name or part of one (a method, measure, instrument, person…), in English."))
+    entity_type: EntityType | None = Field(None, description="Only entities of this type.")
+    relation: Relation | None = Field(None, description=(
+        "Only passages that state this relation about the matched entities."))
+    limit: int = Field(10, ge=1, le=MAX_RESULTS, description="Passages to return.")
+
+
+class SearchGraphOutput(BaseModel):
+    entities: list[EntityMatch]
+    candidates: int
+    results: list[GraphPassage]
+    trace: Trace
+
+
+def search_graph(ctx, args: SearchGraphInput) -> SearchGraphOutput:
+    found = ctx.engine.graph.search(args.query, args.entity_type, args.relation,
+                                    limit=args.limit, per_document=ctx.config.per_document)
+    return SearchGraphOutput(entities=found["entities"], candidates=found["candidates"],
+                             results=_passages(ctx, found["chunks"], args.limit),
+                             trace=ctx.trace("search"))
+
+
+def render_search(out: SearchGraphOutput) -> str:
+    names = ", ".join(f"{e.type}:{e.name} ({e.mentions})" for e in out.entities[:10]) or "none"
+    blocks = [f"entities: {names} · {out.candidates} candidate passage(s) · "
+              f"{len(out.results)} returned"]
+    blocks += [render_passage(i, p) + "\nentities: " + ", ".join(p.entities)
+               for i, p in enumerate(out.results, start=1)]
+    blocks.append(render_trace(out.trace))
+    return "\n\n---\n\n".join(blocks)
+
+
+# -- expand_entity -------------------------------------------------------------------------
+class ExpandEntityInput(ToolInput):
+    entity_name: str = Field(min_length=1, max_length=MAX_NAME, description="The entity to expand.")
+    relation: Relation | None = Field(None, description="Only neighbours linked by this relation "
+                                                        "(co-mentions are then omitted).")
+    entity_type: EntityType | None = Field(None, description="Only match entities of this type.")
+    limit: int = Field(20, ge=1, le=MAX_NEIGHBOURS, description="Neighbours and co-mentions to return.")
+
+
+class Example(BaseModel):
+    chunk_id: str
+    cite: Cite
+
+
+class NeighbourOut(BaseModel):
+    relation: str
+    direction: Literal["out", "in"]
+    name: str
+    type: str
+    support: int = Field(description="Passages stating the relation.")
+    examples: list[Example]
+
+
+class CoMention(BaseModel):
+    name: str
+    type: str
+    shared_chunks: int
+    score: float = Field(description="Shared passages × ln(N / passages mentioning it): rarity-weighted.")
+    examples: list[Example]
+
+
+class ExpandEntityOutput(BaseModel):
+    entity: EntityMatch | None
+    matches: list[EntityMatch]
+    neighbours: list[NeighbourOut]
+    co_mentions: list[CoMention]
+    trace: Trace
+
+
+def _examples(ctx, chunk_ids: list[str]) -> list[Example]:
+    reader = ctx.engine.reader
+    return [Example(chunk_id=c, cite=cite_of(reader, p.document_id, p.page_start, p.page_end))
+            for c in chunk_ids if (p := reader.passages.get(c)) is not None]
+
+
+def expand_entity(ctx, args: ExpandEntityInput) -> ExpandEntityOutput:
+    found = ctx.engine.graph.expand(args.entity_name, args.relation, args.entity_type, args.limit)
+    neighbours = [NeighbourOut(**{k: n[k] for k in ("relation", "direction", "name", "type", "support")},
+                               examples=_examples(ctx, n["chunk_ids"])) for n in found["neighbours"]]
+    co = [CoMention(**{k: c[k] for k in ("name", "type", "shared_chunks", "score")},
+                    examples=_examples(ctx, c["chunk_ids"])) for c in found["co_mentions"]]
+    return ExpandEntityOutput(entity=found["entity"], matches=found["matches"], neighbours=neighbours,
+                              co_mentions=co, trace=ctx.trace(None))
+
+
+def render_expand(out: ExpandEntityOutput) -> str:
+    if out.entity is None:
+        return f"no entity matches\n{render_trace(out.trace)}"
+    lines = [f"entity: {out.entity.type}:{out.entity.name} ({out.entity.mentions} mentions)"]
+    for n in out.neighbours:
+        arrow = f"—{n.relation}→" if n.direction == "out" else f"←{n.relation}—"
+        lines.append(f"- {arrow} {n.type}:{n.name} ({n.support} passage(s))")
+        lines += [f"    {e.cite.text} [chunk_id={e.chunk_id}]" for e in n.examples]
+    if out.co_mentions:
+        lines.append("co-mentioned: " + ", ".join(f"{c.name} ({c.shared_chunks}, {c.score:.2f})"
+                                                  for c in out.co_mentions))
+    lines.append(render_trace(out.trace))
+    return "\n".join(lines)
+
+
+# -- connect_entities ----------------------------------------------------------------------
+class ConnectEntitiesInput(ToolInput):
+    entity_a: str = Field(min_length=1, max_length=MAX_NAME, description="First entity name.")
+    entity_b: str = Field(min_length=1, max_length=MAX_NAME, description="Second entity name.")
+    limit: int = Field(10, ge=1, le=MAX_RESULTS, description="Passages to return.")
+
+
+class SharedDocument(BaseModel):
+    document_id: str
+    shared_chunks: int
+    cite: Cite
+
+
+class ConnectEntitiesOutput(BaseModel):
+    a: list[EntityMatch]
+    b: list[EntityMatch]
+    results: list[GraphPassage]
+    documents: list[SharedDocument]
+    trace: Trace
+
+
+def connect_entities(ctx, args: ConnectEntitiesInput) -> ConnectEntitiesOutput:
+    found = ctx.engine.graph.connect(args.entity_a, args.entity_b, limit=args.limit)
+    reader = ctx.engine.reader
+    documents = [SharedDocument(**d, cite=cite_of(reader, d["document_id"]))
+                 for d in found["documents"] if d["document_id"] in reader.documents]
+    return ConnectEntitiesOutput(a=found["a"], b=found["b"],
+                                 results=_passages(ctx, found["chunks"], args.limit),
+                                 documents=documents, trace=ctx.trace("search"))
+
+
+def render_connect(out: ConnectEntitiesOutput) -> str:
+    head = (f"{len(out.a)} match(es) for A, {len(out.b)} for B · {len(out.results)} passage(s) "
+            f"where they meet in {len(out.documents)} document(s)")
+    blocks = [head] + [f"- {d.cite.text} ({d.shared_chunks})" for d in out.documents]
+    blocks += [render_passage(i, p) for i, p in enumerate(out.results, start=1)]
+    blocks.append(render_trace(out.trace))
+    return "\n\n".join(blocks)
+
+
+_GRAPH_NOTE = ("The graph is built from entity mentions extracted at ingestion; it complements "
+               "search_documents, never replaces it. Cheap: in memory, no model.")
+SPECS = [
+    ToolSpec(name="search_graph", title="Search the entity graph",
+             description=("Passages mentioning an entity (method, measure, instrument, person, "
+                          "organisation…) matched by name, optionally by type or by a relation "
+                          "they state. Use it to find where a named thing is discussed; for "
+                          "questions, prefer search_documents. " + _GRAPH_NOTE),
+             input_model=SearchGraphInput, output_model=SearchGraphOutput, handler=search_graph,
+             render=render_search, window="search"),
+    ToolSpec(name="expand_entity", title="Expand an entity",
+             description=("An entity's typed neighbours (relations stated in the library, with "
+                          "supporting passages) and the entities most often mentioned with it, "
+                          "weighted by rarity. Use it to explore what the library connects to a "
+                          "concept. Not for reading passages. " + _GRAPH_NOTE),
+             input_model=ExpandEntityInput, output_model=ExpandEntityOutput,
+             handler=expand_entity, render=render_expand),
+    ToolSpec(name="connect_entities", title="Connect two entities",
+             description=("Passages where two entities are both mentioned, and the documents "
+                          "that hold them. Use it for 'how does A relate to B' before a broader "
+                          "search. " + _GRAPH_NOTE),
+             input_model=ConnectEntitiesInput, output_model=ConnectEntitiesOutput,
+             handler=connect_entities, render=render_connect, window="search"),
+]

@@ -1,0 +1,80 @@
+"""list_documents: the bibliography, newest first, filtered and paginated."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field, model_validator
+
+from serving.contract import Trace
+from serving.engine import Scope, fold
+from serving.schemas import DocumentOut, document_out, render_trace
+from serving.tools import ToolInput, ToolSpec
+from serving.tools.search_documents import YEAR_MAX, YEAR_MIN
+
+MAX_LIMIT = 200
+
+
+class ListDocumentsInput(ToolInput):
+    author: str | None = Field(None, min_length=1, max_length=200,
+                               description="Accent- and case-insensitive substring of any author.")
+    year_min: int | None = Field(None, ge=YEAR_MIN, le=YEAR_MAX,
+                                 description="Earliest publication year (excludes undated documents).")
+    year_max: int | None = Field(None, ge=YEAR_MIN, le=YEAR_MAX,
+                                 description="Latest publication year (excludes undated documents).")
+    title: str | None = Field(None, min_length=1, max_length=300,
+                              description="Case-insensitive substring of the title.")
+    offset: int = Field(0, ge=0, le=1_000_000, description="Documents to skip (pagination).")
+    limit: int = Field(50, ge=1, le=MAX_LIMIT, description="Documents to return.")
+
+    @model_validator(mode="after")
+    def _ordered_years(self) -> "ListDocumentsInput":
+        if self.year_min is not None and self.year_max is not None and self.year_min > self.year_max:
+            raise ValueError("year_min must not exceed year_max")
+        return self
+
+
+class ListDocumentsOutput(BaseModel):
+    documents: list[DocumentOut]
+    total: int = Field(description="Documents matching the filters.")
+    offset: int
+    next_offset: int | None = Field(description="Offset of the next page; null on the last page.")
+    trace: Trace
+
+
+def handle(ctx, args: ListDocumentsInput) -> ListDocumentsOutput:
+    engine = ctx.engine
+    reader = engine.reader
+    allowed = engine.documents_in_scope(Scope(args.year_min, args.year_max,
+                                            (args.author,) if args.author else ()))
+    ids = list(reader.documents) if allowed is None else list(allowed)
+    if args.title:
+        needle = fold(args.title)
+        ids = [d for d in ids if needle in fold(reader.title(d) or "")]
+    # newest first; undated last; then by title for a stable order
+    ids.sort(key=lambda d: (-(reader.documents[d].year or -1), fold(reader.title(d) or ""), d))
+    page = ids[args.offset:args.offset + args.limit]
+    end = args.offset + len(page)
+    return ListDocumentsOutput(documents=[document_out(reader, d) for d in page], total=len(ids),
+                               offset=args.offset, next_offset=end if end < len(ids) else None,
+                               trace=ctx.trace(None))
+
+
+def render(out: ListDocumentsOutput) -> str:
+    lines = [f"{out.total} document(s); showing {len(out.documents)} from offset {out.offset}"]
+    for d in out.documents:
+        lines.append(f"- {d.cite.text} · {d.passages} passages · document_id={d.document_id}")
+    if out.next_offset is not None:
+        lines.append(f"next page: offset={out.next_offset}")
+    lines.append(render_trace(out.trace))
+    return "\n".join(lines)
+
+
+SPEC = ToolSpec(
+    name="list_documents",
+    title="List documents",
+    description=(
+        "The library's bibliography, newest first, filtered by author, year range and title "
+        "text, paginated with offset/limit. Use it to see what the library holds, find a "
+        "document_id to restrict a search, or check coverage of a period. Not for finding "
+        "content: use search_documents. Cheap: metadata only, no model."),
+    input_model=ListDocumentsInput, output_model=ListDocumentsOutput, handler=handle,
+    render=render)

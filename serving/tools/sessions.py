@@ -1,0 +1,174 @@
+"""The session tools (DESIGN §7) and the helpers search and verify tools use to read a session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import get_args
+
+from pydantic import BaseModel, Field
+
+from serving.contract import Trace
+from serving.errors import InvalidArgument, NotFound
+from serving.schemas import render_trace
+from serving.sessions import (NAME_RE, Evidence, Kind, ReadingList, Scope, SessionEntry,
+                              SessionError, SessionProvenance)
+from serving.tools import ToolInput, ToolSpec
+
+_NAME = Field(pattern=NAME_RE.pattern, min_length=1, max_length=64,
+              description="Entry name: 1-64 of A-Z a-z 0-9 _ . -")
+
+
+class SessionRef(ToolInput):
+    session: str = _NAME
+
+
+@dataclass(frozen=True)
+class SessionScope:
+    year_min: int | None
+    year_max: int | None
+    authors: list[str]
+    document_ids: list[str]
+    provenance: str
+
+
+def _get(ctx, name: str, kind: str | None = None) -> SessionEntry:
+    if name not in {entry.name for entry in ctx.sessions.list()}:
+        raise NotFound(f"no session entry named {name!r}; see session_list", fields=["session"])
+    try:
+        return ctx.sessions.get(name, kind)
+    except SessionError as exc:
+        raise InvalidArgument(str(exc), fields=["session"]) from exc
+
+
+def scope_from_session(ctx, name: str) -> SessionScope:
+    entry = _get(ctx, name, "scope")
+    v = entry.value
+    return SessionScope(v.year_min, v.year_max, list(v.authors), list(v.document_ids), entry.provenance)
+
+
+def evidence_from_session(ctx, name: str) -> tuple[list[dict], str]:
+    entry = _get(ctx, name, "evidence")
+    return [item.model_dump() for item in entry.value.items], entry.provenance
+
+
+# -- tools -------------------------------------------------------------------------------------
+class SessionPutInput(ToolInput):
+    name: str = _NAME
+    kind: Kind = Field(description="scope: filters for search tools; evidence: quotes for "
+                                   "verify_citations; reading_list: chunk ids to read later.")
+    value: Scope | Evidence | ReadingList = Field(description=(
+        "scope: {year_min?, year_max?, authors?, document_ids?}; evidence: {items: "
+        "[{document_id, quote, chunk_id?}]}; reading_list: {chunk_ids: [...]}."))
+    provenance: SessionProvenance = Field(description=(
+        "Where the content came from: served (copied from this server's output), user_pasted, "
+        "user_file, or session (derived from another entry). Recalled or invented content "
+        "has no provenance and must not be stored."))
+
+
+class SessionPutOutput(BaseModel):
+    entry: SessionEntry
+    evicted: list[str] = Field(description="Least recently used entries dropped to make room.")
+    trace: Trace
+
+
+class SessionNameInput(ToolInput):
+    name: str = _NAME
+
+
+class SessionGetOutput(BaseModel):
+    entry: SessionEntry
+    trace: Trace
+
+
+class SessionListInput(ToolInput):
+    """No arguments."""
+
+
+class SessionListOutput(BaseModel):
+    entries: list[SessionEntry] = Field(description="Most recently used first.")
+    max_items: int
+    trace: Trace
+
+
+class SessionDeleteOutput(BaseModel):
+    name: str
+    deleted: bool = Field(description="False when there was no such entry.")
+    trace: Trace
+
+
+_KIND_OF = {Scope: "scope", Evidence: "evidence", ReadingList: "reading_list"}
+assert set(_KIND_OF.values()) == set(get_args(Kind))
+
+
+def put(ctx, args: SessionPutInput) -> SessionPutOutput:
+    if _KIND_OF[type(args.value)] != args.kind:
+        raise InvalidArgument(f"value has the shape of a {_KIND_OF[type(args.value)]!r} entry, "
+                              f"kind says {args.kind!r}", fields=["kind", "value"])
+    try:
+        entry = ctx.sessions.put(args.name, args.kind, args.value, args.provenance)
+    except SessionError as exc:
+        raise InvalidArgument(str(exc), fields=["value"]) from exc
+    return SessionPutOutput(entry=entry, evicted=list(ctx.sessions.evicted), trace=ctx.trace(None))
+
+
+def get(ctx, args: SessionNameInput) -> SessionGetOutput:
+    return SessionGetOutput(entry=_get(ctx, args.name), trace=ctx.trace(None))
+
+
+def list_entries(ctx, args: SessionListInput) -> SessionListOutput:
+    return SessionListOutput(entries=ctx.sessions.list(), max_items=ctx.sessions.max_items,
+                             trace=ctx.trace(None))
+
+
+def delete(ctx, args: SessionNameInput) -> SessionDeleteOutput:
+    return SessionDeleteOutput(name=args.name, deleted=ctx.sessions.delete(args.name),
+                               trace=ctx.trace(None))
+
+
+def _line(e: SessionEntry) -> str:
+    return f"- {e.name}: {e.kind} ({e.size} item(s), provenance {e.provenance}, {e.created_at})"
+
+
+def render_put(out: SessionPutOutput) -> str:
+    evicted = f"\nevicted: {', '.join(out.evicted)}" if out.evicted else ""
+    return f"stored\n{_line(out.entry)}{evicted}\n{render_trace(out.trace)}"
+
+
+def render_get(out: SessionGetOutput) -> str:
+    return (f"{_line(out.entry)}\n{out.entry.value.model_dump_json(indent=1)}\n"
+            f"{render_trace(out.trace)}")
+
+
+def render_list(out: SessionListOutput) -> str:
+    lines = [f"{len(out.entries)} entr(ies) of at most {out.max_items}"] + [_line(e) for e in out.entries]
+    return "\n".join(lines + [render_trace(out.trace)])
+
+
+def render_delete(out: SessionDeleteOutput) -> str:
+    done = "deleted" if out.deleted else "no such entry"
+    return f"{out.name}: {done}\n{render_trace(out.trace)}"
+
+
+_NOTE = ("Entries live in this server process only (least recently used dropped beyond its "
+         "limit). Cheap: in memory.")
+SPECS = [
+    ToolSpec(name="session_put", title="Store a session entry",
+             description=("Store a named scope, evidence list or reading list to reference later "
+                          'as {"session": name}: a scope in search_documents/timeline, evidence '
+                          "in verify_citations. Replaces an entry of the same name. State where "
+                          "the content came from; never store recalled content. " + _NOTE),
+             input_model=SessionPutInput, output_model=SessionPutOutput, handler=put,
+             render=render_put, read_only=False, destructive=True, idempotent=True),
+    ToolSpec(name="session_get", title="Read a session entry",
+             description="Read one stored entry with its provenance. " + _NOTE,
+             input_model=SessionNameInput, output_model=SessionGetOutput, handler=get,
+             render=render_get),
+    ToolSpec(name="session_list", title="List session entries",
+             description="List stored entries, most recently used first. " + _NOTE,
+             input_model=SessionListInput, output_model=SessionListOutput, handler=list_entries,
+             render=render_list),
+    ToolSpec(name="session_delete", title="Delete a session entry",
+             description="Delete one stored entry by name (answers deleted=false if absent). " + _NOTE,
+             input_model=SessionNameInput, output_model=SessionDeleteOutput, handler=delete,
+             render=render_delete, read_only=False, destructive=True, idempotent=True),
+]

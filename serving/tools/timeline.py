@@ -1,0 +1,89 @@
+"""timeline: how the library treats a topic over time — best passage per document, by year."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from serving.contract import Trace, timeline_preview
+from serving.schemas import Cite, PeriodOut, cite_of, render_trace
+from serving.tools import ToolSpec
+from serving.tools.search_documents import (MAX_QUERY_CHARS, Filters, ModeName, render_header,
+                                            resolve_filters)
+
+MAX_DOCUMENTS = 50
+POOL_PER_DOCUMENT = 3  # candidates fetched per wanted document, so rarer documents still surface
+
+
+class TimelineInput(Filters):
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description=(
+        "The topic to trace through the library, in English natural language."))
+    limit: int = Field(20, ge=1, le=MAX_DOCUMENTS, description="Documents to return (one passage each).")
+    mode: ModeName | None = Field(None, description="Retrieval mode, as in search_documents.")
+
+
+class TimelineEntry(BaseModel):
+    chunk_id: str
+    document_id: str
+    score: float
+    cite: Cite
+    section: list[str]
+    preview: str = Field(description="Start of the passage; read it whole with get_passage.")
+
+
+class YearGroup(BaseModel):
+    year: int | None = Field(description="Publication year; null for undated documents (last).")
+    entries: list[TimelineEntry]
+
+
+class TimelineOutput(BaseModel):
+    years: list[YearGroup]
+    period: PeriodOut
+    mode: ModeName
+    documents_in_scope: int | None
+    trace: Trace
+
+
+def handle(ctx, args: TimelineInput) -> TimelineOutput:
+    engine = ctx.engine
+    scope, period, text, _ = resolve_filters(ctx, args, args.query)
+    mode = args.mode or ctx.config.default_mode
+    found = engine.retrieve(text, mode, scope, limit=args.limit, per_document=1,
+                            pool=max(ctx.config.candidate_pool, POOL_PER_DOCUMENT * args.limit))
+    reader = engine.reader
+    groups: dict[int | None, list[TimelineEntry]] = {}
+    for hit in found.hits:
+        p = reader.passages[hit.chunk_id]
+        year = reader.documents[p.document_id].year
+        groups.setdefault(year, []).append(TimelineEntry(
+            chunk_id=p.chunk_id, document_id=p.document_id, score=hit.score,
+            cite=cite_of(reader, p.document_id, p.page_start, p.page_end),
+            section=list(p.section), preview=timeline_preview(p.text)))
+    order = sorted(groups, key=lambda y: (y is None, y or 0))
+    return TimelineOutput(years=[YearGroup(year=y, entries=groups[y]) for y in order],
+                          period=period, mode=mode, documents_in_scope=found.documents_in_scope,
+                          trace=ctx.trace("timeline_preview"))
+
+
+def render(out: TimelineOutput) -> str:
+    count = sum(len(g.entries) for g in out.years)
+    lines = [render_header(out.mode, out.period, out.documents_in_scope, count)]
+    for group in out.years:
+        lines.append(f"\n== {group.year if group.year is not None else 'undated'}")
+        for e in group.entries:
+            lines.append(f"- cite: {e.cite.text}\n  keys (do not cite): chunk_id={e.chunk_id}\n"
+                         f"  {e.preview}")
+    lines.append("\n" + render_trace(out.trace))
+    return "\n".join(lines)
+
+
+SPEC = ToolSpec(
+    name="timeline",
+    title="Topic timeline",
+    description=(
+        "Trace a topic through time: the best passage of each document on it, grouped by "
+        "publication year (oldest first, undated last), each with a short preview and a cite "
+        "line. Use it for 'how did thinking on X evolve' or 'who wrote on X first'. Not for "
+        "reading: previews are short, open a passage with get_passage. Same filters as "
+        "search_documents. Cost: one embedding, like a search."),
+    input_model=TimelineInput, output_model=TimelineOutput, handler=handle, render=render,
+    window="timeline_preview")

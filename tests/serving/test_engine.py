@@ -1,0 +1,150 @@
+"""Retrieval engine and selection, in process (BM25 mode: no model needed)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from corpus.config import ServedConfig
+from corpus.models import BlockKind, Passage
+from corpus.state import StateLayout
+from serving.selection import Candidate, reciprocal_rank_fusion, select
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _passage(cid: str, doc: str, text: str, kinds=(BlockKind.paragraph,)) -> Passage:
+    return Passage(chunk_id=cid, document_id=doc, ordinal=0, text=text, ranges=[(0, len(text))],
+                   granularity="exact", block_kinds=list(kinds))
+
+
+def test_select_drops_headings_short_duplicates_and_caps_documents():
+    long = "x " * 150
+    passages = {
+        "h": _passage("h", "d1", "# Title " + long, [BlockKind.heading]),
+        "short": _passage("short", "d1", "too short"),
+        "a1": _passage("a1", "d1", long), "a2": _passage("a2", "d1", long),
+        "a3": _passage("a3", "d1", long), "twin": _passage("twin", "d2", long),
+        "b1": _passage("b1", "d2", long), "c1": _passage("c1", "d3", long),
+    }
+    ranked = [Candidate(c, 1.0 - i / 10) for i, c in
+              enumerate(["h", "short", "a1", "twin", "a2", "a3", "b1", "c1", "unknown"])]
+    kept = select(ranked, passages, {"twin": "a1"}, limit=10, per_document=2, min_chars=200)
+    assert [c.chunk_id for c in kept] == ["a1", "a2", "b1", "c1"]
+    assert [c.score for c in kept] == sorted((c.score for c in kept), reverse=True)
+    assert len(select(ranked, passages, {}, limit=2, per_document=2, min_chars=200)) == 2
+
+
+def test_reciprocal_rank_fusion_follows_its_formula():
+    dense = [Candidate("a", 0.9), Candidate("b", 0.8), Candidate("c", 0.7)]
+    lexical = [Candidate("c", 12.0), Candidate("a", 3.0), Candidate("d", 1.0)]
+    fused = {c.chunk_id: c.score for c in reciprocal_rank_fusion([dense, lexical], k=60)}
+    assert fused["a"] == pytest.approx(1 / 61 + 1 / 62)
+    assert fused["c"] == pytest.approx(1 / 63 + 1 / 61)
+    assert fused["d"] == pytest.approx(1 / 63)
+    order = [c.chunk_id for c in reciprocal_rank_fusion([dense, lexical], k=60)]
+    assert order == ["a", "c", "b", "d"]  # b and d tie at 1/62 vs 1/63: b first by score
+    tied = reciprocal_rank_fusion([[Candidate("y", 1)], [Candidate("x", 1)]], k=60)
+    assert [c.chunk_id for c in tied] == ["x", "y"]  # equal score and best rank: chunk id
+
+
+@pytest.fixture(scope="module")
+def context(served_home):
+    from serving.server import ServingContext
+
+    return ServingContext(StateLayout(served_home), ServedConfig())
+
+
+def _call(context, name: str, arguments: dict):
+    from serving.server import call_tool
+    from serving.tools import all_tools
+
+    spec = next(s for s in all_tools() if s.name == name)
+    return call_tool(spec, context, arguments)
+
+
+def test_scope_year_bound_excludes_undated_and_author_is_accent_insensitive(context):
+    from serving.engine import Scope
+
+    engine = context.engine
+    docs = engine.reader.documents
+    undated = {d for d, e in docs.items() if e.year is None}
+    assert len(undated) == 1
+    assert engine.documents_in_scope(Scope()) is None
+    recent = engine.documents_in_scope(Scope(year_min=2016))
+    assert recent and not recent & undated and all(docs[d].year >= 2016 for d in recent)
+    both = engine.documents_in_scope(Scope(authors=("EVGENIA",)))
+    assert len(both) == 2 and undated <= both  # "Évgenia" matches "evgenia"
+    assert engine.documents_in_scope(Scope(authors=("nobody",))) == set()
+
+
+def test_bm25_search_selection_and_period(context):
+    out = _call(context, "search_documents", {"query": "skewness kurtosis variance", "mode": "bm25",
+                                              "limit": 10}).structured_content
+    reader = context.engine.reader
+    docs = [p["document_id"] for p in out["results"]]
+    assert out["results"] and max(docs.count(d) for d in docs) <= context.config.per_document
+    for p in out["results"]:
+        passage = reader.passages[p["chunk_id"]]
+        assert len(passage.text.strip()) >= context.config.min_passage_chars
+        assert p["text"] == passage.text.rstrip() and not p["truncated"]
+    scores = [p["score"] for p in out["results"]]
+    assert scores == sorted(scores, reverse=True)
+
+    dated = _call(context, "search_documents", {
+        "query": "skewness in papers published after 2016", "mode": "bm25"}).structured_content
+    assert dated["period"]["year_min"] == 2017 and dated["period"]["source_min"] == "question"
+    assert "2016" not in dated["searched_text"]
+    assert {reader.documents[p["document_id"]].year for p in dated["results"]} == {2019}
+    caller = _call(context, "search_documents", {
+        "query": "skewness in papers published after 2016", "mode": "bm25",
+        "year_min": 2010}).structured_content
+    assert caller["period"]["year_min"] == 2010 and caller["period"]["source_min"] == "caller"
+    assert 2015 in {reader.documents[p["document_id"]].year for p in caller["results"]}
+    off = _call(context, "search_documents", {"query": "papers published after 2016 on skewness",
+                                              "mode": "bm25", "auto_period": False}).structured_content
+    assert off["period"]["year_min"] is None and off["searched_text"].endswith("skewness")
+
+
+def test_get_passage_neighbours_and_offset(context):
+    reader = context.engine.reader
+    document_id, passages = next((d, ps) for d, ps in reader.by_document.items() if len(ps) > 4)
+    middle = passages[2]
+    out = _call(context, "get_passage", {"chunk_id": middle.chunk_id, "neighbours": 2}).structured_content
+    assert [n["position"] for n in out["neighbours"]] == [-2, -1, 1, 2]
+    assert [n["passage"]["chunk_id"] for n in out["neighbours"]] == [
+        passages[i].chunk_id for i in (0, 1, 3, 4)]
+    assert out["ordinal"] == 2 and out["document_passages"] == len(passages)
+    space = middle.text.index(" ", len(middle.text) // 2)
+    later = _call(context, "get_passage", {"chunk_id": middle.chunk_id, "offset": space,
+                                           "neighbours": 0}).structured_content["passage"]
+    assert middle.text[later["offset"]:].rstrip() == later["text"] and later["offset"] <= space
+    past = _call(context, "get_passage", {"chunk_id": middle.chunk_id, "offset": len(middle.text) + 1})
+    assert past.is_error and past.structured_content["error"]["fields"] == ["offset"]
+
+
+def test_list_documents_filters_and_pages(context):
+    everything = _call(context, "list_documents", {}).structured_content
+    assert everything["total"] == 3 and everything["documents"][-1]["year"] is None
+    page = _call(context, "list_documents", {"offset": 1, "limit": 1}).structured_content
+    assert page["documents"][0] == everything["documents"][1] and page["next_offset"] == 2
+    titled = _call(context, "list_documents", {"title": "dispersion"}).structured_content
+    assert [d["title"] for d in titled["documents"]] == ["Measures of Dispersion"]
+    dated = _call(context, "list_documents", {"year_max": 2016}).structured_content
+    assert [d["year"] for d in dated["documents"]] == [2015]
+
+
+def test_importing_the_server_loads_no_model_and_opens_no_store():
+    code = ("import sys, serving.server; heavy = {'torch', 'sentence_transformers', 'qdrant_edge', "
+            "'qdrant_client', 'bm25s', 'dagster'} & set(sys.modules); assert not heavy, heavy")
+    subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True)
+
+
+def test_serving_never_imports_the_pipeline():
+    pattern = re.compile(r"^\s*(import|from)\s+(dagster|assets|orchestration)\b", re.MULTILINE)
+    offenders = [str(p) for p in (REPO / "serving").rglob("*.py") if pattern.search(p.read_text())]
+    assert offenders == []

@@ -1,0 +1,105 @@
+"""Errors an agent can act on, and the coherence gate / doctor."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from pydantic import BaseModel
+
+from corpus.config import ServedConfig
+from corpus.state import StateLayout, atomic_write_json, read_json
+from serving.cli import EXIT_FAILED, EXIT_OK, doctor
+from serving.coherence import INGEST_COMMAND, check_state
+from serving.errors import NotFound, describe_validation_error
+from serving.tools import ToolInput, ToolSpec
+
+
+class _Input(ToolInput):
+    n: int
+
+
+class _Output(BaseModel):
+    n: int
+
+
+def _spec(handler) -> ToolSpec:
+    return ToolSpec(name="probe", title="Probe", description="A tool for this test.",
+                    input_model=_Input, output_model=_Output, handler=handler,
+                    render=lambda out: str(out.n))
+
+
+def test_validation_errors_name_fields_without_echoing_input():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError) as caught:
+        _Input.model_validate({"n": "x" * 100_000, "extra": 1})
+    error = describe_validation_error(caught.value)
+    assert error.code == "invalid_argument" and error.fields == ["extra", "n"]
+    assert "extra: unknown argument" in error.message and len(error.message) < 500
+
+
+@pytest.fixture()
+def context(served_copy):
+    from serving.server import ServingContext
+
+    return ServingContext(StateLayout(served_copy), ServedConfig())
+
+
+def test_call_tool_turns_every_failure_into_a_structured_error(context):
+    from serving.server import call_tool
+
+    def crash(ctx, args):
+        raise RuntimeError("secret internal detail")
+
+    def missing(ctx, args):
+        raise NotFound("no such thing", fields=["n"])
+
+    ok = call_tool(_spec(lambda ctx, args: _Output(n=args.n * 2)), context, {"n": 2})
+    assert not ok.is_error and ok.structured_content == {"n": 4}
+    crashed = call_tool(_spec(crash), context, {"n": 1})
+    assert crashed.is_error and crashed.structured_content["error"]["code"] == "internal"
+    assert "secret" not in crashed.content[0].text and "Traceback" not in crashed.content[0].text
+    gone = call_tool(_spec(missing), context, {"n": 1}).structured_content["error"]
+    assert gone == {"code": "not_found", "message": "no such thing", "fields": ["n"], "rebuild": []}
+    bad = call_tool(_spec(missing), context, {"n": "three"}).structured_content["error"]
+    assert bad["code"] == "invalid_argument" and bad["fields"] == ["n"]
+
+
+def _statuses(layout: StateLayout) -> dict[str, str]:
+    return {a.name: a.status for a in check_state(layout, ServedConfig()).artefacts}
+
+
+def test_coherence_names_each_broken_artefact(served_copy, monkeypatch, capsys):
+    layout = StateLayout(served_copy)
+    assert set(_statuses(layout).values()) == {"coherent"}
+    monkeypatch.setenv("QUANT_RAG_HOME", str(served_copy))
+    assert doctor([]) == EXIT_OK
+
+    shutil.rmtree(layout.bm25)
+    layout.graph.unlink()
+    meta_file = next(layout.vectors.rglob("meta.json"))
+    meta = read_json(meta_file)
+    atomic_write_json(meta_file, {**meta, "signature": "feedfacecafe"})
+    statuses = _statuses(layout)
+    assert statuses == {"recorded signature": "coherent", "vector index": "stale",
+                        "BM25 index": "missing", "entity graph": "missing"}
+    report = check_state(layout, ServedConfig())
+    assert not report.coherent and report.rebuild_commands == [INGEST_COMMAND]
+    assert "vector index is stale" in report.problem() and INGEST_COMMAND in report.problem()
+
+    capsys.readouterr()
+    assert doctor([]) == EXIT_FAILED
+    printed = capsys.readouterr().out
+    for name in ("vector index: stale", "BM25 index: missing", "entity graph: missing"):
+        assert name in printed
+    assert f"`{INGEST_COMMAND}`" in printed
+
+
+def test_a_changed_passages_file_makes_every_index_stale(served_copy):
+    layout = StateLayout(served_copy)
+    document_id = layout.registered_document_ids()[0]
+    path = layout.passages(document_id)
+    path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    statuses = _statuses(layout)
+    assert all(status == "stale" for status in statuses.values()), statuses
