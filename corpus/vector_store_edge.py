@@ -1,0 +1,162 @@
+"""Qdrant Edge (qdrant-edge-py): Qdrant's engine in process, one shard folder, no server.
+
+What the beta binding lacks is done here and said so: it has no collection metadata, so the
+meta (model id, dimension, corpus signature) is a JSON sidecar beside the shard, written
+atomically; the shard's own `edge_config.json` is read to check the dimension before loading.
+The shard takes a WAL lock: one open handle at a time, across processes too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from corpus.state import atomic_write_json, read_json
+from corpus.vector_store import (HNSW_M, INDEXED_FIELDS, VectorPoint, VectorStoreBusyError,
+                                 VectorStoreError, batched, best_per_chunk, check_vector,
+                                 SCROLL_PAGE, payload_of, point_id)
+
+SHARD_DIR = "shard"
+META_FILE = "meta.json"
+
+
+class EdgeVectorStore:
+    backend = "edge"
+
+    def __init__(self, folder: Path, dimension: int, read_only: bool = False):
+        import qdrant_edge as qe
+
+        self._qe = qe
+        self.folder = folder
+        self.dimension = dimension
+        self.read_only = read_only
+        self._deleted = False  # a deletion leaves tombstones: close() then compacts the shard
+        shard_path = folder / SHARD_DIR
+        config_file = shard_path / "edge_config.json"
+        try:
+            if config_file.exists():
+                stored = read_json(config_file)["vectors"][""]["size"]
+                if stored != dimension:
+                    raise VectorStoreError(f"vector store at {folder} holds {stored}-d vectors, "
+                                           f"asked for {dimension}-d: rebuild the vector_index asset")
+                self._shard = qe.EdgeShard.load(str(shard_path))
+            elif read_only:
+                raise VectorStoreError(f"no vector store at {folder}: materialise the vector_index asset")
+            else:
+                self._shard = qe.EdgeShard.create(str(shard_path), self._config(dimension))
+                for name, kind in INDEXED_FIELDS.items():
+                    schema = qe.PayloadSchemaType.Integer if kind == "integer" else qe.PayloadSchemaType.Keyword
+                    self._shard.update(qe.UpdateOperation.create_field_index(name, schema))
+        except VectorStoreError:
+            raise
+        except Exception as error:  # the binding raises bare Exception with Qdrant's message
+            if "WouldBlock" in str(error):
+                raise VectorStoreBusyError(f"vector store at {folder} is open in another process or "
+                                           f"handle; embedded Qdrant allows one at a time") from error
+            raise VectorStoreError(f"cannot open vector store at {folder}: {error}") from error
+
+    def _config(self, dimension: int):
+        qe = self._qe
+        return qe.EdgeConfig(
+            vectors=qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine),
+            hnsw_config=qe.HnswIndexConfig(m=HNSW_M, ef_construct=100, full_scan_threshold=10_000))
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise VectorStoreError(f"vector store at {self.folder} was opened read-only")
+
+    def upsert(self, points: list[VectorPoint]) -> None:
+        self._writable()
+        qe = self._qe
+        for batch in batched(points):
+            self._shard.update(qe.UpdateOperation.upsert_points([
+                qe.Point(point_id(p.chunk_id, p.piece), check_vector(p.vector, self.dimension), payload_of(p))
+                for p in batch]))
+        self._shard.flush()
+
+    def _match(self, key: str, values: list) -> object:
+        qe = self._qe
+        match = qe.MatchValue(values[0]) if len(values) == 1 else qe.MatchAny(list(values))
+        return qe.FieldCondition(key, match=match)
+
+    def delete_document(self, document_id: str) -> None:
+        self._writable()
+        qe = self._qe
+        self._shard.update(qe.UpdateOperation.delete_points_by_filter(
+            qe.Filter(must=[self._match("document_id", [document_id])])))
+        self._shard.flush()
+        self._deleted = True
+
+    def _filter(self, document_ids, year_min, year_max):
+        qe = self._qe
+        must = []
+        if document_ids is not None:
+            must.append(self._match("document_id", sorted(set(document_ids))))
+        if year_min is not None or year_max is not None:
+            must.append(qe.FieldCondition("year", range=qe.RangeFloat(gte=year_min, lte=year_max)))
+        return qe.Filter(must=must) if must else None
+
+    def search(self, vector: np.ndarray, limit: int, document_ids: list[str] | None = None,
+               year_min: int | None = None, year_max: int | None = None) -> list[tuple[str, float]]:
+        if document_ids is not None and not document_ids:
+            return []
+        qe = self._qe
+        query = qe.Query.Nearest(check_vector(vector, self.dimension))
+        flt = self._filter(document_ids, year_min, year_max)
+
+        def fetch(n: int) -> list[tuple[str, float]]:
+            hits = self._shard.query(qe.QueryRequest(
+                limit=n, query=query, filter=flt, params=qe.SearchParams(exact=True),
+                with_payload=qe.PayloadSelector.Include(["chunk_id"])))
+            return [(hit.payload["chunk_id"], float(hit.score)) for hit in hits]
+
+        return best_per_chunk(fetch, limit)
+
+    def count_points(self) -> int:
+        return int(self._shard.count(self._qe.CountRequest(exact=True)))
+
+    def _payload_values(self, key: str) -> set[str]:
+        qe = self._qe
+        values: set[str] = set()
+        offset = None
+        while True:
+            records, offset = self._shard.scroll(qe.ScrollRequest(
+                offset=offset, limit=SCROLL_PAGE, with_payload=qe.PayloadSelector.Include([key])))
+            values.update(record.payload[key] for record in records)
+            if offset is None:
+                return values
+
+    def chunk_ids(self) -> set[str]:
+        return self._payload_values("chunk_id")
+
+    def document_ids(self) -> set[str]:
+        qe = self._qe
+        facet = self._shard.facet(qe.FacetRequest("document_id", limit=self.count_points() + 1, exact=True))
+        # The exact facet still lists a deleted document, with count 0 (seen in 0.9.0).
+        return {str(hit.value) for hit in facet if hit.count > 0}
+
+    def get_meta(self) -> dict:
+        path = self.folder / META_FILE
+        return read_json(path) if path.exists() else {}
+
+    def set_meta(self, meta: dict) -> None:
+        self._writable()
+        atomic_write_json(self.folder / META_FILE, meta)
+
+    def optimize(self) -> None:
+        """Merge segments and drop deleted points (the binding runs no background optimiser;
+        with m = 0 this builds no graph: ~0.6 s for 26,000 points)."""
+        self._writable()
+        self._shard.optimize()
+        self._shard.flush()
+
+    def close(self) -> None:
+        if getattr(self, "_shard", None) is None:
+            return
+        if self._deleted:
+            self.optimize()
+        if not self.read_only:
+            self._shard.flush()
+        self._shard.close()
+        self._shard = None

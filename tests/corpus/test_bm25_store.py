@@ -1,0 +1,130 @@
+"""BM25 store and its tokeniser: identifiers kept whole, filters before top-k, stale detection,
+and scores equal to the written-out Lucene BM25 formula."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from corpus.bm25_store import MANIFEST, BM25Index, StaleIndexError, build_bm25, indexed_text
+from corpus.tokenize import tokenize
+
+K1, B = 1.5, 0.75
+
+
+def cid(i: int) -> str:
+    return f"chunk-{i:016x}"
+
+
+def did(i: int) -> str:
+    return f"doc-{i:016x}"
+
+
+@pytest.mark.parametrize("identifier", ["GARCH(1,1)", "AR(1)", "CVaR", "10-K", "S&P", "t-statistic",
+                                        "Black-Scholes", "ARMA(p,q)"])
+def test_tokenizer_keeps_identifiers_whole(identifier):
+    tokens = tokenize(f"We fit a {identifier} to the data.")
+    assert identifier.casefold() in tokens
+
+
+def test_tokenizer_folds_case_without_stemming_or_punctuation():
+    assert tokenize("Returns RETURNED, returning: Volatility!") == ["returns", "returned", "returning", "volatility"]
+    assert tokenize("Engle’s estimator") == ["engle", "estimator"]
+    assert tokenize("Müller\u2013Smith") == ["müller-smith", "müller", "smith"]
+
+
+def test_indexed_text_puts_title_and_section_before_text():
+    assert indexed_text("Title", ["1 Intro", "1.1 Data"], "Body.") == "Title\n1 Intro > 1.1 Data\nBody."
+    assert indexed_text(None, [], "Body.") == "Body."
+
+
+@pytest.fixture
+def corpus_rows():
+    texts = [
+        "We estimate a GARCH(1,1) model of daily volatility.",
+        "GARCH models and their extensions describe volatility clustering in returns.",
+        "An AR(1) process for the spread, tested with a t-statistic.",
+        "Expected shortfall, also called CVaR, of the S&P 500 index.",
+        "Risk factors disclosed in the 10-K annual filing.",
+        "GARCH volatility forecasts for option pricing, GARCH again.",
+    ]
+    return [(cid(i), did(i % 3), text) for i, text in enumerate(texts)]
+
+
+def test_search_finds_the_exact_identifier(tmp_path, corpus_rows):
+    build_bm25(tmp_path, "sig-a", corpus_rows, K1, B)
+    index = BM25Index.load(tmp_path, "sig-a")
+    assert index.doc_count == len(corpus_rows) and index.signature == "sig-a"
+    for query, expected in (("GARCH(1,1)", 0), ("AR(1) spread", 2), ("CVaR", 3), ("10-K", 4)):
+        assert index.search(query, 3)[0][0] == cid(expected), query
+    assert index.search("zebra", 5) == []
+
+
+def test_document_filter_applies_before_top_k(tmp_path, corpus_rows):
+    build_bm25(tmp_path, "sig-a", corpus_rows, K1, B)
+    index = BM25Index.load(tmp_path, "sig-a")
+    unfiltered = index.search("GARCH volatility", 10)
+    wanted = {did(1)}
+    filtered = index.search("GARCH volatility", 1, document_ids=wanted)
+    assert filtered and filtered[0][0] not in [c for c, _ in unfiltered[:1]]
+    assert filtered == [(c, s) for c, s in unfiltered if c in {cid(1), cid(4)}][:1]
+    assert index.search("GARCH", 5, document_ids=set()) == []
+    assert index.search("GARCH", 5, document_ids={"doc-ffffffffffffffff"}) == []
+
+
+def test_scores_match_the_bm25_formula(tmp_path):
+    texts = ["garch volatility volatility model", "volatility of returns", "cointegration of pairs spread trading"]
+    rows = [(cid(i), did(0), t) for i, t in enumerate(texts)]
+    build_bm25(tmp_path, "sig-f", rows, K1, B)
+    index = BM25Index.load(tmp_path, "sig-f")
+    docs = [tokenize(t) for t in texts]
+    avgdl = sum(map(len, docs)) / len(docs)
+    query = "volatility garch garch spread"
+    expected = []
+    for doc in docs:
+        score = 0.0
+        for term in set(tokenize(query)):
+            df = sum(term in d for d in docs)
+            tf = doc.count(term)
+            idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+            score += idf * tf / (tf + K1 * (1 - B + B * len(doc) / avgdl))
+        expected.append(score)
+    assert list(index.scores(query)) == pytest.approx(expected, rel=1e-5)
+    ranked = [c for c, _ in index.search(query, 3)]
+    assert ranked == [cid(i) for i in sorted(range(3), key=lambda i: -expected[i])]
+
+
+def test_ties_break_by_chunk_id(tmp_path):
+    rows = [(cid(9), did(0), "momentum factor"), (cid(2), did(1), "momentum factor"), (cid(5), did(2), "momentum")]
+    build_bm25(tmp_path, "sig-t", rows, K1, B)
+    hits = BM25Index.load(tmp_path, "sig-t").search("momentum factor", 3)
+    assert [c for c, _ in hits[:2]] == [cid(2), cid(9)] and hits[0][1] == hits[1][1]
+
+
+def test_stale_index_is_refused_with_what_to_rebuild(tmp_path, corpus_rows):
+    path = build_bm25(tmp_path, "sig-a", corpus_rows, K1, B)
+    with pytest.raises(StaleIndexError, match="rebuild the bm25_index"):
+        BM25Index.load(tmp_path, "sig-b")
+    manifest = json.loads((path / MANIFEST).read_text())
+    (path / MANIFEST).write_text(json.dumps({**manifest, "signature": "sig-z"}))
+    with pytest.raises(StaleIndexError, match="sig-z"):
+        BM25Index.load(tmp_path, "sig-a")
+    (path / MANIFEST).write_text(json.dumps({**manifest, "tokenizer_version": "tok-v0"}))
+    with pytest.raises(StaleIndexError, match="tokenizer"):
+        BM25Index.load(tmp_path, "sig-a")
+    (path / MANIFEST).write_text(json.dumps(manifest))
+    BM25Index.load(tmp_path, "sig-a")
+    (path / "rows.json").write_text(json.dumps([[cid(0), did(0)]]))
+    with pytest.raises(StaleIndexError, match="sha256"):
+        BM25Index.load(tmp_path, "sig-a")
+
+
+def test_rebuild_replaces_the_index_atomically(tmp_path, corpus_rows):
+    build_bm25(tmp_path, "sig-a", corpus_rows, K1, B)
+    build_bm25(tmp_path, "sig-a", corpus_rows[:2], K1, B)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sig-a"]
+    assert BM25Index.load(tmp_path, "sig-a").doc_count == 2
+    with pytest.raises(ValueError):
+        build_bm25(tmp_path, "sig-e", [], K1, B)
