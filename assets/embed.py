@@ -4,6 +4,8 @@ Vectors are cached by (model, exact embedded text): re-indexing never re-embeds 
 """
 
 
+import io
+
 import numpy as np
 import dagster as dg
 
@@ -14,9 +16,9 @@ from assets.progress import track
 from assets.resources import StateResource
 from corpus.config import ServedConfig
 from corpus.embedder import Embedder, load_embedder, passage_pieces
-from corpus.embedding_cache import EmbeddingCache
+from corpus.embedding_cache import EmbeddingCache, embed_with_cache
 from corpus.models import DocumentMetadata
-from corpus.state import StateLayout, read_json
+from corpus.state import StateLayout, atomic_write_bytes, read_json
 
 
 def embeddings_path(layout: StateLayout, config: ServedConfig, document_id: str):
@@ -40,19 +42,14 @@ def embed_document(layout: StateLayout, config: ServedConfig, embedder: Embedder
             chunk_ids.append(passage.chunk_id)
             piece_numbers.append(number)
             texts.append(piece)
-    cached = cache.get_many(texts)
-    missing = [i for i in range(len(texts)) if i not in cached]
-    if missing:
-        fresh = embedder.embed_passages([texts[i] for i in missing])
-        cache.put_many([texts[i] for i in missing], fresh)
-        cached.update(zip(missing, fresh))
-    vectors = np.stack([cached[i] for i in range(len(texts))]).astype(np.float32) if texts else \
+    before = embedder.encoded_texts
+    vectors = embed_with_cache(embedder, cache, texts) if texts else \
         np.zeros((0, embedder.dimension), dtype=np.float32)
     target = embeddings_path(layout, config, document_id)
-    tmp = target.with_name(target.name + ".tmp.npz")
-    np.savez(tmp, chunk_ids=np.array(chunk_ids), pieces=np.array(piece_numbers, dtype=np.int32), vectors=vectors)
-    tmp.replace(target)
-    return len(texts), len(missing)
+    buffer = io.BytesIO()
+    np.savez(buffer, chunk_ids=np.array(chunk_ids), pieces=np.array(piece_numbers, dtype=np.int32), vectors=vectors)
+    atomic_write_bytes(target, buffer.getvalue())
+    return len(texts), embedder.encoded_texts - before
 
 
 def load_document_embeddings(layout: StateLayout, config: ServedConfig, document_id: str):

@@ -10,7 +10,8 @@ from corpus.config import ServedConfig
 from corpus.ids import sha256_hex
 from corpus.signature import recorded_signature
 from corpus.state import StateLayout
-from corpus.vector_store import VectorPoint, open_vector_store
+from corpus.generations import begin_generation, promote_generation
+from corpus.vector_store import VectorPoint, edge_root, open_vector_store
 
 
 def _fingerprint(layout: StateLayout, config: ServedConfig, document_id: str) -> str:
@@ -21,7 +22,10 @@ def sync_vector_index(layout: StateLayout, config: ServedConfig, dimension: int)
     """Upsert changed documents, delete removed ones; untouched documents are not rewritten."""
     signature = recorded_signature(layout)
     documents = [d for d in indexed_documents(layout) if embeddings_path(layout, config, d.document_id).exists()]
-    store = open_vector_store(layout, config, dimension)
+    # Edge: update a copy and promote it, so a running server keeps its generation open.
+    edge = config.vector_backend == "edge"
+    generation = begin_generation(edge_root(layout, config)) if edge else None
+    store = open_vector_store(layout, config, dimension, generation=generation)
     try:
         meta = store.get_meta()
         known: dict[str, str] = dict(meta.get("documents", {}))
@@ -43,10 +47,13 @@ def sync_vector_index(layout: StateLayout, config: ServedConfig, dimension: int)
             updated += 1
         store.set_meta({"model_id": config.embedding_model, "model_key": config.model_key,
                         "dimension": dimension, "signature": signature, "documents": known})
-        return {"documents": len(documents), "updated": updated, "removed": len(removed),
-                "points": store.count_points()}
+        stats = {"documents": len(documents), "updated": updated, "removed": len(removed),
+                 "points": store.count_points()}
     finally:
         store.close()
+    if generation is not None:
+        promote_generation(edge_root(layout, config), generation)
+    return stats
 
 
 @dg.asset(deps=["passage_embeddings", "corpus_signature"], group_name="indexes", code_version="vectors-v1",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import unicodedata
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterable, Protocol
 
 import numpy as np
@@ -118,13 +119,22 @@ def batched(items: list, size: int = UPSERT_BATCH) -> Iterable[list]:
         yield items[start:start + size]
 
 
+def edge_root(layout: StateLayout, config: ServedConfig) -> Path:
+    """Folder holding the generations of the embedded Edge collection (corpus.generations)."""
+    return layout.vectors / "edge" / collection_name(config)
+
+
 def open_vector_store(layout: StateLayout, config: ServedConfig, dimension: int,
-                      read_only: bool = False) -> VectorStore:
-    """Open (or, unless read_only, create) the store named by config.vector_backend."""
+                      read_only: bool = False, generation: Path | None = None) -> VectorStore:
+    """Open (or, unless read_only, create) the store named by config.vector_backend.
+
+    Edge opens the current generation unless the writer names the one it is building."""
     if config.vector_backend == "edge":
+        from corpus.generations import current_generation
         from corpus.vector_store_edge import EdgeVectorStore
 
-        return EdgeVectorStore(layout.vectors / "edge" / collection_name(config), dimension, read_only)
+        folder = generation or current_generation(edge_root(layout, config))
+        return EdgeVectorStore(folder, dimension, read_only)
     if config.vector_backend in ("local", "server"):
         from corpus.vector_store_client import ClientVectorStore
 

@@ -4,5 +4,5 @@ import dagster as dg
 
 from orchestration.jobs import evaluation_job
 
-nightly_evaluation = dg.ScheduleDefinition(job=evaluation_job, cron_schedule="0 3 * * *",
+nightly_evaluation = dg.ScheduleDefinition(name="nightly_evaluation", job=evaluation_job, cron_schedule="0 3 * * *",
                                            description="Runs the benchmark suite and logs to MLflow.")

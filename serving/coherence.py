@@ -55,12 +55,13 @@ class CoherenceReport:
 def _vector_signature(layout: StateLayout, config: ServedConfig, computed: str) -> str | None:
     """Edge keeps its meta in a sidecar file (read without taking the shard's lock); the
     qdrant-client backends keep it in the collection, which needs the model's dimension."""
-    from corpus.vector_store import collection_name, open_vector_store
+    from corpus.generations import current_generation
+    from corpus.vector_store import edge_root, open_vector_store
 
     if config.vector_backend == "edge":
         from corpus.vector_store_edge import META_FILE
 
-        meta = layout.vectors / "edge" / collection_name(config) / META_FILE
+        meta = current_generation(edge_root(layout, config)) / META_FILE
         return read_json(meta).get("signature") if meta.exists() else None
     from corpus.embedder import load_embedder
 
