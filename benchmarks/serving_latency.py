@@ -2,6 +2,12 @@
 
     QUANT_RAG_HOME=<ingested state> python benchmarks/serving_latency.py [--repeat 30] [--json]
     python benchmarks/serving_latency.py --fixture /tmp/qr_bench   # builds the small test state
+    python benchmarks/serving_latency.py --home S --tools search_documents,get_passage --out r.json
+    python benchmarks/serving_latency.py --home S --no-mcp --edge 100 --profile 30   # in process
+
+--edge N times the vector store directly (Qdrant Edge, read only) with N real questions (TAT-QA
+queries) with and without a year filter; --profile N breaks search_documents down by stage in
+process (the handler's stages called one by one, no MCP transport).
 
 Each figure is wall time seen by the SDK's stdio client, around `session.call_tool`.
 """
@@ -9,6 +15,7 @@ Each figure is wall time seen by the SDK's stdio client, around `session.call_to
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -54,7 +61,7 @@ async def cold_start(home: Path, first_tool: str, arguments: dict) -> dict:
                 return {"initialize_s": ready, "first_answer_s": time.perf_counter() - start}
 
 
-async def warm_latencies(home: Path, repeat: int) -> dict[str, list[float]]:
+async def warm_latencies(home: Path, repeat: int, tools: set[str] | None = None) -> dict[str, list[float]]:
     with open(os.devnull, "w") as errlog:
         async with stdio_client(_params(home, warm_up=True), errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
@@ -85,9 +92,95 @@ async def warm_latencies(home: Path, repeat: int) -> dict[str, list[float]]:
                 }
                 times: dict[str, list[float]] = {}
                 for label, make in calls.items():
+                    if tools and label not in tools:
+                        continue
                     tool = label.split("(")[0]
                     times[label] = [await _timed(session, tool, make(i)) for i in range(repeat)]
                 return times
+
+
+QUESTIONS = REPO / "bench" / "tatqa" / "queries.jsonl"
+YEAR_FILTERS = ((2010, 2014), (2020, 2026))
+
+
+@functools.lru_cache(maxsize=None)   # one context per state: the Edge shard is opened once
+def _engine(home: Path):
+    from corpus.config import ServedConfig
+    from corpus.state import StateLayout
+    from serving.server import ServingContext
+
+    ctx = ServingContext(StateLayout(home), ServedConfig.from_env())
+    ctx.ensure_coherent()
+    return ctx
+
+
+def edge_latency(home: Path, count: int) -> dict:
+    """ms per direct store search (limit = candidate pool), unfiltered and per year filter."""
+    ctx = _engine(home)
+    engine = ctx.engine
+    lines = QUESTIONS.read_text(encoding="utf-8").splitlines()[:count]
+    vectors = [engine.embedder.embed_query(json.loads(line)["text"]) for line in lines]
+    pool = ctx.config.candidate_pool
+    engine.vectors.search(vectors[0], pool)   # first query opens segments
+    runs = {"none": {}, **{f"year {a}-{b}": {"year_min": a, "year_max": b} for a, b in YEAR_FILTERS}}
+    out = {"points": engine.vectors.count_points(), "queries": len(vectors)}
+    for label, bounds in runs.items():
+        times = []
+        for vector in vectors:
+            start = time.perf_counter()
+            engine.vectors.search(vector, pool, **bounds)
+            times.append(time.perf_counter() - start)
+        out[label] = {"p50": 1000 * percentile(times, 50), "p95": 1000 * percentile(times, 95)}
+    return out
+
+
+def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
+    """ms per stage of search_documents, the stages of its handler called one by one."""
+    from serving.contract import SEARCH_WINDOW
+    from serving.schemas import passage_out
+    from serving.selection import Candidate, reciprocal_rank_fusion, select
+    from serving.tools import search_documents as tool
+
+    ctx = _engine(home)
+    engine, config = ctx.engine, ctx.config
+    engine.warm_up()
+    engine.bm25
+    stages: dict[str, list[float]] = {}
+
+    def timed(name, fn, *args, **kw):
+        start = time.perf_counter()
+        value = fn(*args, **kw)
+        stages.setdefault(name, []).append(time.perf_counter() - start)
+        return value
+    for i in range(repeat + 1):
+        args = tool.SearchDocumentsInput(query=QUERIES[i % len(QUERIES)], mode=mode)
+        total = time.perf_counter()
+        scope, period, text, _ = timed("resolve_filters (period, newest_year)", tool.resolve_filters, ctx, args, args.query)
+        allowed = timed("documents_in_scope", engine.documents_in_scope, scope)
+        vector = timed("embed_query", engine.embedder.embed_query, text)
+        ranked = timed("vector search (pool)", engine.vectors.search, vector, config.candidate_pool)
+        if mode == "hybrid":
+            lexical = timed("bm25 search (pool)", engine.lexical, text, config.candidate_pool, allowed)
+            timed("rrf", reciprocal_rank_fusion, [[Candidate(c, s) for c, s in ranked], lexical], config.rrf_k)
+        reader = engine.reader
+        hits = timed("select", select, [Candidate(c, s) for c, s in ranked], reader.passages,
+                     reader.near_duplicates, limit=args.limit, per_document=config.per_document,
+                     min_chars=config.min_passage_chars)
+        results = timed("passage_out x limit", lambda: [passage_out(reader, reader.passages[h.chunk_id],
+                                                                    SEARCH_WINDOW, score=h.score) for h in hits])
+        out = timed("output model + trace", tool.SearchDocumentsOutput, results=results, period=period, mode=mode,
+                    searched_text=text, documents_in_scope=None, candidates=len(ranked), reranked=False,
+                    scope_provenance=None, trace=ctx.trace("search"))
+        timed("render text + json", lambda: (tool.render(out), out.model_dump_json()))
+        stages.setdefault("handler total (sum)", []).append(time.perf_counter() - total)
+        if i == 0:  # first round warms caches
+            stages = {}
+    start = time.perf_counter()
+    for i in range(repeat):
+        tool.handle(ctx, tool.SearchDocumentsInput(query=QUERIES[i % len(QUERIES)], mode=mode))
+    return {"mode": mode, "handle_mean_ms": 1000 * (time.perf_counter() - start) / repeat,
+            "stages_ms": {k: {"p50": 1000 * percentile(v, 50), "p95": 1000 * percentile(v, 95)}
+                          for k, v in stages.items()}}
 
 
 def percentile(values: list[float], q: int) -> float:
@@ -101,6 +194,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="build the small test state in this folder and measure it")
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--tools", default=None, help="comma-separated warm labels to measure (default all)")
+    parser.add_argument("--no-mcp", action="store_true", help="skip the MCP cold/warm measurements")
+    parser.add_argument("--edge", type=int, default=0, metavar="N", help="direct vector-store timing, N questions")
+    parser.add_argument("--profile", type=int, default=0, metavar="N", help="in-process search stage breakdown")
+    parser.add_argument("--out", type=Path, default=None, help="also write the JSON report here")
     args = parser.parse_args(argv)
     home = args.home or Path(os.environ.get("QUANT_RAG_HOME", "./var")).resolve()
     if args.fixture:
@@ -110,14 +208,23 @@ def main(argv: list[str] | None = None) -> int:
         home = args.fixture
         if not (home / "signature.json").exists():
             build_state(home)
-    report = {
-        "cold_corpus_status": anyio.run(cold_start, home, "corpus_status", {}),
-        "cold_search": anyio.run(cold_start, home, "search_documents", {"query": QUERIES[0]}),
-    }
-    warm = anyio.run(warm_latencies, home, args.repeat)
-    report["warm_ms"] = {label: {"p50": 1000 * percentile(v, 50), "p95": 1000 * percentile(v, 95)}
-                         for label, v in warm.items()}
-    if args.json:
+    report = {"home": str(home)}
+    if not args.no_mcp:
+        report["cold_corpus_status"] = anyio.run(cold_start, home, "corpus_status", {})
+        report["cold_search"] = anyio.run(cold_start, home, "search_documents", {"query": QUERIES[0]})
+        tools = set(args.tools.split(",")) if args.tools else None
+        warm = anyio.run(warm_latencies, home, args.repeat, tools)
+        report["warm_ms"] = {label: {"p50": 1000 * percentile(v, 50), "p95": 1000 * percentile(v, 95)}
+                             for label, v in warm.items()}
+    os.environ.setdefault("QUANT_RAG_HOME", str(home))
+    if args.edge:
+        report["edge_ms"] = edge_latency(home, args.edge)
+    if args.profile:
+        report["profile_dense"] = search_profile(home, args.profile, "dense")
+        report["profile_hybrid"] = search_profile(home, args.profile, "hybrid")
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=1))
+    if args.json or args.no_mcp:
         print(json.dumps(report, indent=1))
         return 0
     for name in ("cold_corpus_status", "cold_search"):
@@ -126,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'tool (warm, ms)':<26}{'p50':>9}{'p95':>9}")
     for label, figures in report["warm_ms"].items():
         print(f"{label:<26}{figures['p50']:>9.1f}{figures['p95']:>9.1f}")
+    for key in ("edge_ms", "profile_dense", "profile_hybrid"):
+        if key in report:
+            print(f"{key}: {json.dumps(report[key], indent=1)}")
     return 0
 
 

@@ -84,7 +84,31 @@ class Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         """The normalised vector of one query, with the configured instruction prompt."""
+        if self._plain_mean_pooling():
+            return self._fast_query(text)
         return self._encode([text], batch_size=1, prompt=self.query_prompt)[0]
+
+    def _plain_mean_pooling(self) -> bool:
+        """True for Transformer → mean Pooling → Normalize (MiniLM): then a query can skip
+        `encode`'s batching machinery, which costs more than the model on one short text."""
+        if not hasattr(self, "_is_plain"):
+            modules = [type(m).__name__ for m in self._model]
+            pooling = self._model[1].get_config_dict().get("pooling_mode") if len(modules) > 1 else None
+            self._is_plain = modules == ["Transformer", "Pooling", "Normalize"] and pooling == "mean"
+        return self._is_plain
+
+    def _fast_query(self, text: str) -> np.ndarray:
+        import torch
+
+        full = (self.query_prompt or "") + text
+        batch = self.tokenizer([full], truncation=True, max_length=self.max_tokens, return_tensors="pt")
+        with torch.inference_mode():
+            hidden = self._model[0].auto_model(**batch).last_hidden_state
+            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            vector = torch.nn.functional.normalize(pooled, dim=-1)[0]
+        self.encoded_texts += 1
+        return vector.numpy().astype(np.float32)
 
     def _tokenize(self, text: str, special: bool, offsets: bool = False):
         return self.tokenizer(text, add_special_tokens=special, truncation=False, verbose=False,

@@ -177,6 +177,9 @@ def serve_text(text: str, window: int, chunk_id: str | None = None, offset: int 
         raise ValueError(f"window must be >= 1, got {window}")
     if not 0 <= offset <= len(text):
         raise ValueError(f"offset {offset} is outside the text (0..{len(text)})")
+    if offset == 0 and len(text) <= window:  # the common case: whole, and position 0 is always safe
+        return ServedText(text=text.rstrip(), truncated=False, remaining_chars=0,
+                          next_offset=None, continuation=None, offset=0)
     mask = forbidden_mask(text)
     if mask[offset]:
         offset = _safe_before(mask, offset, 0) or 0

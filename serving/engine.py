@@ -163,8 +163,11 @@ class Engine:
         return allowed
 
     def newest_year(self) -> int | None:
-        years = [e.year for e in self.reader.documents.values() if e.year is not None]
-        return max(years) if years else None
+        """Newest publication year of the served corpus (computed once: the reader never changes)."""
+        if not hasattr(self, "_newest_year"):
+            years = [e.year for e in self.reader.documents.values() if e.year is not None]
+            self._newest_year = max(years) if years else None
+        return self._newest_year
 
     # -- retrieval ----------------------------------------------------------------------
     def dense(self, text: str, pool: int, allowed: set[str] | None) -> list[Candidate]:

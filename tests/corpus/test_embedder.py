@@ -74,6 +74,15 @@ def test_query_instruction_prefixes_queries_only(embedder):
     assert np.allclose(instructed.embed_passages([text]), embedder.embed_passages([text]), atol=1e-5)
 
 
+def test_fast_query_path_equals_sentence_transformers_encode(embedder):
+    for text in ("volatility clustering", "How is CVaR estimated from historical returns?" * 3):
+        for instruction in (None, "Retrieve quant passages."):
+            model = Embedder(embedder.model, embedder.model_id, instruction)
+            assert model._plain_mean_pooling()
+            reference = model._encode([text], batch_size=1, prompt=model.query_prompt)[0]
+            assert np.allclose(model.embed_query(text), reference, atol=1e-6)
+
+
 def assert_pieces_valid(embedder: Embedder, prefix: str, text: str) -> list[tuple[int, int]]:
     lead, spans = piece_spans(embedder, prefix, text)
     pieces = passage_pieces(embedder, prefix, text)
