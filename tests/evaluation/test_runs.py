@@ -77,3 +77,13 @@ def test_arm_names_are_checked():
     for bad in ([PLACEBO, "dense"], ["dense", "dense"], ["dense", "rerank"], []):
         with pytest.raises(ValueError):
             arm_modes(bad)
+
+
+def test_evaluation_never_imports_the_pipeline():
+    """DESIGN §1: evaluation → serving → corpus; never dagster, assets or orchestration."""
+    import re
+
+    pattern = re.compile(r"^\s*(import|from)\s+(dagster|assets|orchestration)\b", re.MULTILINE)
+    package = Path(__file__).resolve().parents[2] / "evaluation"
+    offenders = [p.name for p in package.rglob("*.py") if pattern.search(p.read_text(encoding="utf-8"))]
+    assert offenders == []

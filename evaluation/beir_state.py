@@ -1,0 +1,152 @@
+"""A BEIR corpus indexed with the served engine and configuration, into a cached scratch state.
+
+Each BEIR document becomes one registered document with one exact passage (its text; the title is
+metadata), so the server's reader, vector store, BM25 and selection run on it unchanged. The state
+lives in `layout.scratch / <set>-<corpus hash>/`; a `beir.json` marker, written last, maps BEIR ids
+to chunk ids and makes a second run reuse the state (vectors also come from its embedding cache).
+
+The index steps mirror the pipeline's assets (assets/embed.py, vectors.py, bm25.py) through the
+same corpus-layer functions; they are not imported because evaluation never imports dagster.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from corpus.bm25_store import build_bm25, indexed_text
+from corpus.config import ServedConfig
+from corpus.embedder import load_embedder, passage_pieces
+from corpus.embedding_cache import EmbeddingCache, embed_with_cache
+from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex
+from corpus.models import (Block, BlockKind, DocumentMetadata, MetadataField, ParsedDocument,
+                           Passage, SourceRecord)
+from corpus.signature import compute_signature, recorded_signature, signature_rows
+from corpus.state import StateLayout, atomic_write_json, read_json
+from corpus.vector_store import VectorPoint, open_vector_store
+from corpus.tokenize import TOKENIZER_VERSION
+from corpus.versions import CHUNKER_VERSION
+from evaluation.datasets import BeirSet
+
+log = logging.getLogger(__name__)
+
+PARSER = "beir"
+PARSER_VERSION = "beir-v1"
+MARKER = "beir.json"
+HASH_CHARS = 12
+
+
+@dataclass(frozen=True)
+class BeirState:
+    layout: StateLayout
+    signature: str
+    chunk_of: dict[str, str]        # BEIR corpus id -> chunk_id
+    built: bool                     # False when the cached state was reused
+
+    @property
+    def corpus_of(self) -> dict[str, str]:
+        return {chunk: beir_id for beir_id, chunk in self.chunk_of.items()}
+
+
+def corpus_hash(beir: BeirSet) -> str:
+    """Hash of the corpus alone (not queries/qrels), so every split shares one scratch state."""
+    return sha256_hex(json.dumps(beir.corpus, sort_keys=True, ensure_ascii=False))[:HASH_CHARS]
+
+
+def index_key(config: ServedConfig) -> str:
+    """What the scratch indexes depend on: the model, the vector backend, BM25's parameters and
+    tokenizer (selection settings such as min_passage_chars act at query time only)."""
+    return sha256_hex(json.dumps([config.model_key, config.embedding_model_path, config.vector_backend,
+                                  config.qdrant_url, config.bm25_k1, config.bm25_b, TOKENIZER_VERSION]))[:HASH_CHARS]
+
+
+def scratch_layout(home: StateLayout, beir: BeirSet) -> StateLayout:
+    return StateLayout(home.scratch / f"{beir.name}-{corpus_hash(beir)}")
+
+
+def _write(path: Path, text: str) -> None:
+    # Plain writes: the folder only counts once MARKER, written atomically last, exists.
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _write_document(layout: StateLayout, name: str, beir_id: str, doc: dict, now: str) -> Passage:
+    """Registry entry, canonical text, parsed blocks, one exact passage and metadata."""
+    source = json.dumps({"_id": beir_id, **doc}, sort_keys=True, ensure_ascii=False).encode()
+    document_id = document_id_for_bytes(source)
+    text = doc["text"]
+    record = SourceRecord(document_id=document_id, format="markdown", source_sha256=sha256_hex(source),
+                          bytes=len(source), original_name=f"{name}/{beir_id}", registered_at=now)
+    blocks = [Block(kind=BlockKind.paragraph, start=0, end=len(text))] if text else []
+    parsed = ParsedDocument(document_id=document_id, parser=PARSER, parser_version=PARSER_VERSION,
+                            canonical_sha256=sha256_hex(text), canonical_chars=len(text), blocks=blocks)
+    passage = Passage(chunk_id=chunk_id_for(document_id, 0, len(text), CHUNKER_VERSION),
+                      document_id=document_id, ordinal=0, text=text, ranges=[(0, len(text))],
+                      granularity="exact", block_kinds=[BlockKind.paragraph] if text else [])
+    title = doc.get("title") or None
+    meta = DocumentMetadata(document_id=document_id,
+                            title=MetadataField(value=title, provenance="manifest" if title else "none"))
+    _write(layout.canonical_text(document_id), text)
+    _write(layout.parsed_blocks(document_id), parsed.model_dump_json())
+    _write(layout.passages(document_id), passage.model_dump_json() + "\n")
+    _write(layout.metadata(document_id), meta.model_dump_json())
+    _write(layout.registry_entry(document_id), record.model_dump_json())
+    return passage
+
+
+def _index_vectors(layout: StateLayout, config: ServedConfig, titled: list[tuple[str | None, Passage]]) -> int:
+    """Embed title + passage pieces (cached) and load them into the configured vector store."""
+    embedder = load_embedder(config)
+    owners, texts = [], []
+    for title, passage in titled:
+        for number, piece in enumerate(passage_pieces(embedder, title or "", passage.text)):
+            owners.append((passage, number))
+            texts.append(piece)
+    cache = EmbeddingCache(layout.embedding_cache, config.model_key)
+
+    def progress(done: int, total: int) -> None:
+        log.info("embedded %d/%d pieces", done, total)
+    vectors = embed_with_cache(embedder, cache, texts, progress=progress)
+    store = open_vector_store(layout, config, embedder.dimension)
+    try:
+        store.upsert([VectorPoint(chunk_id=p.chunk_id, document_id=p.document_id, piece=n, vector=v)
+                      for (p, n), v in zip(owners, vectors)])
+        store.set_meta({"model_id": config.embedding_model, "model_key": config.model_key,
+                        "dimension": embedder.dimension, "signature": recorded_signature(layout),
+                        "documents": {p.document_id: "beir" for _, p in titled}})
+        return store.count_points()
+    finally:
+        store.close()
+
+
+def build_beir_state(home: StateLayout, beir: BeirSet, config: ServedConfig) -> BeirState:
+    """The scratch state of `beir`'s corpus, built once per corpus hash and configuration."""
+    layout = scratch_layout(home, beir)
+    marker = layout.root / MARKER
+    if marker.exists():
+        saved = read_json(marker)
+        if saved.get("index_key") == index_key(config):
+            return BeirState(layout, saved["signature"], saved["chunk_of"], built=False)
+        marker.unlink()  # another model or index setting: re-index (the embedding cache stays)
+    layout.root.mkdir(parents=True, exist_ok=True)
+    now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    titled, chunk_of = [], {}
+    for beir_id, doc in beir.corpus.items():
+        passage = _write_document(layout, beir.name, beir_id, doc, now)
+        titled.append((doc.get("title") or None, passage))
+        chunk_of[beir_id] = passage.chunk_id
+    signature = compute_signature(layout)
+    atomic_write_json(layout.signature_file, {"signature": signature, "documents": len(signature_rows(layout)),
+                                              "at": now})
+    points = _index_vectors(layout, config, titled)
+    build_bm25(layout.bm25, signature, [(p.chunk_id, p.document_id, indexed_text(t, p.section, p.text))
+                                        for t, p in titled], config.bm25_k1, config.bm25_b)
+    atomic_write_json(marker, {"name": beir.name, "corpus_hash": corpus_hash(beir), "signature": signature,
+                               "model_key": config.model_key, "index_key": index_key(config),
+                               "points": points, "chunk_of": chunk_of})
+    log.info("indexed %s: %d documents, %d vector points, signature %s",
+             beir.name, len(chunk_of), points, signature)
+    return BeirState(layout, signature, chunk_of, built=True)

@@ -1,0 +1,157 @@
+"""`quant-rag eval`: run arms over a benchmark, compare them paired, log every arm to MLflow.
+
+    quant-rag eval --bench library|scifact|tatqa|PATH --arms dense,bm25,hybrid,placebo
+                   [--json] [--limit-queries N] [--split S]
+
+PATH is a BEIR folder or a library question JSONL. The library set needs an ingested, coherent
+state (QUANT_RAG_HOME); a BEIR set is indexed into that state's scratch folder on first use.
+Results go to stdout (a table, or JSON with --json); logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+import numpy as np
+
+from corpus.config import ServedConfig
+from corpus.state import StateLayout
+from evaluation.metrics import METRIC_NAMES, PRIMARY_METRIC
+from evaluation.plots import plot_arms
+from evaluation.report import format_table, summary_json
+from evaluation.runs import (PLACEBO, RunResult, StateNotReady, arm_modes, beir_target,
+                             library_target, run_arms)
+from evaluation.stats import compare_arms
+from evaluation.tracking import log_evaluation, tracking_uri
+from serving.errors import ServingError
+
+log = logging.getLogger(__name__)
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = {"library": REPO_ROOT / "evaluation" / "questions" / "library_dev.jsonl",
+           "scifact": REPO_ROOT / "bench" / "scifact",
+           "tatqa": REPO_ROOT / "bench" / "tatqa"}
+DEFAULT_ARMS = "dense,bm25,hybrid,placebo"
+EXPERIMENT = "evaluation"
+
+
+def resolve_bench(bench: str) -> Path:
+    """A bundled name or a path (BEIR folder or question JSONL)."""
+    path = BUNDLED.get(bench) or Path(bench)
+    if not path.exists():
+        raise FileNotFoundError(f"no benchmark {bench!r}: name one of {sorted(BUNDLED)} or an existing path")
+    return path
+
+
+def _side_facts(result: RunResult) -> dict:
+    """What the ranking metrics leave out: negatives' top scores, parsed periods, timings."""
+    first = next(iter(result.arms))
+    questions = {q.id: q for q in result.target.questions}
+    facts: dict = {"negatives": {}, "seconds": {a: round(s, 3) for a, s in result.seconds.items()}}
+    negative = {q.id for q in result.target.questions if not q.gains}
+    for arm in result.arms:
+        rows = [r for r in result.records if r["arm"] == arm]
+        tops = {True: [], False: []}  # is negative -> top scores (0 when nothing was found)
+        for r in rows:
+            tops[r["id"] in negative].append(r["top_score"] or 0.0)
+        mean = lambda xs: float(np.mean(xs)) if xs else None  # noqa: E731
+        facts["negatives"][arm] = {"n": len(tops[True]), "mean_top_score": mean(tops[True]),
+                                   "answerable_mean_top_score": mean(tops[False])}
+    dated = [r for r in result.records if r["arm"] == first and questions[r["id"]].period is not None]
+    facts["dated"] = {"n": len(dated), "period_matched": sum(
+        tuple(r["period"]) == tuple(questions[r["id"]].period) for r in dated)}
+    return facts
+
+
+def summarise(result: RunResult) -> dict:
+    """report.summary_json plus the benchmark, state and side facts."""
+    per_query = result.per_query
+    if not any(per_query.values()):
+        raise StateNotReady(f"{result.target.benchmark}: no scorable question (all skipped or negative)")
+    placebo = PLACEBO if PLACEBO in per_query else None
+    pairs = compare_arms(per_query, PRIMARY_METRIC, placebo=placebo) if len(per_query) > 1 else []
+    summary = summary_json(per_query, pairs)
+    target = result.target
+    summary.update(benchmark=target.benchmark, benchmark_hash=target.benchmark_hash,
+                   corpus_signature=target.signature, config_hash=target.config_hash,
+                   model=target.config.embedding_model, modes=result.arms,
+                   questions=len(target.questions), skipped=target.skipped, **_side_facts(result))
+    return summary
+
+
+def log_runs(result: RunResult, summary: dict, mlflow_dir: Path) -> dict[str, str]:
+    """One MLflow run per arm (same evaluation_id); returns arm -> run_id."""
+    uri, target = tracking_uri(mlflow_dir), result.target
+    evaluation_id, reference = uuid.uuid4().hex[:12], next(iter(result.arms))
+    run_ids = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        plot = plot_arms(summary, Path(tmp) / f"{target.benchmark}-arms.png")
+        for arm, mode in result.arms.items():
+            rows = list(result.per_query[arm].values())
+            metrics = {name: float(np.mean([r[name] for r in rows])) for name in METRIC_NAMES}
+            lo, hi = summary["arms"][arm]["ci"]
+            metrics.update({f"{PRIMARY_METRIC}.ci_lo": lo, f"{PRIMARY_METRIC}.ci_hi": hi,
+                            "seconds": result.seconds[arm]})
+            for pair in (p for p in summary["pairs"] if p["a"] == arm):
+                metrics.update({f"diff_vs_{pair['b']}.{PRIMARY_METRIC}": pair["diff"],
+                                f"diff_vs_{pair['b']}.ci_lo": pair["ci"][0],
+                                f"diff_vs_{pair['b']}.ci_hi": pair["ci"][1]})
+            params = {"corpus_signature": target.signature, "config_hash": target.config_hash,
+                      "model": target.config.embedding_model, "mode": mode, "arm": arm,
+                      "reference_arm": reference, "benchmark": target.benchmark,
+                      "benchmark_hash": target.benchmark_hash, "evaluation_id": evaluation_id,
+                      "questions": len(rows)}
+            records = [r for r in result.records if r["arm"] == arm]
+            run_ids[arm] = log_evaluation(uri, EXPERIMENT, params, metrics, records, plot)
+    return run_ids
+
+
+def evaluate(layout: StateLayout, config: ServedConfig, bench: str, arms: list[str],
+             split: str | None = None, limit: int | None = None) -> dict:
+    """Run, summarise and log one evaluation; the summary carries the MLflow run ids."""
+    path = resolve_bench(bench)
+    arm_modes(arms)  # refuse bad arm names before any indexing
+    if path.is_dir():
+        target = beir_target(layout.ensure(), config, path, split, limit)
+    else:
+        target = library_target(layout, config, path, limit)
+    try:
+        result = run_arms(target, arms)
+    finally:
+        target.close()
+    summary = summarise(result)
+    layout.mlflow.mkdir(parents=True, exist_ok=True)
+    summary["mlflow"] = {"tracking_uri": tracking_uri(layout.mlflow),
+                         "runs": log_runs(result, summary, layout.mlflow)}
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="quant-rag eval", description=__doc__.split("\n")[0])
+    parser.add_argument("--bench", required=True, help=f"{', '.join(BUNDLED)} or a path")
+    parser.add_argument("--arms", default=DEFAULT_ARMS, help="comma-separated; the first is the reference")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--limit-queries", type=int, default=None, help="first N questions only")
+    parser.add_argument("--split", default=None, help="BEIR qrels split (default: test, else the only one)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    arms = [a.strip() for a in args.arms.split(",") if a.strip()]
+    try:
+        summary = evaluate(StateLayout.from_env(), ServedConfig.from_env(), args.bench, arms,
+                           args.split, args.limit_queries)
+    except (StateNotReady, ServingError, FileNotFoundError, ValueError) as exc:
+        print(f"quant-rag eval: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(summary, indent=1, sort_keys=False))
+    else:
+        print(f"{summary['benchmark']} · signature {summary['corpus_signature']} · config "
+              f"{summary['config_hash']} · {summary['questions']} questions · skipped {summary['skipped']}")
+        print(format_table(summary))
+    return 0

@@ -1,0 +1,167 @@
+"""Evaluation runs: arms (dense, bm25, hybrid, placebo) over a question set, through the server's path.
+
+Every question goes through `serving.tools.search_documents.resolve_filters` (a period written in
+the question becomes a year filter and leaves the searched text, as in the server) and then
+`Engine.retrieve` with the served configuration. Arms are drawn in the same run, interleaved per
+question. The placebo arm re-runs the first arm's configuration under another name: its paired
+difference to the first arm is the noise floor. All arms of a run share one engine over one state,
+so they are only ever compared within one corpus signature (logged with every arm).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Callable
+
+from corpus.config import ServedConfig
+from corpus.state import StateLayout
+from evaluation.beir_state import build_beir_state
+from evaluation.datasets import (GoldQuoteNotFound, chunk_documents, gold_passages, library_file_map,
+                                 load_beir, load_library_questions, questions_hash)
+from evaluation.metrics import MISS_K, NDCG_K, RECALL_KS, score_query
+from serving.coherence import check_state
+from serving.contract import WINDOWS
+from serving.engine import MODES, Engine
+from serving.tools.search_documents import SearchDocumentsInput, resolve_filters
+
+log = logging.getLogger(__name__)
+
+PLACEBO = "placebo"
+DEPTH = max(NDCG_K, MISS_K, *RECALL_KS)  # passages retrieved per question
+
+
+class StateNotReady(RuntimeError):
+    """The corpus state cannot be evaluated (absent or incoherent); the message says why."""
+
+
+@dataclass
+class Question:
+    id: str
+    text: str
+    gains: dict[str, int]            # empty for a negative question
+    family: str | None = None
+    period: tuple[int | None, int | None] | None = None
+
+
+@dataclass
+class Target:
+    """A question set bound to one corpus state and the engine that serves it."""
+
+    benchmark: str
+    benchmark_hash: str
+    engine: Engine
+    signature: str
+    questions: list[Question]
+    item_of: Callable[[str], str]             # chunk_id -> the id qrels use
+    doc_of: dict[str, str] | None = None      # graded nDCG neighbour credit (library only)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def config(self) -> ServedConfig:
+        return self.engine.config
+
+    @property
+    def config_hash(self) -> str:
+        return self.config.config_hash(WINDOWS)
+
+    def close(self) -> None:
+        """Release the embedded vector store (one handle at a time across processes)."""
+        store = getattr(self.engine, "_vectors", None)
+        if store is not None:
+            store.close()
+            self.engine._vectors = None
+
+
+def arm_modes(arms: list[str]) -> dict[str, str]:
+    """Arm name -> engine mode; the placebo takes the first arm's mode."""
+    if not arms or arms[0] == PLACEBO:
+        raise ValueError("the first arm is the reference and cannot be the placebo")
+    unknown = [a for a in arms if a not in MODES and a != PLACEBO]
+    if unknown or len(set(arms)) != len(arms):
+        raise ValueError(f"arms must be distinct names among {MODES + (PLACEBO,)}: {arms}")
+    return {arm: arms[0] if arm == PLACEBO else arm for arm in arms}
+
+
+def library_target(layout: StateLayout, config: ServedConfig, path: Path,
+                   limit: int | None = None) -> Target:
+    """The library question set over an ingested, coherent state; unmappable gold is skipped."""
+    if not layout.registered_document_ids():
+        raise StateNotReady(f"no ingested corpus under {layout.root}: run `quant-rag ingest` "
+                            f"(or set QUANT_RAG_HOME) before evaluating the library")
+    report = check_state(layout, config)
+    if not report.coherent:
+        raise StateNotReady(report.problem())
+    engine = Engine(layout, config)
+    engine.signature = report.signature
+    reader = engine.reader
+    files = library_file_map(reader)
+    questions, skipped = [], {"gold_document_absent": 0, "gold_quote_not_found": 0}
+    for q in load_library_questions(path):
+        if any(item["file"] not in files for item in q.gold):
+            skipped["gold_document_absent"] += 1
+            continue
+        try:
+            gains = gold_passages(q, reader, files)
+        except GoldQuoteNotFound as exc:
+            log.warning("skipped: %s", exc)
+            skipped["gold_quote_not_found"] += 1
+            continue
+        questions.append(Question(q.id, q.question, gains, q.family, q.period))
+    return Target(path.stem, questions_hash(path), engine, report.signature, questions[:limit],
+                  lambda chunk: chunk, chunk_documents(reader), skipped)
+
+
+def beir_target(home: StateLayout, config: ServedConfig, folder: Path, split: str | None = None,
+                limit: int | None = None) -> Target:
+    """A BEIR set over its scratch state (indexed on first use, cached after)."""
+    beir = load_beir(folder, split)
+    state = build_beir_state(home, beir, config)
+    engine = Engine(state.layout, config)
+    engine.signature = state.signature
+    corpus_of = state.corpus_of
+    questions = [Question(qid, text, beir.qrels[qid]) for qid, text in beir.queries.items()]
+    return Target(f"{beir.name}-{beir.split}", beir.content_hash[:12], engine, state.signature,
+                  questions[:limit], corpus_of.__getitem__)
+
+
+def retrieve(engine: Engine, text: str, mode: str) -> tuple[list, tuple[int | None, int | None]]:
+    """(hits, applied period) for one question, the way search_documents resolves it."""
+    args = SearchDocumentsInput(query=text, limit=DEPTH, mode=mode)
+    scope, period, searched, _ = resolve_filters(SimpleNamespace(engine=engine), args, args.query)
+    found = engine.retrieve(searched, mode, scope, limit=DEPTH)
+    return found.hits, (period.year_min, period.year_max)
+
+
+@dataclass
+class RunResult:
+    target: Target
+    arms: dict[str, str]                                  # arm -> mode
+    per_query: dict[str, dict[str, dict[str, float]]]     # arm -> question -> metrics
+    records: list[dict]                                   # one row per (arm, question)
+    seconds: dict[str, float]                             # retrieval time per arm
+
+
+def run_arms(target: Target, arms: list[str]) -> RunResult:
+    """Every question under every arm, interleaved; negatives are ranked but not scored."""
+    modes = arm_modes(arms)
+    per_query = {arm: {} for arm in modes}
+    seconds = dict.fromkeys(modes, 0.0)
+    records = []
+    for q in target.questions:
+        for arm, mode in modes.items():
+            start = time.perf_counter()
+            hits, period = retrieve(target.engine, q.text, mode)
+            seconds[arm] += time.perf_counter() - start
+            ranked = [target.item_of(h.chunk_id) for h in hits]
+            row = {"arm": arm, "mode": mode, "id": q.id, "family": q.family, "ranked": ranked,
+                   "top_score": hits[0].score if hits else None, "period": list(period)}
+            if q.gains:
+                per_query[arm][q.id] = score_query(ranked, q.gains, target.doc_of)
+                row.update(per_query[arm][q.id])
+            records.append(row)
+    return RunResult(target, modes, per_query, records, seconds)
+
