@@ -70,10 +70,7 @@ class Target:
 
     def close(self) -> None:
         """Release the embedded vector store (one handle at a time across processes)."""
-        store = getattr(self.engine, "_vectors", None)
-        if store is not None:
-            store.close()
-            self.engine._vectors = None
+        self.engine.close()
 
 
 def arm_modes(arms: list[str]) -> dict[str, str]:

@@ -131,6 +131,13 @@ class Engine:
         path = self.config.reranker_model_path
         return Path(path).name if path and Path(path).exists() else "none"
 
+    def close(self) -> None:
+        """Release the vector store (embedded Qdrant allows one open handle at a time)."""
+        with self._locks["vectors"]:
+            if self._vectors is not None:
+                self._vectors.close()
+                self._vectors = None
+
     def warm_up(self) -> None:
         """Open what the first search needs (reader, model, vector store)."""
         try:

@@ -54,8 +54,8 @@ class SearchDocumentsInput(Filters):
         "The research question or topic, in English natural language."))
     limit: int = Field(5, ge=1, le=MAX_RESULTS, description="Passages to return.")
     mode: ModeName | None = Field(None, description=(
-        "dense (default): semantic; bm25: exact words; hybrid: both fused by reciprocal rank "
-        "(use for acronyms, formula names, numbers)."))
+        "Omit for the server's default (hybrid, chosen by measured comparisons). hybrid: dense and "
+        "BM25 fused by reciprocal rank; dense: meaning only; bm25: exact words only (identifiers, numbers)."))
 
 
 class SearchDocumentsOutput(BaseModel):

@@ -13,6 +13,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from corpus.config import ServedConfig
 from corpus.signature import compute_signature
 from corpus.state import StateLayout, atomic_write_json
 
@@ -144,7 +145,7 @@ def test_every_tool_answers_with_valid_structured_content(served_home):
     years = [d["year"] for d in out["documents"]["documents"]]
     assert years == sorted(years, reverse=True) and out["documents"]["next_offset"] == 2
     search = out["search"]
-    assert search["mode"] == "dense" and search["results"] and search["trace"]["window"] == 10_000
+    assert search["mode"] == ServedConfig().default_mode and search["results"] and search["trace"]["window"] == 10_000
     assert search["trace"]["corpus_signature"] == signature
     for p in search["results"]:
         assert set(p) >= {"chunk_id", "document_id", "score", "cite", "section", "text", "anchor",
