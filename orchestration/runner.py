@@ -75,8 +75,13 @@ def evaluate(layout: StateLayout, instance) -> dict[str, bool]:
 
 
 def _incomplete(layout: StateLayout, instance) -> list[str]:
+    """Registered documents whose last per-document artefact (their vectors) is missing."""
+    from assets.embed import embeddings_path
+    from corpus.config import ServedConfig
+    config = ServedConfig.from_env()
     known = set(instance.get_dynamic_partitions(documents_partitions.name))
-    return [d for d in layout.registered_document_ids() if d not in known or not layout.passages(d).exists()]
+    return [d for d in layout.registered_document_ids()
+            if d not in known or not embeddings_path(layout, config, d).exists()]
 
 
 def repair(layout: StateLayout, instance) -> int:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import duckdb
+import numpy as np
 import pypdf
 
 from library_slice import EXTRA_DOCUMENT, SLICE, slice_files
 from assets.integrity import load_passages
+from assets.embed import embeddings_path
+from corpus.config import ServedConfig
+from corpus.embedder import load_embedder
 from corpus.signature import compute_signature, recorded_signature
-from corpus.state import StateLayout, atomic_write_jsonl, read_jsonl
+from corpus.state import StateLayout, atomic_write_jsonl, read_json, read_jsonl
 from orchestration.runner import ingest, instance_for, refresh_corpus, remove
 
 
@@ -48,15 +52,32 @@ def test_a_passage_broken_mid_formula_fails_the_cut_check(state_copy):
     assert checks["catalogue:anchors_round_trip"] is True  # the broken passage is still a faithful substring
 
 
-def test_removing_a_document_restores_the_signature(state_copy):
+def test_adding_then_removing_a_document_is_incremental_and_symmetric(state_copy):
     layout = StateLayout(state_copy)
+    config = ServedConfig.from_env()
     before = recorded_signature(layout)
+    embedder = load_embedder(config)
+    encoded_before = embedder.encoded_texts
+    stored_before = _vector_fingerprints(layout, config)
     report = ingest(layout, slice_files([EXTRA_DOCUMENT]))
     assert len(report.registered) == 1 and report.signature != before
     assert all(report.checks.values()), report.checks
+    # Only the new document's pieces reached the model; the others' vectors were left as they were.
+    new_id = report.registered[0]
+    with np.load(embeddings_path(layout, config, new_id)) as data:
+        assert 0 < embedder.encoded_texts - encoded_before <= len(data["chunk_ids"])  # duplicates embed once
+    stored_after = _vector_fingerprints(layout, config)
+    assert {k: v for k, v in stored_after.items() if k != new_id} == stored_before
     after = remove(layout, report.registered[0])
     assert after == before
     assert len(layout.registered_document_ids()) == len(SLICE)
+
+
+def _vector_fingerprints(layout: StateLayout, config: ServedConfig) -> dict[str, str]:
+    from corpus.generations import current_generation
+    from corpus.vector_store import edge_root
+    from corpus.vector_store_edge import META_FILE
+    return read_json(current_generation(edge_root(layout, config)) / META_FILE)["documents"]
 
 
 def _encrypted_copy(source, target):

@@ -1,0 +1,86 @@
+"""Every corpus-wide check fails on a deliberately inconsistent state (and passes before)."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+
+from assets.checks import brute_force_agreement, index_counts, index_signatures
+from assets.embed import embeddings_path
+from assets.integrity import anchor_mismatches, load_passages
+from corpus.config import ServedConfig
+from corpus.embedder import load_embedder
+from corpus.state import StateLayout, atomic_write_bytes, atomic_write_json, atomic_write_jsonl, read_json
+from corpus.vector_store import open_vector_store
+from orchestration.runner import instance_for, refresh_corpus
+
+
+def _first_document(layout: StateLayout) -> str:
+    return layout.registered_document_ids()[0]
+
+
+def test_checks_pass_on_the_ingested_state(ingested_home):
+    layout, config = StateLayout(ingested_home), ServedConfig.from_env()
+    counts = index_counts(layout, config)
+    assert len(set(counts.values())) == 1
+    assert len(set(index_signatures(layout, config).values())) == 1
+    assert brute_force_agreement(layout, config)["disagreements"] == 0
+    assert anchor_mismatches(layout, layout.registered_document_ids()) == []
+
+
+def test_anchor_check_fails_when_a_passage_text_drifts(state_copy):
+    layout = StateLayout(state_copy)
+    document_id = _first_document(layout)
+    rows = load_passages(layout, document_id)
+    rows[0] = rows[0].model_copy(update={"text": rows[0].text + " (edited)"})
+    atomic_write_jsonl(layout.passages(document_id), [p.model_dump(mode="json") for p in rows])
+    assert anchor_mismatches(layout, [document_id]) == [rows[0].chunk_id]
+
+
+def test_count_check_fails_when_vectors_are_missing(state_copy):
+    layout, config = StateLayout(state_copy), ServedConfig.from_env()
+    store = open_vector_store(layout, config, load_embedder(config).dimension)
+    try:
+        store.delete_document(_first_document(layout))
+    finally:
+        store.close()
+    counts = index_counts(layout, config)
+    assert counts["vector_chunks"] < counts["passages"] == counts["bm25_documents"]
+
+
+def test_signature_check_fails_when_an_index_is_stale(state_copy):
+    from corpus.generations import current_generation
+    from corpus.vector_store import edge_root
+    from corpus.vector_store_edge import META_FILE
+    layout, config = StateLayout(state_copy), ServedConfig.from_env()
+    meta_path = current_generation(edge_root(layout, config)) / META_FILE
+    atomic_write_json(meta_path, {**read_json(meta_path), "signature": "000000000000"})
+    signatures = index_signatures(layout, config)
+    assert signatures["vector_index"] == "000000000000" != signatures["live"]
+
+
+def test_brute_force_check_fails_when_stored_vectors_differ(state_copy):
+    layout, config = StateLayout(state_copy), ServedConfig.from_env()
+    for document_id in layout.registered_document_ids():
+        path = embeddings_path(layout, config, document_id)
+        with np.load(path) as data:
+            arrays = {k: data[k] for k in data.files}
+        rng = np.random.default_rng(1)
+        noisy = arrays["vectors"] + rng.normal(0, 0.3, arrays["vectors"].shape).astype(np.float32)
+        arrays["vectors"] = noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        atomic_write_bytes(path, buffer.getvalue())
+    assert brute_force_agreement(layout, config)["disagreements"] > 0
+
+
+def test_metadata_coverage_check_fails_without_a_title(state_copy):
+    layout = StateLayout(state_copy)
+    document_id = _first_document(layout)
+    meta = read_json(layout.metadata(document_id))
+    meta["title"] = {"value": None, "provenance": "none"}
+    atomic_write_json(layout.metadata(document_id), meta)
+    (layout.overlays / "titles.json").unlink()
+    checks = refresh_corpus(layout, instance_for(layout))
+    assert checks["catalogue:metadata_coverage"] is False
