@@ -73,13 +73,23 @@ class Target:
         self.engine.close()
 
 
+def parse_arm(arm: str) -> tuple[str, int | None]:
+    """`MODE` or `MODE@POOL` (a candidate pool other than the configured one) -> (mode, pool)."""
+    mode, _, pool = arm.partition("@")
+    if mode not in MODES or (pool and not (pool.isdigit() and 10 <= int(pool) <= 500)):
+        raise ValueError(f"unknown arm {arm!r}: expected one of {MODES} optionally followed by @POOL (10-500)")
+    return mode, int(pool) if pool else None
+
+
 def arm_modes(arms: list[str]) -> dict[str, str]:
-    """Arm name -> engine mode; the placebo takes the first arm's mode."""
+    """Arm name -> engine arm spec (`MODE[@POOL]`); the placebo takes the first arm's spec."""
     if not arms or arms[0] == PLACEBO:
         raise ValueError("the first arm is the reference and cannot be the placebo")
-    unknown = [a for a in arms if a not in MODES and a != PLACEBO]
-    if unknown or len(set(arms)) != len(arms):
-        raise ValueError(f"arms must be distinct names among {MODES + (PLACEBO,)}: {arms}")
+    for arm in arms:
+        if arm != PLACEBO:
+            parse_arm(arm)
+    if len(set(arms)) != len(arms):
+        raise ValueError(f"arms must be distinct: {arms}")
     return {arm: arms[0] if arm == PLACEBO else arm for arm in arms}
 
 
@@ -125,11 +135,12 @@ def beir_target(home: StateLayout, config: ServedConfig, folder: Path, split: st
                   questions[:limit], corpus_of.__getitem__)
 
 
-def retrieve(engine: Engine, text: str, mode: str) -> tuple[list, tuple[int | None, int | None]]:
+def retrieve(engine: Engine, text: str, arm_spec: str) -> tuple[list, tuple[int | None, int | None]]:
     """(hits, applied period) for one question, the way search_documents resolves it."""
+    mode, pool = parse_arm(arm_spec)
     args = SearchDocumentsInput(query=text, limit=DEPTH, mode=mode)
     scope, period, searched, _ = resolve_filters(SimpleNamespace(engine=engine), args, args.query)
-    found = engine.retrieve(searched, mode, scope, limit=DEPTH)
+    found = engine.retrieve(searched, mode, scope, limit=DEPTH, pool=pool)
     return found.hits, (period.year_min, period.year_max)
 
 

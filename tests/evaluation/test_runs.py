@@ -12,7 +12,7 @@ from corpus.reader import CorpusReader
 from corpus.state import StateLayout
 from evaluation.beir_state import build_beir_state, scratch_layout
 from evaluation.datasets import load_beir
-from evaluation.runs import PLACEBO, arm_modes, beir_target, run_arms
+from evaluation.runs import PLACEBO, arm_modes, beir_target, parse_arm, run_arms
 
 TOPICS = ["volcanic ash aviation", "sourdough fermentation yeast", "glacier meltwater runoff",
           "chess opening theory", "honeybee colony collapse", "tidal turbine energy",
@@ -74,7 +74,9 @@ def test_words_of_one_document_rank_it_first_under_bm25(tiny):
 
 def test_arm_names_are_checked():
     assert arm_modes(["dense", "hybrid", PLACEBO])[PLACEBO] == "dense"
-    for bad in ([PLACEBO, "dense"], ["dense", "dense"], ["dense", "rerank"], []):
+    assert arm_modes(["hybrid@100", "hybrid", PLACEBO])[PLACEBO] == "hybrid@100"
+    assert parse_arm("hybrid@100") == ("hybrid", 100) and parse_arm("bm25") == ("bm25", None)
+    for bad in ([PLACEBO, "dense"], ["dense", "dense"], ["dense", "rerank"], [], ["hybrid@5"], ["dense@x"]):
         with pytest.raises(ValueError):
             arm_modes(bad)
 
