@@ -3,17 +3,37 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
+from pydantic import PrivateAttr
 
 from corpus.config import ServedConfig
+from corpus.lock import writer_lock
 from corpus.state import StateLayout, state_home
 
 
+# A step launched by the daemon (sensor, schedule, UI) waits this long for another writer to finish.
+STEP_LOCK_WAIT_SECONDS = 1800
+
+
 class StateResource(dg.ConfigurableResource):
-    """The corpus state directory (QUANT_RAG_HOME); empty `home` means the environment's."""
+    """The corpus state directory (QUANT_RAG_HOME); empty `home` means the environment's.
+
+    Every step that uses it holds the writer lock, so runs started by the sensor, the schedule,
+    the UI or the CLI never write the state at the same time."""
 
     home: str = ""
+    _lock: Any = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        self._lock = writer_lock(self.layout.lock_file, wait_seconds=STEP_LOCK_WAIT_SECONDS)
+        self._lock.__enter__()
+
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        if self._lock is not None:
+            self._lock.__exit__(None, None, None)
+            self._lock = None
 
     @property
     def layout(self) -> StateLayout:

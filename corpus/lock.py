@@ -1,35 +1,61 @@
 """One writer at a time: an advisory lock that dies with its holder.
 
 `fcntl.flock` is released by the kernel when the holding process exits, even on kill -9, so a dead
-holder never blocks the next writer; the holder's pid is written inside for error messages.
+holder never blocks the next writer; the holder's pid is written inside for error messages. The lock
+is re-entrant within a process: the CLI holds it around in-process Dagster runs whose steps take it too.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
+
+_held: dict[Path, int] = {}   # lock file -> depth, for this process
+POLL_SECONDS = 0.2
 
 
 class WriterBusyError(RuntimeError):
     """Another live process holds the writer lock."""
 
 
+def _acquire(fd: int, path: Path, wait_seconds: float) -> None:
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+                raise WriterBusyError(f"another writer holds {path} (pid {holder}); retry when it ends") from None
+            time.sleep(POLL_SECONDS)
+
+
 @contextmanager
-def writer_lock(path: Path) -> Iterator[None]:
-    """Hold the exclusive writer lock on `path` for the duration of the block."""
+def writer_lock(path: Path, wait_seconds: float = 0.0) -> Iterator[None]:
+    """Hold the exclusive writer lock on `path` for the block, waiting up to `wait_seconds`."""
+    path = path.resolve()
+    if path in _held:
+        _held[path] += 1
+        try:
+            yield
+        finally:
+            _held[path] -= 1
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
-            raise WriterBusyError(f"another writer holds {path} (pid {holder}); retry when it ends") from None
+        _acquire(fd, path, wait_seconds)
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
-        yield
+        _held[path] = 1
+        try:
+            yield
+        finally:
+            del _held[path]
     finally:
         os.close(fd)  # closing the descriptor releases the flock
