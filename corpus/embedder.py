@@ -98,17 +98,11 @@ class Embedder:
         return self._is_plain
 
     def _fast_query(self, text: str) -> np.ndarray:
-        import torch
+        from corpus.query_encoder import mean_pooled_vector
 
-        full = (self.query_prompt or "") + text
-        batch = self.tokenizer([full], truncation=True, max_length=self.max_tokens, return_tensors="pt")
-        with torch.inference_mode():
-            hidden = self._model[0].auto_model(**batch).last_hidden_state
-            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            vector = torch.nn.functional.normalize(pooled, dim=-1)[0]
         self.encoded_texts += 1
-        return vector.numpy().astype(np.float32)
+        return mean_pooled_vector(self._model[0].auto_model, self.tokenizer,
+                                  (self.query_prompt or "") + text, self.max_tokens)
 
     def _tokenize(self, text: str, special: bool, offsets: bool = False):
         return self.tokenizer(text, add_special_tokens=special, truncation=False, verbose=False,
@@ -127,7 +121,7 @@ _cache: dict[tuple, Embedder] = {}
 _lock = threading.Lock()
 
 
-def _model_folder(config: ServedConfig) -> Path:
+def model_folder(config: ServedConfig) -> Path:
     if config.embedding_model_path:
         folder = Path(config.embedding_model_path).expanduser()
         if not folder.is_dir():
@@ -149,7 +143,7 @@ def load_embedder(config: ServedConfig) -> Embedder:
            config.query_instruction)
     with _lock:
         if key not in _cache:
-            folder = _model_folder(config)
+            folder = model_folder(config)
             os.environ["HF_HUB_OFFLINE"] = "1"
             os.environ["TRANSFORMERS_OFFLINE"] = "1"
             from sentence_transformers import SentenceTransformer

@@ -85,10 +85,11 @@ class Engine:
     @property
     def embedder(self) -> Any:
         def load() -> Any:
-            from corpus.embedder import EmbedderUnavailableError, load_embedder
+            from corpus.embedder import EmbedderUnavailableError
+            from corpus.query_encoder import load_query_encoder
 
-            try:
-                return load_embedder(self.config)
+            try:  # the server only embeds queries: skip sentence-transformers when the model allows
+                return load_query_encoder(self.config)
             except EmbedderUnavailableError as exc:
                 raise Unavailable(str(exc)) from exc
         return self._lazy("embedder", load)
