@@ -14,6 +14,7 @@ from assets.retire import retire_document
 from corpus.canonical import assemble_canonical
 from corpus.ids import sha256_hex
 from corpus.models import ParsedDocument
+from corpus.versions import PARSER_VERSION
 from corpus.state import read_text_exact, StateLayout, atomic_write_json, atomic_write_text, read_json
 
 
@@ -50,7 +51,7 @@ def is_parsed(layout: StateLayout, document_id: str, version: str) -> bool:
 
 
 @dg.asset(partitions_def=documents_partitions, backfill_policy=dg.BackfillPolicy.single_run(),
-          deps=["source_document"], group_name="documents", code_version="parse-v1",
+          deps=["source_document"], group_name="documents", code_version=PARSER_VERSION,
           description="Canonical text and typed blocks (heading, paragraph, formula, table, …) with pages.")
 def parsed_document(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
     layout = state.layout
