@@ -1,4 +1,4 @@
-"""search_documents: find passages for a question (dense by default), with bibliographic filters."""
+"""search_documents: find passages for a question (the configured default mode), with bibliographic filters."""
 
 from __future__ import annotations
 
@@ -143,9 +143,9 @@ SPEC = ToolSpec(
     name="search_documents",
     title="Search the library",
     description=(
-        "Find passages that answer a research question. Ask in English natural language. Dense "
-        "semantic search by default; mode='hybrid' adds BM25 with reciprocal-rank fusion for "
-        "exact tokens (acronyms, tickers, formula names), mode='bm25' is lexical only. Filters: "
+        "Find passages that answer a research question. Ask in English natural language. By "
+        "default dense and BM25 results are fused by reciprocal rank (hybrid); mode='dense' is "
+        "meaning only, mode='bm25' exact words only (acronyms, tickers, formula names). Filters: "
         "year range, author, document, a stored scope session; a period written in the query "
         "becomes a year filter. Returns at most 2 passages per document, each with a cite line "
         "to copy, an anchor and flags; read a cut passage in full with get_passage. Not for "
