@@ -15,7 +15,7 @@ from assets.partitions import documents_partitions
 from assets.progress import track
 from assets.resources import StateResource
 from corpus.config import ServedConfig
-from corpus.embedder import Embedder, load_embedder, passage_pieces
+from corpus.embedder import Embedder, embedding_prefix, load_embedder, passage_pieces
 from corpus.embedding_cache import EmbeddingCache, embed_with_cache
 from corpus.models import DocumentMetadata
 from corpus.state import StateLayout, atomic_write_bytes, read_json
@@ -23,11 +23,6 @@ from corpus.state import StateLayout, atomic_write_bytes, read_json
 
 def embeddings_path(layout: StateLayout, config: ServedConfig, document_id: str):
     return layout.document_dir(document_id) / f"embeddings-{config.model_key}.npz"
-
-
-def embedding_prefix(title: str | None, section: list[str]) -> str:
-    """What is embedded before each piece: consolidated title and section path."""
-    return " > ".join([t for t in [title, *section] if t])
 
 
 def embed_document(layout: StateLayout, config: ServedConfig, embedder: Embedder,

@@ -154,6 +154,11 @@ def load_embedder(config: ServedConfig) -> Embedder:
         return _cache[key]
 
 
+def embedding_prefix(title: str | None, section: list[str]) -> str:
+    """What is embedded before each piece of a passage: its title and section path."""
+    return " > ".join([t for t in [title, *section] if t])
+
+
 def _word_starts(text: str, spans: list[tuple[int, int]]) -> list[int]:
     """Indices of tokens that begin a word: the first, any preceded by whitespace, and any whose
     own span opens with whitespace (byte-level BPE, e.g. Qwen, glues the space to the word)."""

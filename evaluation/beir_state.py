@@ -19,7 +19,7 @@ from pathlib import Path
 
 from corpus.bm25_store import build_bm25, indexed_text
 from corpus.config import ServedConfig
-from corpus.embedder import load_embedder, passage_pieces
+from corpus.embedder import embedding_prefix, load_embedder, passage_pieces
 from corpus.embedding_cache import EmbeddingCache, embed_with_cache
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex
 from corpus.models import (Block, BlockKind, DocumentMetadata, MetadataField, ParsedDocument,
@@ -102,7 +102,8 @@ def _index_vectors(layout: StateLayout, config: ServedConfig, titled: list[tuple
     embedder = load_embedder(config)
     owners, texts = [], []
     for title, passage in titled:
-        for number, piece in enumerate(passage_pieces(embedder, title or "", passage.text)):
+        prefix = embedding_prefix(title, passage.section)
+        for number, piece in enumerate(passage_pieces(embedder, prefix, passage.text)):
             owners.append((passage, number))
             texts.append(piece)
     cache = EmbeddingCache(layout.embedding_cache, config.model_key)
