@@ -17,13 +17,13 @@ def build_bm25_index(layout: StateLayout, config: ServedConfig) -> dict[str, int
     if signature is None:
         raise RuntimeError("no corpus signature recorded: materialise corpus_signature first")
     try:
-        index = BM25Index.load(layout.bm25, signature)
+        index = BM25Index.load(layout.bm25, signature, config.analyzer)
         return {"signature": signature, "documents": index.doc_count, "rebuilt": 0}
     except StaleIndexError:
         pass
     rows = [(p.chunk_id, d.document_id, indexed_text(d.title, p.section, p.text))
             for d in indexed_documents(layout) for p in d.passages]
-    build_bm25(layout.bm25, signature, rows, config.bm25_k1, config.bm25_b)
+    build_bm25(layout.bm25, signature, rows, config.bm25_k1, config.bm25_b, config.analyzer)
     return {"signature": signature, "documents": len(rows), "rebuilt": 1}
 
 

@@ -60,7 +60,7 @@ def index_counts(layout: StateLayout, config) -> dict[str, int]:
     finally:
         store.close()
     try:
-        bm25_docs = BM25Index.load(layout.bm25, recorded_signature(layout) or "").doc_count
+        bm25_docs = BM25Index.load(layout.bm25, recorded_signature(layout) or "", config.analyzer).doc_count
     except StaleIndexError:
         bm25_docs = -1
     return {"passages": passages, "vector_chunks": vector_chunks, "bm25_documents": bm25_docs}
@@ -81,7 +81,7 @@ def index_signatures(layout: StateLayout, config) -> dict[str, str | None]:
         store.close()
     recorded = recorded_signature(layout)
     try:
-        bm25 = BM25Index.load(layout.bm25, recorded or "").signature
+        bm25 = BM25Index.load(layout.bm25, recorded or "", config.analyzer).signature
     except StaleIndexError:
         bm25 = None
     graph = GraphStore.open(layout.graph).signature if layout.graph.exists() else None

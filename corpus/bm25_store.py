@@ -20,7 +20,7 @@ import numpy as np
 
 from corpus.ids import sha256_hex
 from corpus.state import _fsync_dir, atomic_write_json, read_json
-from corpus.tokenize import TOKENIZER_VERSION, tokenize
+from corpus.tokenize import Analyzer
 
 MANIFEST = "manifest.json"
 ROWS = "rows.json"
@@ -42,16 +42,21 @@ def _file_digests(folder: Path) -> dict[str, str]:
             if p.is_file() and p.name != MANIFEST}
 
 
-def build_bm25(folder: Path, signature: str, rows: list[tuple[str, str, str]],
-               k1: float, b: float) -> Path:
-    """Index `rows` (chunk_id, document_id, indexed text) under folder/<signature>/; return it."""
+def _index(rows: list[tuple[str, str, str]], k1: float, b: float, analyzer: Analyzer):
     import bm25s
 
     if not rows:
         raise ValueError("cannot build a BM25 index over zero passages")
-    rows = sorted(rows, key=lambda row: row[0])
     retriever = bm25s.BM25(k1=k1, b=b, method=BM25_METHOD)
-    retriever.index([tokenize(text) for _, _, text in rows], show_progress=False)
+    retriever.index([analyzer(text) for _, _, text in rows], show_progress=False)
+    return retriever
+
+
+def build_bm25(folder: Path, signature: str, rows: list[tuple[str, str, str]],
+               k1: float, b: float, analyzer: Analyzer) -> Path:
+    """Index `rows` (chunk_id, document_id, indexed text) under folder/<signature>/; return it."""
+    rows = sorted(rows, key=lambda row: row[0])
+    retriever = _index(rows, k1, b, analyzer)
     folder.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=folder, prefix=f".{signature}."))
     try:
@@ -59,7 +64,7 @@ def build_bm25(folder: Path, signature: str, rows: list[tuple[str, str, str]],
         atomic_write_json(staging / ROWS, [[chunk_id, document_id] for chunk_id, document_id, _ in rows])
         atomic_write_json(staging / MANIFEST, {
             "signature": signature, "doc_count": len(rows), "k1": k1, "b": b,
-            "method": BM25_METHOD, "tokenizer_version": TOKENIZER_VERSION,
+            "method": BM25_METHOD, "analyzer": analyzer.name,
             "files": _file_digests(staging)})
         _promote(staging, folder / signature)
     except BaseException:
@@ -83,8 +88,10 @@ def _promote(staging: Path, target: Path) -> None:
 class BM25Index:
     """A loaded, verified BM25 index of one corpus signature."""
 
-    def __init__(self, retriever, chunk_ids: list[str], document_ids: list[str], manifest: dict):
+    def __init__(self, retriever, chunk_ids: list[str], document_ids: list[str], manifest: dict,
+                 analyzer: Analyzer):
         self._retriever = retriever
+        self._analyzer = analyzer
         self._chunk_ids = chunk_ids
         self._doc_codes_of = {d: i for i, d in enumerate(sorted(set(document_ids)))}
         self._doc_codes = np.array([self._doc_codes_of[d] for d in document_ids], dtype=np.int32)
@@ -95,7 +102,17 @@ class BM25Index:
         self.b: float = manifest["b"]
 
     @classmethod
-    def load(cls, folder: Path, signature: str) -> "BM25Index":
+    def in_memory(cls, rows: list[tuple[str, str, str]], k1: float, b: float,
+                  analyzer: Analyzer, signature: str) -> "BM25Index":
+        """An index of `rows` that is never written (evaluation arms with another analyser)."""
+        rows = sorted(rows, key=lambda row: row[0])
+        manifest = {"signature": signature, "doc_count": len(rows), "k1": k1, "b": b,
+                    "method": BM25_METHOD, "analyzer": analyzer.name}
+        return cls(_index(rows, k1, b, analyzer), [r[0] for r in rows], [r[1] for r in rows],
+                   manifest, analyzer)
+
+    @classmethod
+    def load(cls, folder: Path, signature: str, analyzer: Analyzer) -> "BM25Index":
         """Load folder/<signature>/ after checking its manifest; StaleIndexError names the fix."""
         import bm25s
 
@@ -107,8 +124,8 @@ class BM25Index:
         problems = []
         if manifest.get("signature") != signature:
             problems.append(f"built for signature {manifest.get('signature')}, serving {signature}")
-        if manifest.get("tokenizer_version") != TOKENIZER_VERSION:
-            problems.append(f"tokenizer {manifest.get('tokenizer_version')} != {TOKENIZER_VERSION}")
+        if manifest.get("analyzer") != analyzer.name:
+            problems.append(f"analyser {manifest.get('analyzer')} != {analyzer.name}")
         if manifest.get("files") != _file_digests(path):
             problems.append("index files differ from the sha256 recorded in the manifest")
         if problems:
@@ -118,11 +135,11 @@ class BM25Index:
             raise StaleIndexError(f"BM25 index at {path} holds {len(rows)} rows, manifest says "
                                   f"{manifest['doc_count']}: {REBUILD_HINT}")
         retriever = bm25s.BM25.load(str(path))
-        return cls(retriever, [r[0] for r in rows], [r[1] for r in rows], manifest)
+        return cls(retriever, [r[0] for r in rows], [r[1] for r in rows], manifest, analyzer)
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every indexed passage for `query` (index order = chunk_id order)."""
-        token_ids = self._retriever.get_tokens_ids(list(dict.fromkeys(tokenize(query))))
+        token_ids = self._retriever.get_tokens_ids(list(dict.fromkeys(self._analyzer(query))))
         if not token_ids:
             return np.zeros(self.doc_count, dtype=np.float32)
         return np.asarray(self._retriever.get_scores(token_ids), dtype=np.float32)

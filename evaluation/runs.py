@@ -19,13 +19,14 @@ from typing import Callable
 
 from corpus.config import ServedConfig
 from corpus.state import StateLayout
+from evaluation.arms import arm_engine, parse_arm
 from evaluation.beir_state import build_beir_state
 from evaluation.datasets import (GoldQuoteNotFound, chunk_documents, gold_passages, library_file_map,
                                  load_beir, load_library_questions, questions_hash)
 from evaluation.metrics import MISS_K, NDCG_K, RECALL_KS, score_query
 from serving.coherence import check_state
 from serving.contract import WINDOWS
-from serving.engine import MODES, Engine
+from serving.engine import Engine, Retrieval
 from serving.tools.search_documents import SearchDocumentsInput, resolve_filters
 
 log = logging.getLogger(__name__)
@@ -73,16 +74,8 @@ class Target:
         self.engine.close()
 
 
-def parse_arm(arm: str) -> tuple[str, int | None]:
-    """`MODE` or `MODE@POOL` (a candidate pool other than the configured one) -> (mode, pool)."""
-    mode, _, pool = arm.partition("@")
-    if mode not in MODES or (pool and not (pool.isdigit() and 10 <= int(pool) <= 500)):
-        raise ValueError(f"unknown arm {arm!r}: expected one of {MODES} optionally followed by @POOL (10-500)")
-    return mode, int(pool) if pool else None
-
-
 def arm_modes(arms: list[str]) -> dict[str, str]:
-    """Arm name -> engine arm spec (`MODE[@POOL]`); the placebo takes the first arm's spec."""
+    """Arm name -> arm spec (`MODE[@POOL][+FIELD=VALUE...]`); the placebo takes the first arm's spec."""
     if not arms or arms[0] == PLACEBO:
         raise ValueError("the first arm is the reference and cannot be the placebo")
     for arm in arms:
@@ -135,13 +128,14 @@ def beir_target(home: StateLayout, config: ServedConfig, folder: Path, split: st
                   questions[:limit], corpus_of.__getitem__)
 
 
-def retrieve(engine: Engine, text: str, arm_spec: str) -> tuple[list, tuple[int | None, int | None]]:
-    """(hits, applied period) for one question, the way search_documents resolves it."""
-    mode, pool = parse_arm(arm_spec)
-    args = SearchDocumentsInput(query=text, limit=DEPTH, mode=mode)
+def retrieve(engine: Engine, text: str, arm_spec: str) -> tuple[Retrieval, tuple[int | None, int | None]]:
+    """(retrieval, applied period) for one question, the way search_documents resolves it."""
+    arm = parse_arm(arm_spec)
+    engine = arm_engine(engine, arm.config(engine.config))
+    args = SearchDocumentsInput(query=text, limit=DEPTH, mode=arm.mode)
     scope, period, searched, _ = resolve_filters(SimpleNamespace(engine=engine), args, args.query)
-    found = engine.retrieve(searched, mode, scope, limit=DEPTH, pool=pool)
-    return found.hits, (period.year_min, period.year_max)
+    found = engine.retrieve(searched, arm.mode, scope, limit=DEPTH, pool=arm.pool)
+    return found, (period.year_min, period.year_max)
 
 
 @dataclass
@@ -162,11 +156,13 @@ def run_arms(target: Target, arms: list[str]) -> RunResult:
     for q in target.questions:
         for arm, mode in modes.items():
             start = time.perf_counter()
-            hits, period = retrieve(target.engine, q.text, mode)
+            found, period = retrieve(target.engine, q.text, mode)
             seconds[arm] += time.perf_counter() - start
+            hits = found.hits
             ranked = [target.item_of(h.chunk_id) for h in hits]
             row = {"arm": arm, "mode": mode, "id": q.id, "family": q.family, "ranked": ranked,
-                   "top_score": hits[0].score if hits else None, "period": list(period)}
+                   "top_score": hits[0].score if hits else None, "evidence": found.evidence,
+                   "period": list(period)}
             if q.gains:
                 per_query[arm][q.id] = score_query(ranked, q.gains, target.doc_of)
                 row.update(per_query[arm][q.id])

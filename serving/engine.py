@@ -18,7 +18,8 @@ from corpus.reader import CorpusReader
 from corpus.state import StateLayout
 from serving.coherence import INGEST_COMMAND
 from serving.errors import IncoherentState, InvalidArgument, Unavailable
-from serving.selection import Candidate, reciprocal_rank_fusion, select
+from serving.expansion import QueryExpander
+from serving.selection import Candidate, reciprocal_rank_fusion, select, with_document_evidence
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,7 @@ class Retrieval:
     pool: int                   # candidates retrieved before selection
     documents_in_scope: int | None
     reranked: bool
+    evidence: float | None = None   # best dense similarity in scope: the abstention signal
 
 
 class Engine:
@@ -62,13 +64,14 @@ class Engine:
         self.layout = layout
         self.config = config
         self._locks = {name: threading.Lock()
-                       for name in ("reader", "embedder", "vectors", "bm25", "graph", "reranker")}
+                       for name in ("reader", "embedder", "vectors", "bm25", "graph", "reranker", "expander")}
         self._reader: CorpusReader | None = None
         self._embedder: Any = None
         self._vectors: Any = None
         self._bm25: Any = None
         self._graph: Any = None
         self._reranker: Any = None
+        self._expander: QueryExpander | None = None
         self.signature: str | None = None  # set by the server once coherence is checked
 
     # -- lazily opened parts (one lock each, so a model load never blocks the reader) ---
@@ -112,7 +115,7 @@ class Engine:
             from corpus.bm25_store import BM25Index, StaleIndexError
 
             try:
-                return BM25Index.load(self.layout.bm25, self.signature)
+                return BM25Index.load(self.layout.bm25, self.signature, self.config.analyzer)
             except StaleIndexError as exc:
                 raise IncoherentState(str(exc), rebuild=[INGEST_COMMAND]) from exc
         return self._lazy("bm25", load)
@@ -185,8 +188,21 @@ class Engine:
                 for cid, score in self.vectors.search(vector, pool, document_ids=ids)]
 
     def lexical(self, text: str, pool: int, allowed: set[str] | None) -> list[Candidate]:
+        if self.config.query_expansion:
+            text = self.expander.expand(text)
         return [Candidate(cid, float(score))
                 for cid, score in self.bm25.search(text, pool, document_ids=allowed)]
+
+    @property
+    def expander(self) -> QueryExpander:
+        """Synonyms from the entity graph; none when the graph is absent (expansion is a bonus)."""
+        def load() -> QueryExpander:
+            try:
+                return QueryExpander(self.graph.synonyms())
+            except Unavailable:
+                log.warning("no entity graph: queries are not expanded")
+                return QueryExpander({})
+        return self._lazy("expander", load)
 
     def retrieve(self, text: str, mode: Mode, scope: Scope, *, limit: int,
                  per_document: int | None = None, pool: int | None = None) -> Retrieval:
@@ -197,22 +213,26 @@ class Engine:
         size = max(pool or self.config.candidate_pool, limit)
         if allowed is not None and not allowed:
             return Retrieval([], 0, 0, False)
-        reranked = False
+        reranked, dense = False, None
         if mode == "dense":
-            ranked = self.dense(text, size, allowed)
+            ranked = dense = self.dense(text, size, allowed)
         elif mode == "bm25":
             ranked = self.lexical(text, size, allowed)
         else:
+            dense = self.dense(text, size, allowed)
             ranked = reciprocal_rank_fusion(
-                [self.dense(text, size, allowed), self.lexical(text, size, allowed)],
-                self.config.rrf_k)[:size]
+                [dense, self.lexical(text, size, allowed)],
+                self.config.rrf_k, [self.config.dense_weight, self.config.bm25_weight])[:size]
+            if self.config.document_weight:
+                ranked = with_document_evidence(ranked, self.reader.passages, self.config.document_weight)
             if self.reranker_name != "none":
                 ranked, reranked = self.rerank(text, ranked), True
         reader = self.reader
         hits = select(ranked, reader.passages, reader.near_duplicates, limit=limit,
                       per_document=per_document or self.config.per_document,
-                      min_chars=self.config.min_passage_chars)
-        return Retrieval(hits, len(ranked), None if allowed is None else len(allowed), reranked)
+                      min_chars=self.config.min_passage_chars, fill=self.config.fill_limit)
+        evidence = dense[0].score if dense else None
+        return Retrieval(hits, len(ranked), None if allowed is None else len(allowed), reranked, evidence)
 
     def rerank(self, text: str, ranked: list[Candidate]) -> list[Candidate]:
         """Cross-encoder rescoring of the fused pool (only when a local model is configured)."""

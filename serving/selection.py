@@ -33,9 +33,15 @@ def is_headings_only(passage: Passage) -> bool:
 
 
 def select(ranked: list[Candidate], passages: dict[str, Passage], near_duplicates: dict[str, str],
-           *, limit: int, per_document: int, min_chars: int) -> list[Candidate]:
-    """Keep at most `limit` candidates, at most `per_document` per document, in ranked order."""
+           *, limit: int, per_document: int, min_chars: int, fill: bool = False) -> list[Candidate]:
+    """Keep at most `limit` candidates, at most `per_document` per document, in ranked order.
+
+    With `fill`, candidates held back only by the per-document cap fill the places left when
+    the other documents run out (a narrow scope never starves the answer), in ranked order
+    after the capped selection.
+    """
     kept: list[Candidate] = []
+    held: list[Candidate] = []
     per_doc: dict[str, int] = {}
     groups: set[str] = set()
     for candidate in ranked:
@@ -45,27 +51,49 @@ def select(ranked: list[Candidate], passages: dict[str, Passage], near_duplicate
             continue
         # A duplicate and its twin share one group: whichever ranks first stands for both.
         group = near_duplicates.get(candidate.chunk_id, candidate.chunk_id)
-        if group in groups or per_doc.get(passage.document_id, 0) >= per_document:
+        if group in groups:
             continue
         groups.add(group)
+        if per_doc.get(passage.document_id, 0) >= per_document:
+            held.append(candidate)
+            continue
         per_doc[passage.document_id] = per_doc.get(passage.document_id, 0) + 1
         kept.append(candidate)
         if len(kept) >= limit:
-            break
-    return kept
+            return kept
+    return kept + held[: limit - len(kept)] if fill else kept
 
 
-def reciprocal_rank_fusion(rankings: list[list[Candidate]], k: int) -> list[Candidate]:
-    """Fuse rankings: score = sum over rankings of 1 / (k + rank), rank 1-based.
+def reciprocal_rank_fusion(rankings: list[list[Candidate]], k: int,
+                           weights: list[float] | None = None) -> list[Candidate]:
+    """Fuse rankings: score = sum over rankings of weight / (k + rank), rank 1-based.
 
     Ties are broken by the best rank reached in any ranking, then by chunk id, so the order is
     deterministic.
     """
     scores: dict[str, float] = {}
     best_rank: dict[str, int] = {}
-    for ranking in rankings:
+    for ranking, weight in zip(rankings, weights or [1.0] * len(rankings)):
         for rank, candidate in enumerate(ranking, start=1):
-            scores[candidate.chunk_id] = scores.get(candidate.chunk_id, 0.0) + 1.0 / (k + rank)
+            scores[candidate.chunk_id] = scores.get(candidate.chunk_id, 0.0) + weight / (k + rank)
             best_rank[candidate.chunk_id] = min(best_rank.get(candidate.chunk_id, rank), rank)
     order = sorted(scores, key=lambda cid: (-scores[cid], best_rank[cid], cid))
     return [Candidate(cid, scores[cid]) for cid in order]
+
+
+def with_document_evidence(ranked: list[Candidate], passages: dict[str, Passage],
+                           weight: float) -> list[Candidate]:
+    """Add to each passage's score `weight` times the summed score of its document's candidates.
+
+    A document that many candidates come from is likely about the question as a whole, so its
+    passages rise; a lone passage of an off-topic document sinks. Ties keep the prior order.
+    """
+    totals: dict[str, float] = {}
+    for candidate in ranked:
+        passage = passages.get(candidate.chunk_id)
+        if passage is not None:
+            totals[passage.document_id] = totals.get(passage.document_id, 0.0) + candidate.score
+    rescored = [Candidate(c.chunk_id, c.score + weight * totals.get(
+        passages[c.chunk_id].document_id if c.chunk_id in passages else "", 0.0)) for c in ranked]
+    order = sorted(range(len(rescored)), key=lambda i: (-rescored[i].score, i))
+    return [rescored[i] for i in order]

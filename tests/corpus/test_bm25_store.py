@@ -9,9 +9,10 @@ import math
 import pytest
 
 from corpus.bm25_store import MANIFEST, BM25Index, StaleIndexError, build_bm25, indexed_text
-from corpus.tokenize import tokenize
+from corpus.tokenize import Analyzer, tokenize
 
 K1, B = 1.5, 0.75
+ANALYZER = Analyzer()
 
 
 def cid(i: int) -> str:
@@ -54,8 +55,8 @@ def corpus_rows():
 
 
 def test_search_finds_the_exact_identifier(tmp_path, corpus_rows):
-    build_bm25(tmp_path, "sig-a", corpus_rows, K1, B)
-    index = BM25Index.load(tmp_path, "sig-a")
+    build_bm25(tmp_path, "sig-a", corpus_rows, K1, B, ANALYZER)
+    index = BM25Index.load(tmp_path, "sig-a", ANALYZER)
     assert index.doc_count == len(corpus_rows) and index.signature == "sig-a"
     for query, expected in (("GARCH(1,1)", 0), ("AR(1) spread", 2), ("CVaR", 3), ("10-K", 4)):
         assert index.search(query, 3)[0][0] == cid(expected), query
@@ -63,8 +64,8 @@ def test_search_finds_the_exact_identifier(tmp_path, corpus_rows):
 
 
 def test_document_filter_applies_before_top_k(tmp_path, corpus_rows):
-    build_bm25(tmp_path, "sig-a", corpus_rows, K1, B)
-    index = BM25Index.load(tmp_path, "sig-a")
+    build_bm25(tmp_path, "sig-a", corpus_rows, K1, B, ANALYZER)
+    index = BM25Index.load(tmp_path, "sig-a", ANALYZER)
     unfiltered = index.search("GARCH volatility", 10)
     wanted = {did(1)}
     filtered = index.search("GARCH volatility", 1, document_ids=wanted)
@@ -77,8 +78,8 @@ def test_document_filter_applies_before_top_k(tmp_path, corpus_rows):
 def test_scores_match_the_bm25_formula(tmp_path):
     texts = ["garch volatility volatility model", "volatility of returns", "cointegration of pairs spread trading"]
     rows = [(cid(i), did(0), t) for i, t in enumerate(texts)]
-    build_bm25(tmp_path, "sig-f", rows, K1, B)
-    index = BM25Index.load(tmp_path, "sig-f")
+    build_bm25(tmp_path, "sig-f", rows, K1, B, ANALYZER)
+    index = BM25Index.load(tmp_path, "sig-f", ANALYZER)
     docs = [tokenize(t) for t in texts]
     avgdl = sum(map(len, docs)) / len(docs)
     query = "volatility garch garch spread"
@@ -98,33 +99,52 @@ def test_scores_match_the_bm25_formula(tmp_path):
 
 def test_ties_break_by_chunk_id(tmp_path):
     rows = [(cid(9), did(0), "momentum factor"), (cid(2), did(1), "momentum factor"), (cid(5), did(2), "momentum")]
-    build_bm25(tmp_path, "sig-t", rows, K1, B)
-    hits = BM25Index.load(tmp_path, "sig-t").search("momentum factor", 3)
+    build_bm25(tmp_path, "sig-t", rows, K1, B, ANALYZER)
+    hits = BM25Index.load(tmp_path, "sig-t", ANALYZER).search("momentum factor", 3)
     assert [c for c, _ in hits[:2]] == [cid(2), cid(9)] and hits[0][1] == hits[1][1]
 
 
 def test_stale_index_is_refused_with_what_to_rebuild(tmp_path, corpus_rows):
-    path = build_bm25(tmp_path, "sig-a", corpus_rows, K1, B)
+    path = build_bm25(tmp_path, "sig-a", corpus_rows, K1, B, ANALYZER)
     with pytest.raises(StaleIndexError, match="rebuild the bm25_index"):
-        BM25Index.load(tmp_path, "sig-b")
+        BM25Index.load(tmp_path, "sig-b", ANALYZER)
     manifest = json.loads((path / MANIFEST).read_text())
     (path / MANIFEST).write_text(json.dumps({**manifest, "signature": "sig-z"}))
     with pytest.raises(StaleIndexError, match="sig-z"):
-        BM25Index.load(tmp_path, "sig-a")
-    (path / MANIFEST).write_text(json.dumps({**manifest, "tokenizer_version": "tok-v0"}))
-    with pytest.raises(StaleIndexError, match="tokenizer"):
-        BM25Index.load(tmp_path, "sig-a")
+        BM25Index.load(tmp_path, "sig-a", ANALYZER)
+    (path / MANIFEST).write_text(json.dumps({**manifest, "analyzer": "tok-v0/stop=none/stem=none"}))
+    with pytest.raises(StaleIndexError, match="analyser"):
+        BM25Index.load(tmp_path, "sig-a", ANALYZER)
+    with pytest.raises(StaleIndexError, match="analyser"):  # served with another analyser than built
+        BM25Index.load(tmp_path, "sig-a", Analyzer("en", "english"))
     (path / MANIFEST).write_text(json.dumps(manifest))
-    BM25Index.load(tmp_path, "sig-a")
+    BM25Index.load(tmp_path, "sig-a", ANALYZER)
     (path / "rows.json").write_text(json.dumps([[cid(0), did(0)]]))
     with pytest.raises(StaleIndexError, match="sha256"):
-        BM25Index.load(tmp_path, "sig-a")
+        BM25Index.load(tmp_path, "sig-a", ANALYZER)
 
 
 def test_rebuild_replaces_the_index_atomically(tmp_path, corpus_rows):
-    build_bm25(tmp_path, "sig-a", corpus_rows, K1, B)
-    build_bm25(tmp_path, "sig-a", corpus_rows[:2], K1, B)
+    build_bm25(tmp_path, "sig-a", corpus_rows, K1, B, ANALYZER)
+    build_bm25(tmp_path, "sig-a", corpus_rows[:2], K1, B, ANALYZER)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sig-a"]
-    assert BM25Index.load(tmp_path, "sig-a").doc_count == 2
+    assert BM25Index.load(tmp_path, "sig-a", ANALYZER).doc_count == 2
     with pytest.raises(ValueError):
-        build_bm25(tmp_path, "sig-e", [], K1, B)
+        build_bm25(tmp_path, "sig-e", [], K1, B, ANALYZER)
+
+
+def test_analyzer_drops_stop_words_and_stems_plain_words_only():
+    analyzer = Analyzer("en_plus", "english")
+    assert analyzer("How are the returns estimated?") == ["return", "estim"]
+    # identifiers and numbers are never stemmed; a thousands separator goes, a decimal stays
+    assert analyzer("GARCH(1,1) volatilities of 1,234.5 and 12%") == [
+        "garch(1,1)", "garch", "volatil", "1234.5", "12"]
+    assert Analyzer().name != analyzer.name  # the manifest tells the two apart
+
+
+def test_in_memory_index_ranks_like_the_stored_one(tmp_path, corpus_rows):
+    build_bm25(tmp_path, "sig-m", corpus_rows, K1, B, ANALYZER)
+    stored = BM25Index.load(tmp_path, "sig-m", ANALYZER)
+    memory = BM25Index.in_memory(corpus_rows, K1, B, ANALYZER, "sig-m")
+    for query in ("momentum factor", "GARCH volatility", "value at risk"):
+        assert stored.search(query, 5) == memory.search(query, 5)

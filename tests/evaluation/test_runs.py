@@ -12,7 +12,8 @@ from corpus.reader import CorpusReader
 from corpus.state import StateLayout
 from evaluation.beir_state import build_beir_state, scratch_layout
 from evaluation.datasets import load_beir
-from evaluation.runs import PLACEBO, arm_modes, beir_target, parse_arm, run_arms
+from evaluation.arms import arm_engine, parse_arm
+from evaluation.runs import PLACEBO, arm_modes, beir_target, run_arms
 
 TOPICS = ["volcanic ash aviation", "sourdough fermentation yeast", "glacier meltwater runoff",
           "chess opening theory", "honeybee colony collapse", "tidal turbine energy",
@@ -75,8 +76,14 @@ def test_words_of_one_document_rank_it_first_under_bm25(tiny):
 def test_arm_names_are_checked():
     assert arm_modes(["dense", "hybrid", PLACEBO])[PLACEBO] == "dense"
     assert arm_modes(["hybrid@100", "hybrid", PLACEBO])[PLACEBO] == "hybrid@100"
-    assert parse_arm("hybrid@100") == ("hybrid", 100) and parse_arm("bm25") == ("bm25", None)
-    for bad in ([PLACEBO, "dense"], ["dense", "dense"], ["dense", "rerank"], [], ["hybrid@5"], ["dense@x"]):
+    assert (parse_arm("hybrid@100").mode, parse_arm("hybrid@100").pool) == ("hybrid", 100)
+    assert (parse_arm("bm25").mode, parse_arm("bm25").pool, parse_arm("bm25").overrides) == ("bm25", None, ())
+    arm = parse_arm("hybrid+per_document=10+bm25_stopwords=en+bm25_stemmer=none")
+    config = arm.config(ServedConfig())
+    assert (config.per_document, config.bm25_stopwords, config.bm25_stemmer) == (10, "en", None)
+    for bad in ([PLACEBO, "dense"], ["dense", "dense"], ["dense", "rerank"], [], ["hybrid@5"], ["dense@x"],
+                ["hybrid+per_document=x"], ["hybrid+no_such_field=1"], ["hybrid+embedding_model=x"],
+                ["hybrid+per_document"]):
         with pytest.raises(ValueError):
             arm_modes(bad)
 
@@ -89,3 +96,17 @@ def test_evaluation_never_imports_the_pipeline():
     package = Path(__file__).resolve().parents[2] / "evaluation"
     offenders = [p.name for p in package.rglob("*.py") if pattern.search(p.read_text(encoding="utf-8"))]
     assert offenders == []
+
+
+def test_an_arm_with_another_analyser_searches_an_index_built_with_it(tiny):
+    folder, home = tiny
+    target = beir_target(home, ServedConfig(), folder)
+    try:
+        base = target.engine
+        stemmed = arm_engine(base, parse_arm("bm25+bm25_stemmer=english").config(base.config))
+        assert stemmed is arm_engine(base, stemmed.config)      # built once per configuration
+        assert stemmed.reader is base.reader and stemmed.bm25 is not base.bm25
+        assert stemmed.bm25.manifest["analyzer"] == stemmed.config.analyzer.name != base.config.analyzer.name
+        assert arm_engine(base, base.config) is base
+    finally:
+        target.close()

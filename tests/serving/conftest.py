@@ -160,7 +160,7 @@ def _build_indexes(layout, config, signature, corpus) -> None:
         store.close()
     build_bm25(layout.bm25, signature, [(p.chunk_id, p.document_id,
                                          indexed_text(t, p.section, p.text)) for t, _, _, p in rows],
-               config.bm25_k1, config.bm25_b)
+               config.bm25_k1, config.bm25_b, config.analyzer)
     mentions, relations, seen = [], [], {}
     for _, _, _, p in rows:
         low = p.text.lower()

@@ -46,6 +46,36 @@ PERIODS = [
     ("What do preprints later than 2018 say about crypto?", 2019, None, "later than 2018",
      "What do preprints say about crypto?"),
     ("studies as of 2012 about volatility targeting", 2012, None, "as of 2012", "studies about volatility targeting"),
+    # a year or a decade used as an adjective of a publication word
+    ("What did a 2011 study find about jump tests?", 2011, 2011, "2011", "What did a study find about jump tests?"),
+    ("In 2010 guidance, how should a bank backtest VaR?", 2010, 2010, "2010",
+     "In guidance, how should a bank backtest VaR?"),
+    ("2019 slides on risk parity portfolios", 2019, 2019, "2019", "slides on risk parity portfolios"),
+    ("What do early 2010s papers say about risk parity?", 2010, 2013, "early 2010s",
+     "What do papers say about risk parity?"),
+    ("mid-2000s literature on momentum crashes", 2004, 2006, "mid-2000s", "literature on momentum crashes"),
+    ("late-2010s work on the factor zoo", 2017, 2019, "late-2010s", "work on the factor zoo"),
+    ("1990s research on volatility clustering", 1990, 1999, "1990s", "research on volatility clustering"),
+    # approximate and decade clauses attached to a publication word
+    ("papers from around 2010 on realized volatility", 2008, 2012, "from around 2010",
+     "papers on realized volatility"),
+    ("work published circa 2005 on shrinkage", 2003, 2007, "published circa 2005", "work on shrinkage"),
+    ("What does research from the 2000s say about shrinkage?", 2000, 2009, "from the 2000s",
+     "What does research say about shrinkage?"),
+    ("studies in the early 2010s on high-frequency noise", 2010, 2013, "in the early 2010s",
+     "studies on high-frequency noise"),
+    # relative to the newest document (2024 here)
+    ("What does recent work say about volatility targeting?", 2020, None, "recent",
+     "What does work say about volatility targeting?"),
+    ("the latest research on limit order books", 2020, None, "latest", "the research on limit order books"),
+    ("papers in recent years on crypto volatility", 2020, None, "in recent years", "papers on crypto volatility"),
+    # a sentence that opens with a period, when the question names a publication word
+    ("Since 2015, what have papers said about risk parity?", 2015, None, "Since 2015",
+     "what have papers said about risk parity?"),
+    ("Before 2010, how did the literature estimate CVaR?", None, 2009, "Before 2010",
+     "how did the literature estimate CVaR?"),
+    ("In the last 3 years, which studies covered factor timing?", 2022, None, "In the last 3 years",
+     "which studies covered factor timing?"),
 ]
 
 # questions with a year that is content, not a publication date (or no year at all)
@@ -65,6 +95,12 @@ NO_PERIOD = [
     "research published in 3000 BC",
     "papers after 2020 and before 2010",  # contradictory: nothing applied
     "How did volatility behave before 2010?",
+    "Since 2015, how has volatility behaved?",
+    "recent volatility spikes in equity markets",
+    "What did a 2008 crisis study find?",
+    "Around 2010 markets became calmer; why?",
+    "the 2000s housing bubble and its aftermath",
+    "a 2x leveraged fund studied over 250 days",
 ]
 
 
@@ -99,7 +135,7 @@ def test_caller_bounds_win_and_the_question_fills_the_other_side():
     assert (conflicting.year_min, conflicting.year_max) == (None, 2012)
     from_question = apply_period(question, None, None, NEWEST)
     assert (from_question.year_min, from_question.source_min) == (2016, "question")
-    assert "published after 2015" in from_question.note
+    assert "published after 2015" in from_question.note and "strict" in from_question.note
     nothing = apply_period("papers on momentum", None, None, NEWEST)
     assert (nothing.year_min, nothing.year_max, nothing.note) == (None, None, None)
     with pytest.raises(ValueError):

@@ -1,0 +1,83 @@
+"""Evaluation arms: a retrieval mode, a candidate pool and configuration overrides.
+
+    MODE[@POOL][+FIELD=VALUE...]     e.g. hybrid, hybrid@100, hybrid+per_document=10+bm25_stemmer=english
+
+FIELD is any `ServedConfig` field that changes ranking (validated by the config model itself), so
+every lever of the engine can be compared paired against the served default without editing code.
+An arm's engine shares the base engine's reader, model and vector store; a BM25 index built with
+another analyser or other parameters is built in memory from the served passages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from corpus.bm25_store import BM25Index, indexed_text
+from corpus.config import ServedConfig
+from serving.engine import MODES, Engine
+
+MIN_POOL, MAX_POOL = 10, 500
+# Fields an arm may not override: they name the state's model and stores, not a ranking choice.
+FIXED_FIELDS = frozenset({"embedding_model", "embedding_model_path", "embedding_revision",
+                          "query_instruction", "vector_backend", "qdrant_url"})
+BM25_FIELDS = ("bm25_k1", "bm25_b", "bm25_stopwords", "bm25_stemmer")
+
+
+@dataclass(frozen=True)
+class Arm:
+    mode: str
+    pool: int | None
+    overrides: tuple[tuple[str, str], ...]
+
+    def config(self, base: ServedConfig) -> ServedConfig:
+        """The base configuration with this arm's overrides, validated by the config model."""
+        if not self.overrides:
+            return base
+        values = base.model_dump()
+        for name, raw in self.overrides:
+            values[name] = None if raw in ("none", "null") else raw
+        return ServedConfig.model_validate(values)
+
+
+def parse_arm(spec: str) -> Arm:
+    """`MODE[@POOL][+FIELD=VALUE...]` -> Arm; ValueError naming what is accepted."""
+    head, *pairs = spec.split("+")
+    mode, _, pool = head.partition("@")
+    if mode not in MODES or (pool and not (pool.isdigit() and MIN_POOL <= int(pool) <= MAX_POOL)):
+        raise ValueError(f"unknown arm {spec!r}: expected one of {MODES} optionally followed by "
+                         f"@POOL ({MIN_POOL}-{MAX_POOL}) and +FIELD=VALUE overrides")
+    overrides = []
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or name not in ServedConfig.model_fields or name in FIXED_FIELDS:
+            raise ValueError(f"arm {spec!r}: {pair!r} is not FIELD=VALUE of a ranking field of ServedConfig")
+        overrides.append((name, value))
+    arm = Arm(mode, int(pool) if pool else None, tuple(overrides))
+    arm.config(ServedConfig())  # refuse a bad value now, not mid-run
+    return arm
+
+
+def arm_engine(base: Engine, config: ServedConfig) -> Engine:
+    """An engine for `config` sharing `base`'s reader, model and vector store (built once per config)."""
+    if config == base.config:
+        return base
+    variants = base.__dict__.setdefault("_arm_variants", {})
+    if config not in variants:
+        variants[config] = _variant(base, config)
+    return variants[config]
+
+
+def _variant(base: Engine, config: ServedConfig) -> Engine:
+    engine = Engine(base.layout, config)
+    engine.signature = base.signature
+    engine._reader, engine._embedder, engine._vectors = base.reader, base.embedder, base.vectors
+    engine._graph = base.graph if base.layout.graph.exists() else None
+    if any(getattr(config, f) != getattr(base.config, f) for f in BM25_FIELDS):
+        reader = base.reader
+        rows = [(p.chunk_id, p.document_id, indexed_text(reader.title(p.document_id), p.section, p.text))
+                for p in reader.passages.values()]
+        engine._bm25 = BM25Index.in_memory(rows, config.bm25_k1, config.bm25_b, config.analyzer,
+                                           base.signature or "")
+    else:
+        engine._bm25 = base.bm25
+    return engine

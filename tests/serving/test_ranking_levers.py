@@ -1,0 +1,60 @@
+"""Ranking levers: filling past the per-document cap, weighted fusion, document evidence, expansion."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus.models import BlockKind, Passage
+from serving.expansion import QueryExpander
+from serving.selection import Candidate, reciprocal_rank_fusion, select, with_document_evidence
+
+LONG = "x " * 150
+
+
+def _passage(cid: str, doc: str) -> Passage:
+    return Passage(chunk_id=cid, document_id=doc, ordinal=0, text=LONG, ranges=[(0, len(LONG))],
+                   granularity="exact", block_kinds=[BlockKind.paragraph])
+
+
+def _ranked(ids: list[str]) -> list[Candidate]:
+    return [Candidate(c, 1.0 - i / 100) for i, c in enumerate(ids)]
+
+
+def test_fill_uses_capped_passages_only_when_other_documents_run_out():
+    passages = {c: _passage(c, c[0]) for c in ["a1", "a2", "a3", "a4", "b1"]}
+    ranked = _ranked(["a1", "a2", "a3", "b1", "a4"])
+    capped = select(ranked, passages, {}, limit=4, per_document=2, min_chars=200)
+    assert [c.chunk_id for c in capped] == ["a1", "a2", "b1"]          # starved: 3 of 4 asked
+    filled = select(ranked, passages, {}, limit=4, per_document=2, min_chars=200, fill=True)
+    assert [c.chunk_id for c in filled] == ["a1", "a2", "b1", "a3"]    # the cap's first victim fills
+    # with enough documents the cap decides alone, fill or not
+    many = {c: _passage(c, c) for c in "pqrs"} | passages
+    ranked = _ranked(["a1", "a2", "a3", "p", "q", "r"])
+    assert (select(ranked, many, {}, limit=5, per_document=2, min_chars=200, fill=True)
+            == select(ranked, many, {}, limit=5, per_document=2, min_chars=200))
+
+
+def test_weighted_fusion_scales_each_ranking():
+    dense, lexical = [Candidate("a", 0.9), Candidate("b", 0.5)], [Candidate("b", 9.0), Candidate("a", 1.0)]
+    fused = {c.chunk_id: c.score for c in reciprocal_rank_fusion([dense, lexical], 60, [1.0, 2.0])}
+    assert fused["a"] == pytest.approx(1 / 61 + 2 / 62) and fused["b"] == pytest.approx(1 / 62 + 2 / 61)
+    assert [c.chunk_id for c in reciprocal_rank_fusion([dense, lexical], 60, [1.0, 2.0])] == ["b", "a"]
+
+
+def test_document_evidence_lifts_passages_of_documents_with_many_candidates():
+    passages = {c: _passage(c, c[0]) for c in ["x1", "y1", "y2", "y3"]}
+    ranked = [Candidate("x1", 0.030), Candidate("y1", 0.029), Candidate("y2", 0.010), Candidate("y3", 0.010)]
+    assert [c.chunk_id for c in with_document_evidence(ranked, passages, 0.0)] == ["x1", "y1", "y2", "y3"]
+    lifted = with_document_evidence(ranked, passages, 0.5)
+    assert [c.chunk_id for c in lifted] == ["y1", "x1", "y2", "y3"]
+    assert lifted[0].score == pytest.approx(0.029 + 0.5 * 0.049)
+
+
+def test_expansion_adds_the_synonyms_the_question_lacks():
+    forms = frozenset({"cvar", "conditional value at risk", "expected shortfall"})
+    expander = QueryExpander({form: forms for form in forms})
+    assert expander.expansions("How is CVaR estimated?") == ["conditional value at risk", "expected shortfall"]
+    assert expander.expansions("Why is expected shortfall coherent?") == ["conditional value at risk", "cvar"]
+    assert expander.expansions("What is a Sharpe ratio?") == []
+    assert expander.expand("What is a Sharpe ratio?") == "What is a Sharpe ratio?"
+    assert expander.expand("CVaR (expected shortfall)").endswith("conditional value at risk")
