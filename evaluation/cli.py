@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = {"library": REPO_ROOT / "evaluation" / "questions" / "library_dev.jsonl",
+           "library-test": REPO_ROOT / "evaluation" / "questions" / "library_test.jsonl",  # frozen: measure once
            "scifact": REPO_ROOT / "bench" / "scifact",
            "tatqa": REPO_ROOT / "bench" / "tatqa"}
 DEFAULT_ARMS = "dense,bm25,hybrid,placebo"

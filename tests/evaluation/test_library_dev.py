@@ -1,4 +1,4 @@
-"""The library dev question set: verbatim gold, low lexical leak, every family, dated periods."""
+"""The library question sets (dev and frozen test): verbatim gold, low leak, every family, periods."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from evaluation.leak import idf_table, leak_score
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "library"
-QUESTIONS = ROOT / "evaluation" / "questions" / "library_dev.jsonl"
+QUESTION_DIR = ROOT / "evaluation" / "questions"
+SPLITS = ("library_dev.jsonl", "library_test.jsonl")
 MAX_LEAK = 1 / 3
 FAMILIES = {"single", "table", "formula", "dated", "exact", "multi", "negative"}
 
@@ -41,9 +42,15 @@ def manifest() -> dict[str, dict]:
         return {row["file"]: row for row in csv.DictReader(handle)}
 
 
+@pytest.fixture(scope="module", params=SPLITS)
+def questions(request):
+    """Each split in turn: every per-question rule holds for dev and for the frozen test split."""
+    return load_library_questions(QUESTION_DIR / request.param)
+
+
 @pytest.fixture(scope="module")
-def questions():
-    return load_library_questions(QUESTIONS)
+def splits():
+    return {name: load_library_questions(QUESTION_DIR / name) for name in SPLITS}
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +67,19 @@ def test_size_and_families(questions):
     counts = Counter(q.family for q in questions)
     assert len(questions) >= 40 and set(counts) == FAMILIES
     assert min(counts.values()) >= 4, counts
+
+
+def test_union_size_and_families(splits):
+    union = [q for questions in splits.values() for q in questions]
+    counts = Counter(q.family for q in union)
+    assert len(union) >= 120 and set(counts) == FAMILIES, counts
+    assert min(counts.values()) >= 12 and counts["negative"] >= 15, counts
+
+
+def test_splits_share_no_id_or_question(splits):
+    dev, test = (splits[name] for name in SPLITS)
+    assert not {q.id for q in dev} & {q.id for q in test}
+    assert not {q.question for q in dev} & {q.question for q in test}
 
 
 def test_gold_quotes_are_verbatim_in_usable_sources(questions, manifest):
@@ -79,22 +99,21 @@ def test_multi_questions_span_two_documents(questions):
             assert len({g["file"] for g in question.gold}) >= 2, question.id
 
 
-def _stated_period(text: str) -> tuple[int | None, int | None]:
-    """The period a dated question words (the phrasings this set uses; "before" is strict)."""
-    if match := re.search(r"between (\d{4}) and (\d{4})", text):
-        return int(match[1]), int(match[2])
-    if match := re.search(r"before (\d{4})", text):
-        return None, int(match[1]) - 1
-    if match := re.search(r"since (\d{4})", text):
-        return int(match[1]), None
-    raise AssertionError(f"no period phrase in {text!r}")
+# The phrasings users write for a period (issue 8). This only checks that a dated question
+# words one; turning the phrase into bounds is the retrieval side's job, not this test's.
+PERIOD_PHRASE = re.compile(
+    r"\b(before|after|since|around|between \d{4} and|from \d{4} onwards|pre-\d{4}|in \d{4})\b"
+    r"|\b(?:19|20)\d{2}s\b|\b(early|mid|late)[- ](?:19|20)\d{2}s\b"
+    r"|\b(?:19|20)\d{2} (study|paper|papers|slides|guidance|work|research|article|talk)\b"
+    r"|\bin the last \d+ years\b|\brecent (work|papers|research|studies)\b",
+    re.IGNORECASE)
 
 
-def test_dated_periods_match_the_manifest(questions, manifest):
+def test_dated_questions_word_a_period_holding_the_gold_year(questions, manifest):
     for question in (q for q in questions if q.family == "dated"):
-        assert re.search(r"\b(papers|research|work|articles|studies) published\b", question.question)
+        assert PERIOD_PHRASE.search(question.question), f"{question.id}: no period phrase"
         low, high = question.period
-        assert _stated_period(question.question) == (low, high), question.id
+        assert low is not None or high is not None, question.id
         for gold in question.gold:
             year = int(manifest[gold["file"]]["year"])
             assert (low is None or low <= year) and (high is None or year <= high), question.id
