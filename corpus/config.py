@@ -47,10 +47,12 @@ class ServedConfig(BaseModel):
     bm25_weight: float = 1.0
     per_document: int = 2                   # passages per document before other documents run out
     document_weight: float = 0.0            # share of the document's summed candidate scores added to a passage
+    neighbour_weight: float = 0.0           # share of the best reading-order neighbour's score added
     fill_limit: bool = False                # fill `limit` past the per-document cap when the scope is small
     min_passage_chars: int = 200
     near_duplicate_threshold: float = 0.6
     reranker_model_path: str | None = None
+    abstain_below: float = 0.0              # best dense similarity under which no answer is likely
 
     @classmethod
     def from_env(cls) -> "ServedConfig":

@@ -19,7 +19,8 @@ from corpus.state import StateLayout
 from serving.coherence import INGEST_COMMAND
 from serving.errors import IncoherentState, InvalidArgument, Unavailable
 from serving.expansion import QueryExpander
-from serving.selection import Candidate, reciprocal_rank_fusion, select, with_document_evidence
+from serving.selection import (Candidate, reciprocal_rank_fusion, select, with_document_evidence,
+                               with_neighbour_evidence)
 
 log = logging.getLogger(__name__)
 
@@ -225,6 +226,8 @@ class Engine:
                 self.config.rrf_k, [self.config.dense_weight, self.config.bm25_weight])[:size]
             if self.config.document_weight:
                 ranked = with_document_evidence(ranked, self.reader.passages, self.config.document_weight)
+            if self.config.neighbour_weight:
+                ranked = with_neighbour_evidence(ranked, self.reader.passages, self.config.neighbour_weight)
             if self.reranker_name != "none":
                 ranked, reranked = self.rerank(text, ranked), True
         reader = self.reader

@@ -17,8 +17,9 @@ Bounds (all years inclusive once applied):
   decades: the 2000s → [2000, 2009]; early → first four years, mid → [D+4, D+6], late → last three;
 * relative to the corpus's newest year N: in the last / past K years (or decade) → year_min = N-K+1;
   recent work, in recent years → year_min = N-4 (the last five years).
-A sentence that opens with a period ("Since 2015, what have papers …") counts when the question
-names a publication word; elsewhere a bare year stays content ("How did volatility behave before 2010?").
+A question that opens with a period set off by a comma ("Since 2015, how have factor models …",
+"In the 2000s, who …") asks about the library's work of that period; elsewhere a bare year stays
+content ("How did volatility behave before 2010?").
 """
 
 from __future__ import annotations
@@ -73,7 +74,6 @@ _ADJECTIVE_RE = re.compile(
     rf"|(?:more\s+)?(?P<recent>recent|latest|newest))"
     rf"{_EVENT}(?=(?:[-\s]+[\w-]+)?\s+(?:{_NOUN})\b)", re.IGNORECASE)
 _LEADING_RE = re.compile(rf"^\s*{_TEMPORAL}\s*,", re.IGNORECASE)
-_NOUN_RE = re.compile(rf"\b(?:{_NOUN}|{_PARTICIPLE})\b", re.IGNORECASE)
 
 Said = tuple[int | None, int | None, str]  # (year_min, year_max, how the words were read)
 
@@ -179,7 +179,6 @@ def _found(question: str, newest_year: int | None) -> list[tuple[int, int, list[
             found.append((m.start(), m.end(), [said]))
     leading = _LEADING_RE.match(question)
     if (leading and not any(s < leading.end() for s, _, _ in found)
-            and _NOUN_RE.search(question, leading.end())
             and (said := _bounds(leading, newest_year, True))):
         found.append((leading.start(), leading.end(), [said]))
     return sorted(found)

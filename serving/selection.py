@@ -97,3 +97,22 @@ def with_document_evidence(ranked: list[Candidate], passages: dict[str, Passage]
         passages[c.chunk_id].document_id if c.chunk_id in passages else "", 0.0)) for c in ranked]
     order = sorted(range(len(rescored)), key=lambda i: (-rescored[i].score, i))
     return [rescored[i] for i in order]
+
+
+def with_neighbour_evidence(ranked: list[Candidate], passages: dict[str, Passage],
+                            weight: float) -> list[Candidate]:
+    """Add to each passage's score `weight` times the best score of its reading-order neighbours
+    in the pool: an answer that spans a passage boundary lifts both halves."""
+    at = {}
+    for candidate in ranked:
+        passage = passages.get(candidate.chunk_id)
+        if passage is not None:
+            at[(passage.document_id, passage.ordinal)] = candidate.score
+    def bonus(c: Candidate) -> float:
+        passage = passages.get(c.chunk_id)
+        if passage is None:
+            return 0.0
+        return max(at.get((passage.document_id, passage.ordinal + step), 0.0) for step in (-1, 1))
+    rescored = [Candidate(c.chunk_id, c.score + weight * bonus(c)) for c in ranked]
+    order = sorted(range(len(rescored)), key=lambda i: (-rescored[i].score, i))
+    return [rescored[i] for i in order]

@@ -66,6 +66,10 @@ class SearchDocumentsOutput(BaseModel):
     documents_in_scope: int | None = Field(description="Documents passing the filters; null = all.")
     candidates: int = Field(description="Candidates retrieved before selection.")
     reranked: bool
+    evidence: float | None = Field(description=(
+        "Best dense similarity of the question to any passage in scope (null in bm25 mode)."))
+    no_answer_likely: bool = Field(description=(
+        "True when `evidence` is below the calibrated threshold: the library likely holds no answer."))
     scope_provenance: str | None = Field(description="Provenance of the scope session used.")
     trace: Trace
 
@@ -117,7 +121,14 @@ def handle(ctx, args: SearchDocumentsInput) -> SearchDocumentsOutput:
     return SearchDocumentsOutput(results=results, period=period, mode=mode, searched_text=text,
                                  documents_in_scope=found.documents_in_scope,
                                  candidates=found.pool, reranked=found.reranked,
+                                 evidence=found.evidence, no_answer_likely=no_answer_likely(
+                                     found.evidence, ctx.config.abstain_below),
                                  scope_provenance=provenance, trace=ctx.trace("search"))
+
+
+def no_answer_likely(evidence: float | None, threshold: float) -> bool:
+    """The abstention signal: the question's best dense similarity in scope is below threshold."""
+    return evidence is not None and evidence < threshold
 
 
 def render_header(mode: str, period: PeriodOut, in_scope: int | None, count: int) -> str:
@@ -134,6 +145,10 @@ def render(out: SearchDocumentsOutput) -> str:
     blocks = [render_header(out.mode, out.period, out.documents_in_scope, len(out.results))]
     if not out.results:
         blocks.append("No passage found. Say so rather than answering from memory.")
+    elif out.no_answer_likely:
+        blocks.append(f"The library likely holds no answer (best similarity {out.evidence:.3f} is below "
+                      "the calibrated threshold): check these passages before using any, and say so "
+                      "if none answers.")
     blocks += [render_passage(i, p) for i, p in enumerate(out.results, start=1)]
     blocks.append(render_trace(out.trace))
     return "\n\n---\n\n".join(blocks)

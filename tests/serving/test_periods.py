@@ -76,6 +76,9 @@ PERIODS = [
      "how did the literature estimate CVaR?"),
     ("In the last 3 years, which studies covered factor timing?", 2022, None, "In the last 3 years",
      "which studies covered factor timing?"),
+    ("Since 2015, how have factor models been estimated?", 2015, None, "Since 2015",
+     "how have factor models been estimated?"),
+    ("In the 2000s, who reframed investor views?", 2000, 2009, "In the 2000s", "who reframed investor views?"),
 ]
 
 # questions with a year that is content, not a publication date (or no year at all)
@@ -95,7 +98,6 @@ NO_PERIOD = [
     "research published in 3000 BC",
     "papers after 2020 and before 2010",  # contradictory: nothing applied
     "How did volatility behave before 2010?",
-    "Since 2015, how has volatility behaved?",
     "recent volatility spikes in equity markets",
     "What did a 2008 crisis study find?",
     "Around 2010 markets became calmer; why?",

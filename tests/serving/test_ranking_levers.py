@@ -6,7 +6,8 @@ import pytest
 
 from corpus.models import BlockKind, Passage
 from serving.expansion import QueryExpander
-from serving.selection import Candidate, reciprocal_rank_fusion, select, with_document_evidence
+from serving.selection import (Candidate, reciprocal_rank_fusion, select, with_document_evidence,
+                               with_neighbour_evidence)
 
 LONG = "x " * 150
 
@@ -58,3 +59,16 @@ def test_expansion_adds_the_synonyms_the_question_lacks():
     assert expander.expansions("What is a Sharpe ratio?") == []
     assert expander.expand("What is a Sharpe ratio?") == "What is a Sharpe ratio?"
     assert expander.expand("CVaR (expected shortfall)").endswith("conditional value at risk")
+
+
+def test_neighbour_evidence_lifts_the_other_half_of_a_split_answer():
+    passages = {c: _passage(c, "d").model_copy(update={"ordinal": i}) for i, c in enumerate(["n0", "n1", "n2"])}
+    passages["z"] = _passage("z", "e")
+    ranked = [Candidate("n0", 0.03), Candidate("z", 0.02), Candidate("n2", 0.019)]
+    assert [c.chunk_id for c in with_neighbour_evidence(ranked, passages, 0.0)] == ["n0", "z", "n2"]
+    # n2's neighbour n1 is not in the pool, n0's neighbour n1 neither: nothing moves
+    assert [c.chunk_id for c in with_neighbour_evidence(ranked, passages, 0.5)] == ["n0", "z", "n2"]
+    ranked = [Candidate("n0", 0.03), Candidate("z", 0.02), Candidate("n1", 0.019)]
+    lifted = with_neighbour_evidence(ranked, passages, 0.5)
+    assert [c.chunk_id for c in lifted] == ["n0", "n1", "z"]
+    assert lifted[1].score == pytest.approx(0.019 + 0.5 * 0.03)
