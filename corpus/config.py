@@ -37,6 +37,7 @@ class ServedConfig(BaseModel):
     bm25_b: float = 0.75
     bm25_stopwords: StopWords = "none"
     bm25_stemmer: str | None = None
+    bm25_drop_scaffolding: bool = False     # BM25 ignores question-framing words ("papers", "explain")
     query_expansion: bool = False           # BM25 also searches the graph's synonyms of the question's terms
     # hybrid beat dense on TAT-QA dev (+0.098 nDCG@10 [+0.088, +0.109]) and was not worse on the
     # library dev set (+0.035 [-0.046, +0.118]); see README "Measured figures".

@@ -147,9 +147,26 @@ class RunResult:
     seconds: dict[str, float]                             # retrieval time per arm
 
 
+class _RememberedQueries:
+    """The engine's query encoder, remembering each question's vector: every arm of a run embeds
+    the same questions, and a vector depends only on the text and the model."""
+
+    def __init__(self, encoder) -> None:
+        self._encoder, self._vectors = encoder, {}
+        self.dimension = encoder.dimension
+
+    def embed_query(self, text: str):
+        if text not in self._vectors:
+            self._vectors[text] = self._encoder.embed_query(text)
+        return self._vectors[text]
+
+
 def run_arms(target: Target, arms: list[str]) -> RunResult:
     """Every question under every arm, interleaved; negatives are ranked but not scored."""
     modes = arm_modes(arms)
+    engine = target.engine
+    if not isinstance(engine.embedder, _RememberedQueries):
+        engine._embedder = _RememberedQueries(engine.embedder)
     per_query = {arm: {} for arm in modes}
     seconds = dict.fromkeys(modes, 0.0)
     records = []

@@ -19,6 +19,7 @@ from corpus.state import StateLayout
 from serving.coherence import INGEST_COMMAND
 from serving.errors import IncoherentState, InvalidArgument, Unavailable
 from serving.expansion import QueryExpander
+from serving.scaffolding import drop_scaffolding
 from serving.selection import (Candidate, reciprocal_rank_fusion, select, with_document_evidence,
                                with_neighbour_evidence)
 
@@ -191,6 +192,8 @@ class Engine:
     def lexical(self, text: str, pool: int, allowed: set[str] | None) -> list[Candidate]:
         if self.config.query_expansion:
             text = self.expander.expand(text)
+        if self.config.bm25_drop_scaffolding:
+            text = drop_scaffolding(text)
         return [Candidate(cid, float(score))
                 for cid, score in self.bm25.search(text, pool, document_ids=allowed)]
 

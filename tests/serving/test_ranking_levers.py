@@ -72,3 +72,11 @@ def test_neighbour_evidence_lifts_the_other_half_of_a_split_answer():
     lifted = with_neighbour_evidence(ranked, passages, 0.5)
     assert [c.chunk_id for c in lifted] == ["n0", "n1", "z"]
     assert lifted[1].score == pytest.approx(0.019 + 0.5 * 0.03)
+
+
+def test_scaffolding_words_leave_the_question_but_its_terms_stay():
+    from serving.scaffolding import drop_scaffolding
+
+    kept = drop_scaffolding("According to the literature, what do papers say about CVaR estimation?")
+    assert kept.split() == ["to", "the", ",", "what", "do", "about", "CVaR", "estimation?"]
+    assert drop_scaffolding("papers") == "papers"  # nothing else would be left
