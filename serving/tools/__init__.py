@@ -13,9 +13,10 @@ from pydantic import BaseModel, ConfigDict
 
 
 class ToolInput(BaseModel):
-    """Base of every tool input: unknown arguments are an error (a closed schema)."""
+    """Base of every tool input: unknown arguments are an error (a closed schema), and types are
+    strict (`true` or "5" is not an integer)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from corpus.ids import DOCUMENT_ID_RE
+from corpus.ids import DocumentId
 from serving.contract import SEARCH_WINDOW, Trace
 from serving.engine import Mode as ModeName
 from serving.engine import Scope
 from serving.periods import apply_period
+from serving.known_ids import require_known_documents
 from serving.schemas import PassageOut, PeriodOut, passage_out, render_passage, render_trace
 from serving.tools import ToolInput, ToolSpec
 from serving.tools.sessions import SessionRef, scope_from_session
@@ -27,7 +28,7 @@ class Filters(ToolInput):
         "Latest publication year, inclusive. Any year bound excludes undated documents."))
     author: str | None = Field(None, min_length=1, max_length=200, description=(
         "Accent- and case-insensitive substring of any author's name."))
-    document_id: str | None = Field(None, pattern=DOCUMENT_ID_RE.pattern, description=(
+    document_id: DocumentId | None = Field(None, description=(
         "Restrict to one document (a document_id from list_documents or an earlier result)."))
     scope: SessionRef | None = Field(None, description=(
         'A stored `scope` session, e.g. {"session": "my-scope"}; explicit arguments win.'))
@@ -107,6 +108,7 @@ def resolve_filters(ctx, args: Filters, text: str) -> tuple[Scope, PeriodOut, st
 
 
 def handle(ctx, args: SearchDocumentsInput) -> SearchDocumentsOutput:
+    require_known_documents(ctx, args)
     engine = ctx.engine
     scope, period, text, provenance = resolve_filters(ctx, args, args.query)
     mode = args.mode or ctx.config.default_mode

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from serving.contract import Trace, timeline_preview
+from serving.known_ids import require_known_documents
 from serving.schemas import Cite, PeriodOut, cite_of, render_trace
 from serving.tools import ToolSpec
 from serving.tools.search_documents import (MAX_QUERY_CHARS, Filters, ModeName, render_header,
@@ -44,6 +45,7 @@ class TimelineOutput(BaseModel):
 
 
 def handle(ctx, args: TimelineInput) -> TimelineOutput:
+    require_known_documents(ctx, args)
     engine = ctx.engine
     scope, period, text, _ = resolve_filters(ctx, args, args.query)
     mode = args.mode or ctx.config.default_mode
