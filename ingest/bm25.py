@@ -1,14 +1,27 @@
-"""BM25 index asset (bm25s): files named by the corpus signature, with a manifest checked on load."""
+"""BM25 index (bm25s): files named by the corpus signature, with a manifest checked on load.
 
+`write_bm25` is the one place passages become BM25 rows (title + section path + text), used by
+the pipeline and by evaluation's scratch indexes.
+"""
 
-import dagster as dg
+from __future__ import annotations
 
-from assets.corpus_view import indexed_documents
-from assets.resources import StateResource
+from typing import Iterable
+
+from ingest.corpus_view import indexed_documents
 from corpus.bm25_store import BM25Index, StaleIndexError, build_bm25, indexed_text
 from corpus.config import ServedConfig
+from corpus.models import Passage
 from corpus.signature import recorded_signature
 from corpus.state import StateLayout
+
+
+def write_bm25(layout: StateLayout, config: ServedConfig, signature: str,
+               titled: Iterable[tuple[str | None, Passage]]) -> int:
+    """Index (document title, passage) pairs for `signature`; returns the document count."""
+    rows = [(p.chunk_id, p.document_id, indexed_text(title, p.section, p.text)) for title, p in titled]
+    build_bm25(layout.bm25, signature, rows, config.bm25_k1, config.bm25_b)
+    return len(rows)
 
 
 def build_bm25_index(layout: StateLayout, config: ServedConfig) -> dict[str, int | str]:
@@ -21,13 +34,6 @@ def build_bm25_index(layout: StateLayout, config: ServedConfig) -> dict[str, int
         return {"signature": signature, "documents": index.doc_count, "rebuilt": 0}
     except StaleIndexError:
         pass
-    rows = [(p.chunk_id, d.document_id, indexed_text(d.title, p.section, p.text))
-            for d in indexed_documents(layout) for p in d.passages]
-    build_bm25(layout.bm25, signature, rows, config.bm25_k1, config.bm25_b)
-    return {"signature": signature, "documents": len(rows), "rebuilt": 1}
-
-
-@dg.asset(deps=["corpus_signature"], group_name="indexes", code_version="bm25-v1",
-          description="bm25s index over title + section path + passage, identifiers kept whole.")
-def bm25_index(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
-    return dg.MaterializeResult(metadata=build_bm25_index(state.layout, state.config))
+    count = write_bm25(layout, config, signature,
+                       ((d.title, p) for d in indexed_documents(layout) for p in d.passages))
+    return {"signature": signature, "documents": count, "rebuilt": 1}

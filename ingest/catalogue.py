@@ -1,15 +1,15 @@
-"""The catalogue asset: state files → raw DuckDB tables → SQL models and data tests."""
+"""The catalogue: state files → raw DuckDB tables → SQL models and data tests."""
 
+from __future__ import annotations
 
 import json
 import os
 
-import dagster as dg
 import duckdb
 
-from assets.integrity import load_passages
-from assets.resources import StateResource
-from assets.sql_models import run_models, run_tests
+from ingest.integrity import load_passages
+from ingest.sql_models import run_models, run_tests
+from corpus.models import DocumentMetadata
 from corpus.state import StateLayout, read_json
 
 RAW_SCHEMAS = {
@@ -39,18 +39,15 @@ def _raw_rows(layout: StateLayout) -> dict[str, list[tuple]]:
         rows["raw_parsed"].append((document_id, p["parser"], p["parser_version"], p.get("pages"),
                                    p.get("garbled_text", False), p["canonical_sha256"], p["canonical_chars"]))
         m = read_json(layout.metadata(document_id))
-        authors = m["authors"]["value"]
-        year = m["year"]["value"]
+        meta = DocumentMetadata(**m)
         rows["raw_metadata"].append((
-            document_id, m["title"]["value"], m["title"]["provenance"],
-            authors if isinstance(authors, list) else ([authors] if authors else []),
-            m["authors"]["provenance"], year if isinstance(year, int) else None, m["year"]["provenance"],
+            document_id, m["title"]["value"], m["title"]["provenance"], meta.author_names,
+            m["authors"]["provenance"], meta.publication_year, m["year"]["provenance"],
             m["venue"]["value"], m["venue"]["provenance"], m.get("licence")))
         for q in load_passages(layout, document_id):
             rows["raw_passages"].append((q.chunk_id, document_id, q.ordinal, " > ".join(q.section), len(q.text),
                                          q.page_start, q.page_end, q.granularity, q.ranges[0][0], q.ranges[-1][1]))
-    for name, key in (("near_duplicates.json", "raw_duplicates"), ("titles.json", "raw_titles")):
-        path = layout.overlays / name
+    for path, key in ((layout.near_duplicates_file, "raw_duplicates"), (layout.titles_file, "raw_titles")):
         if path.exists():
             rows[key] = sorted(read_json(path).items())
     return rows
@@ -89,14 +86,3 @@ def build_catalogue(layout: StateLayout) -> tuple[dict[str, int], dict[str, int]
         connection.close()
     os.replace(tmp, layout.catalogue)
     return counts, failures
-
-
-@dg.asset(deps=["passages", "document_metadata", "overlays"], group_name="corpus", code_version="catalogue-v1",
-          description="DuckDB catalogue (documents, passages, bibliography, coverage) built by dbt_like_sql.",
-          check_specs=[dg.AssetCheckSpec("sql_data_tests", asset="catalogue")])
-def catalogue(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
-    counts, failures = build_catalogue(state.layout)
-    return dg.MaterializeResult(
-        metadata={**counts, "data_tests": json.dumps(failures)},
-        check_results=[dg.AssetCheckResult(check_name="sql_data_tests", passed=not any(failures.values()),
-                                           metadata={k: v for k, v in failures.items()})])

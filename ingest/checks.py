@@ -1,21 +1,18 @@
-"""Corpus-wide asset checks: whole passages, anchors, metadata coverage, index coherence."""
+"""What the corpus-wide checks measure: metadata coverage, index counts and signatures, and the
+vector store against a brute-force search. The asset checks (assets/checks.py) judge the figures."""
 
+from __future__ import annotations
 
 import numpy as np
-import dagster as dg
 
-from assets.corpus_view import indexed_documents
-from assets.embed import embeddings_path, load_document_embeddings
-from assets.integrity import anchor_mismatches, forbidden_cuts
-from assets.resources import StateResource
+from ingest.corpus_view import indexed_documents
+from ingest.embed import load_document_embeddings
 from corpus.bm25_store import BM25Index, StaleIndexError
 from corpus.graph_store import GraphStore
 from corpus.signature import compute_signature, recorded_signature
 from corpus.state import StateLayout
 from corpus.vector_store import open_vector_store
 
-MIN_TITLE_COVERAGE = 1.0   # every document needs a title to be citable
-MIN_YEAR_COVERAGE = 0.9
 BRUTE_FORCE_SAMPLE = 20
 BRUTE_FORCE_DEPTH = 50
 
@@ -25,31 +22,16 @@ def _open_store(layout: StateLayout, config):
     return open_vector_store(layout, config, load_embedder(config).dimension, read_only=True)
 
 
-def _materialised(layout: StateLayout) -> list[str]:
+def materialised(layout: StateLayout) -> list[str]:
     return [d.document_id for d in indexed_documents(layout)]
 
 
-@dg.asset_check(asset="catalogue", description="No passage boundary falls inside a word, formula, table row or code fence.")
-def passages_whole(state: StateResource) -> dg.AssetCheckResult:
-    problems = forbidden_cuts(state.layout, _materialised(state.layout))
-    return dg.AssetCheckResult(passed=not problems, metadata={"violations": len(problems), "examples": problems[:5]})
-
-
-@dg.asset_check(asset="catalogue", description="canonical[start:end] == passage text for every exact anchor.")
-def anchors_round_trip(state: StateResource) -> dg.AssetCheckResult:
-    bad = anchor_mismatches(state.layout, _materialised(state.layout))
-    return dg.AssetCheckResult(passed=not bad, metadata={"mismatches": len(bad), "examples": bad[:5]})
-
-
-@dg.asset_check(asset="catalogue", description="Every document has a title; most have a year.")
-def metadata_coverage(state: StateResource) -> dg.AssetCheckResult:
-    documents = indexed_documents(state.layout)
+def metadata_coverage(layout: StateLayout) -> dict[str, float | int]:
+    """Share of documents with a title, a year and authors."""
+    documents = indexed_documents(layout)
     n = max(len(documents), 1)
-    titles = sum(1 for d in documents if d.title) / n
-    years = sum(1 for d in documents if d.year) / n
-    authors = sum(1 for d in documents if d.authors) / n
-    return dg.AssetCheckResult(passed=titles >= MIN_TITLE_COVERAGE and years >= MIN_YEAR_COVERAGE,
-                               metadata={"title": titles, "year": years, "authors": authors, "documents": len(documents)})
+    return {"title": sum(1 for d in documents if d.title) / n, "year": sum(1 for d in documents if d.year) / n,
+            "authors": sum(1 for d in documents if d.authors) / n, "documents": len(documents)}
 
 
 def index_counts(layout: StateLayout, config) -> dict[str, int]:
@@ -64,13 +46,6 @@ def index_counts(layout: StateLayout, config) -> dict[str, int]:
     except StaleIndexError:
         bm25_docs = -1
     return {"passages": passages, "vector_chunks": vector_chunks, "bm25_documents": bm25_docs}
-
-
-@dg.asset_check(asset="vector_index", additional_deps=["bm25_index"],
-                description="Passages with vectors = passage count = BM25 document count.")
-def index_counts_agree(state: StateResource) -> dg.AssetCheckResult:
-    counts = index_counts(state.layout, state.config)
-    return dg.AssetCheckResult(passed=len(set(counts.values())) == 1, metadata=counts)
 
 
 def index_signatures(layout: StateLayout, config) -> dict[str, str | None]:
@@ -89,20 +64,12 @@ def index_signatures(layout: StateLayout, config) -> dict[str, str | None]:
             "bm25_index": bm25, "entity_graph": graph}
 
 
-@dg.asset_check(asset="vector_index", additional_deps=["bm25_index", "entity_graph"],
-                description="Every index carries the live corpus signature.")
-def signatures_coherent(state: StateResource) -> dg.AssetCheckResult:
-    signatures = index_signatures(state.layout, state.config)
-    return dg.AssetCheckResult(passed=len(set(signatures.values())) == 1 and None not in signatures.values(),
-                               metadata={k: v or "missing" for k, v in signatures.items()})
-
-
 def brute_force_agreement(layout: StateLayout, config, sample: int = BRUTE_FORCE_SAMPLE,
                           depth: int = BRUTE_FORCE_DEPTH) -> dict:
     """Qdrant's top-`depth` vs an in-memory max-over-pieces matrix, for stored piece vectors as queries."""
     chunk_ids, documents, matrix = [], [], []
     for document in indexed_documents(layout):
-        if embeddings_path(layout, config, document.document_id).exists():
+        if layout.embeddings(document.document_id, config.model_key).exists():
             ids, _, vectors = load_document_embeddings(layout, config, document.document_id)
             chunk_ids += ids
             matrix.append(vectors)
@@ -126,13 +93,3 @@ def brute_force_agreement(layout: StateLayout, config, sample: int = BRUTE_FORCE
     finally:
         store.close()
     return {"queries": len(queries), "disagreements": disagreements}
-
-
-@dg.asset_check(asset="vector_index", description="Qdrant's top-50 equals a brute-force matrix's, in order.")
-def dense_matches_brute_force(state: StateResource) -> dg.AssetCheckResult:
-    result = brute_force_agreement(state.layout, state.config)
-    return dg.AssetCheckResult(passed=result["disagreements"] == 0, metadata=result)
-
-
-CORPUS_CHECKS = [passages_whole, anchors_round_trip, metadata_coverage, index_counts_agree,
-                 signatures_coherent, dense_matches_brute_force]

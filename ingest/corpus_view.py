@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from assets.integrity import load_passages
+from ingest.integrity import load_passages
 from corpus.models import DocumentMetadata, Passage
 from corpus.state import StateLayout, read_json
 
@@ -20,15 +20,13 @@ class IndexedDocument:
 
 def indexed_documents(layout: StateLayout) -> list[IndexedDocument]:
     """Every registered document whose passages and metadata exist, titles from the overlay."""
-    titles_path = layout.overlays / "titles.json"
-    titles = read_json(titles_path) if titles_path.exists() else {}
+    titles = read_json(layout.titles_file) if layout.titles_file.exists() else {}
     documents = []
     for document_id in layout.registered_document_ids():
         if not (layout.passages(document_id).exists() and layout.metadata(document_id).exists()):
             continue
         meta = DocumentMetadata(**read_json(layout.metadata(document_id)))
-        authors = meta.authors.value if isinstance(meta.authors.value, list) else []
-        year = meta.year.value if isinstance(meta.year.value, int) else None
-        title = titles.get(document_id) or (meta.title.value if isinstance(meta.title.value, str) else None)
-        documents.append(IndexedDocument(document_id, title, authors, year, load_passages(layout, document_id)))
+        title = titles.get(document_id) or meta.title_text
+        documents.append(IndexedDocument(document_id, title, meta.author_names, meta.publication_year,
+                                         load_passages(layout, document_id)))
     return documents

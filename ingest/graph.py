@@ -1,11 +1,9 @@
-"""Entity graph asset: mentions, relations and co-mentions in DuckDB, keyed by the signature."""
+"""Entity graph: mentions, relations and co-mentions in DuckDB, keyed by the signature."""
 
+from __future__ import annotations
 
-import dagster as dg
-
-from assets.corpus_view import indexed_documents
-from assets.graph_extract import load_extractor
-from assets.resources import StateResource
+from ingest.corpus_view import indexed_documents
+from ingest.graph_extract import load_extractor
 from corpus.graph_store import GraphStore, write_graph
 from corpus.signature import recorded_signature
 from corpus.state import StateLayout
@@ -24,9 +22,3 @@ def build_entity_graph(layout: StateLayout) -> dict:
                                             {d.document_id: d.authors for d in documents})
     counts = write_graph(layout.graph, signature, extractor.name, mentions, relations)
     return {"signature": signature, "extractor": extractor.name, "rebuilt": 1, **counts}
-
-
-@dg.asset(deps=["corpus_signature", "catalogue"], group_name="indexes", code_version="graph-v1",
-          description="Entities (7 types), relations (10 types, GLiNER2 only) and mentions per passage.")
-def entity_graph(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
-    return dg.MaterializeResult(metadata=build_entity_graph(state.layout))

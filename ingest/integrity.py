@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from corpus.models import Passage
+from corpus.reader import read_passages
 from corpus.safe_cut import forbidden_mask
-from corpus.state import read_text_exact, StateLayout, read_jsonl
+from corpus.state import read_text_exact, StateLayout
 
 
 def load_passages(layout: StateLayout, document_id: str) -> list[Passage]:
-    path = layout.passages(document_id)
-    return [Passage(**row) for row in read_jsonl(path)] if path.exists() else []
+    return read_passages(layout.passages(document_id))
 
 
 def forbidden_cuts(layout: StateLayout, document_ids: list[str]) -> list[dict]:

@@ -23,7 +23,7 @@ import logging
 import re
 from pathlib import Path
 
-from assets.chunker import heading_title
+from ingest.chunker import heading_title
 from corpus.models import Block, BlockKind, DocumentMetadata, MetadataField
 
 log = logging.getLogger(__name__)

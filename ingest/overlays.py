@@ -1,4 +1,4 @@
-"""Overlay computations: near-duplicate passages and consolidated display titles. Pure functions.
+"""Overlays: near-duplicate passages and consolidated display titles, and their files.
 
 Near-duplicates use word shingles: lower-case, non-word runs become spaces, 8-word windows taken
 every 4 words (a text shorter than a window is one shingle); two texts are near-duplicates when
@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from ingest.integrity import load_passages
 from corpus.config import ServedConfig
 from corpus.models import DocumentMetadata, Passage
+from corpus.state import StateLayout, atomic_write_json, read_json
 
 SHINGLE_WORDS = 8
 SHINGLE_STRIDE = 4
@@ -93,7 +95,21 @@ def consolidated_titles(metadata: list[DocumentMetadata]) -> dict[str, str]:
     """document_id -> clean display title, for every document whose metadata has a title."""
     titles: dict[str, str] = {}
     for entry in metadata:
-        value = entry.title.value
-        if isinstance(value, str) and (clean := clean_display_title(value)):
+        value = entry.title_text
+        if value and (clean := clean_display_title(value)):
             titles[entry.document_id] = clean
     return titles
+
+
+def write_overlays(layout: StateLayout) -> dict[str, int]:
+    """Recompute both overlays from every materialised document; rewrite only what changed."""
+    ids = [d for d in layout.registered_document_ids()
+           if layout.passages(d).exists() and layout.metadata(d).exists()]
+    all_passages = [p for d in ids for p in load_passages(layout, d)]
+    metadata = [DocumentMetadata(**read_json(layout.metadata(d))) for d in ids]
+    overlays = {layout.near_duplicates_file: near_duplicates(all_passages),
+                layout.titles_file: consolidated_titles(metadata)}
+    for path, content in overlays.items():
+        if not path.exists() or read_json(path) != content:
+            atomic_write_json(path, content)
+    return {path.name: len(content) for path, content in overlays.items()}

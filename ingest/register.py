@@ -10,12 +10,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-import dagster as dg
-
-from assets.library import manifest_key_by_sha256
-from assets.parsing.validate import RejectedSource, detect_format
-from assets.partitions import documents_partitions
-from assets.resources import StateResource
+from ingest.library import manifest_key_by_sha256
+from ingest.parsing.validate import RejectedSource, detect_format
 from corpus.ids import document_id_for_bytes, sha256_hex
 from corpus.models import SourceRecord
 from corpus.state import StateLayout, atomic_write_bytes, atomic_write_json, read_json
@@ -72,17 +68,3 @@ def quarantine(layout: StateLayout, path: Path, reason: str, name: str | None = 
 def load_source(layout: StateLayout, document_id: str) -> tuple[SourceRecord, Path]:
     record = SourceRecord(**read_json(layout.registry_entry(document_id)))
     return record, source_path(layout, record)
-
-
-@dg.asset(partitions_def=documents_partitions, backfill_policy=dg.BackfillPolicy.single_run(),
-          group_name="documents", code_version="source-v1",
-          description="A registered source file, checked against the hash it was registered under.")
-def source_document(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
-    layout = state.layout
-    checked = 0
-    for document_id in context.partition_keys:
-        record, path = load_source(layout, document_id)
-        if sha256_hex(path.read_bytes()) != record.source_sha256:
-            raise dg.Failure(f"{document_id}: source bytes differ from the registered hash")
-        checked += 1
-    return dg.MaterializeResult(metadata={"documents": checked})

@@ -1,11 +1,13 @@
-"""Vector index asset: Qdrant (embedded by default, a server by URL), updated per document."""
+"""Vector index: Qdrant (embedded by default, a server by URL), updated per document.
 
+`vector_meta` is the one record of what a vector store was built from (model, dimension,
+signature, documents), written by the pipeline and by evaluation's scratch indexes.
+"""
 
-import dagster as dg
+from __future__ import annotations
 
-from assets.corpus_view import indexed_documents
-from assets.embed import embeddings_path, load_document_embeddings
-from assets.resources import StateResource
+from ingest.corpus_view import indexed_documents
+from ingest.embed import load_document_embeddings
 from corpus.config import ServedConfig
 from corpus.ids import sha256_hex
 from corpus.signature import recorded_signature
@@ -15,13 +17,20 @@ from corpus.vector_store import VectorPoint, edge_root, open_vector_store
 
 
 def _fingerprint(layout: StateLayout, config: ServedConfig, document_id: str) -> str:
-    return sha256_hex(embeddings_path(layout, config, document_id).read_bytes())[:16]
+    return sha256_hex(layout.embeddings(document_id, config.model_key).read_bytes())[:16]
+
+
+def vector_meta(config: ServedConfig, dimension: int, signature: str | None,
+                documents: dict[str, str]) -> dict:
+    """What the store records about itself; `documents` maps document_id to its fingerprint."""
+    return {"model_id": config.embedding_model, "model_key": config.model_key,
+            "dimension": dimension, "signature": signature, "documents": documents}
 
 
 def sync_vector_index(layout: StateLayout, config: ServedConfig, dimension: int) -> dict[str, int]:
     """Upsert changed documents, delete removed ones; untouched documents are not rewritten."""
     signature = recorded_signature(layout)
-    documents = [d for d in indexed_documents(layout) if embeddings_path(layout, config, d.document_id).exists()]
+    documents = [d for d in indexed_documents(layout) if layout.embeddings(d.document_id, config.model_key).exists()]
     # Edge: update a copy and promote it, so a running server keeps its generation open.
     edge = config.vector_backend == "edge"
     generation = begin_generation(edge_root(layout, config)) if edge else None
@@ -45,8 +54,7 @@ def sync_vector_index(layout: StateLayout, config: ServedConfig, dimension: int)
                           for c, p, v in zip(chunk_ids, pieces, vectors)])
             known[document.document_id] = wanted[document.document_id]
             updated += 1
-        store.set_meta({"model_id": config.embedding_model, "model_key": config.model_key,
-                        "dimension": dimension, "signature": signature, "documents": known})
+        store.set_meta(vector_meta(config, dimension, signature, known))
         stats = {"documents": len(documents), "updated": updated, "removed": len(removed),
                  "points": store.count_points()}
     finally:
@@ -54,13 +62,3 @@ def sync_vector_index(layout: StateLayout, config: ServedConfig, dimension: int)
     if generation is not None:
         promote_generation(edge_root(layout, config), generation)
     return stats
-
-
-@dg.asset(deps=["passage_embeddings", "corpus_signature"], group_name="indexes", code_version="vectors-v1",
-          description="Qdrant collection of passage pieces with document_id/year/authors payload; records the signature.")
-def vector_index(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
-    from corpus.embedder import load_embedder
-    config = state.config
-    stats = sync_vector_index(state.layout, config, load_embedder(config).dimension)
-    return dg.MaterializeResult(metadata={**stats, "backend": config.vector_backend,
-                                          "signature": recorded_signature(state.layout) or ""})

@@ -5,42 +5,20 @@ quant-finance vocabulary (vocabulary.tsv) plus rules for defined acronyms, `Surn
 citations and catalogue author names. GLiNER2 runs when a local model folder is configured
 (argument or QUANT_RAG_GLINER_PATH); it alone yields typed relations. Co-mentions are derived by
 the store from the mentions, whichever extractor produced them. No dagster here: the graph asset
-imports this package.
+imports this package. `Mention` and `Relation` live in corpus.entities (the store uses them too).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Protocol
 
+from corpus.entities import Mention, Relation
 from corpus.models import Passage
 
+__all__ = ["Extractor", "GLINER_PATH_ENV", "Mention", "Relation", "load_extractor"]
+
 GLINER_PATH_ENV = "QUANT_RAG_GLINER_PATH"
-
-
-@dataclass(frozen=True)
-class Mention:
-    """One occurrence of an entity in a passage: passage_text[start:end] is `surface`."""
-
-    chunk_id: str
-    document_id: str
-    name: str            # canonical name; the store keys entities by entity_key(name)
-    entity_type: str     # one of corpus.graph_store.ENTITY_TYPES
-    start: int
-    end: int
-    surface: str | None = None   # the written form, when it differs from `name`
-
-
-@dataclass(frozen=True)
-class Relation:
-    """A typed edge head -> tail (names as in mentions of the same chunk) found in one chunk."""
-
-    head: str
-    tail: str
-    relation: str        # one of corpus.graph_store.RELATION_TYPES
-    chunk_id: str
-    score: float
 
 
 class Extractor(Protocol):
@@ -58,7 +36,7 @@ def load_extractor(model_path: str | None = None) -> Extractor:
     fallback: the graph would otherwise change nature without anyone noticing."""
     path = model_path or os.environ.get(GLINER_PATH_ENV) or None
     if path:
-        from assets.graph_extract.gliner import GlinerExtractor
+        from ingest.graph_extract.gliner import GlinerExtractor
         return GlinerExtractor(path)
-    from assets.graph_extract.vocabulary import VocabularyExtractor
+    from ingest.graph_extract.vocabulary import VocabularyExtractor
     return VocabularyExtractor()

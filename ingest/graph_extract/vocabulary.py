@@ -18,8 +18,8 @@ from pathlib import Path
 import regex
 from pydantic import BaseModel, field_validator
 
-from assets.graph_extract import Mention, Relation
-from assets.graph_extract.rules import (AuthorIndex, citations, clean_name, code_spans,
+from ingest.graph_extract import Mention, Relation
+from ingest.graph_extract.rules import (AuthorIndex, citations, clean_name, code_spans,
                                         defined_acronyms, head_noun_type, in_identifier,
                                         initialled_names)
 from corpus.graph_store import ENTITY_TYPES

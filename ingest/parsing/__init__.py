@@ -11,8 +11,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from assets.parsing.garbled import garbled_score, is_garbled
-from assets.parsing.markdown import parse_markdown
+from ingest.parsing.garbled import garbled_score, is_garbled
+from ingest.parsing.markdown import parse_markdown
 from corpus.models import RawBlock
 from corpus.versions import PARSER_VERSION
 
@@ -46,9 +46,9 @@ def pdf_parser_name(parser: str | None = None) -> str:
 
 def _parse_pdf(path: Path, name: str) -> tuple[list[RawBlock], int]:
     if name == "mineru":
-        from assets.parsing.mineru import parse_pdf_mineru
+        from ingest.parsing.mineru import parse_pdf_mineru
         return parse_pdf_mineru(path)
-    from assets.parsing.pdf import parse_pdf
+    from ingest.parsing.pdf import parse_pdf
     result = parse_pdf(path)
     return result.blocks, result.pages
 

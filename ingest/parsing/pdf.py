@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
-from assets.parsing.pdf_blocks import group_lines
-from assets.parsing.pdf_render import render
-from assets.parsing.pdf_furniture import drop_plot_text, drop_running_lines, prose_fonts
-from assets.parsing.pdf_lines import Line, page_lines
-from assets.parsing.pdf_roles import body_size, document_stats
-from assets.parsing.pdf_tables import extract_tables
-from assets.parsing.pdf_text import hyphenated_words
+from ingest.parsing.pdf_blocks import group_lines
+from ingest.parsing.pdf_render import render
+from ingest.parsing.pdf_furniture import drop_plot_text, drop_running_lines, prose_fonts
+from ingest.parsing.pdf_lines import Line, page_lines
+from ingest.parsing.pdf_roles import body_size, document_stats
+from ingest.parsing.pdf_tables import extract_tables
+from ingest.parsing.pdf_text import hyphenated_words
 from corpus.models import RawBlock
 
 PARSER_NAME = "pdfium"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from assets.parsing.pdf_lines import Line
-from assets.parsing.pdf_roles import DOT_LEADER, PAGE_REF, DocStats, column_left, heading_level, role
+from ingest.parsing.pdf_lines import Line
+from ingest.parsing.pdf_roles import DOT_LEADER, PAGE_REF, DocStats, column_left, heading_level, role
 
 FOOTNOTE_RATIO = 0.92       # footnotes are set smaller than the body
 FOOTNOTE_ZONE = 0.55        # ... and live in the lower part of the page

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from assets.parsing.pdf_lines import Line
-from assets.parsing.pdf_roles import body_size
+from ingest.parsing.pdf_lines import Line
+from ingest.parsing.pdf_roles import body_size
 
 BAND = 0.11                 # top/bottom share of the page height where running lines live
 REPEAT_SHARE = 0.3          # a band line repeated on this share of pages (and >= 2) is furniture

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from assets.parsing.pdf_blocks import Group
-from assets.parsing.pdf_lines import HYPHEN_MARK, Line
-from assets.parsing.pdf_roles import BULLET
-from assets.parsing.pdf_text import join_lines
+from ingest.parsing.pdf_blocks import Group
+from ingest.parsing.pdf_lines import HYPHEN_MARK, Line
+from ingest.parsing.pdf_roles import BULLET
+from ingest.parsing.pdf_text import join_lines
 from corpus.models import BlockKind, RawBlock
 
 MONO_ADVANCE = 0.525        # width of a typewriter character, in font sizes (for indentation)

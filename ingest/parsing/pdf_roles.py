@@ -9,7 +9,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
-from assets.parsing.pdf_lines import TABLE_FONT, Line
+from ingest.parsing.pdf_lines import TABLE_FONT, Line
 
 HEADING_RATIO = 1.08        # a line this much larger than the body font may be a heading
 MAX_HEADING_CHARS = 150

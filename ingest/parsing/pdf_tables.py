@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pdfplumber
 
-from assets.parsing.pdf_lines import TABLE_FONT, Line
-from assets.parsing.pdf_roles import DOT_LEADER, DocStats
+from ingest.parsing.pdf_lines import TABLE_FONT, Line
+from ingest.parsing.pdf_roles import DOT_LEADER, DocStats
 from corpus.models import BlockKind, RawBlock
 
 MIN_NUMERIC_ROWS = 3

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from assets.parsing.pdf_lines import HYPHEN_MARK
+from ingest.parsing.pdf_lines import HYPHEN_MARK
 
 _WORD_BEFORE = re.compile(r"(\w+)$")
 _WORD_AFTER = re.compile(r"^(\w+)")

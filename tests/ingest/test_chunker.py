@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assets.chunker import MAX_CHARS, MIN_CHARS, TARGET_CHARS, chunk_document
-from assets.parsing import parse_source
+from ingest.chunker import MAX_CHARS, MIN_CHARS, TARGET_CHARS, chunk_document
+from ingest.parsing import parse_source
 from corpus.canonical import assemble_canonical
 from corpus.ids import CHUNK_ID_RE, chunk_id_for
 from corpus.models import BlockKind, Passage, RawBlock

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from assets.graph_extract import GLINER_PATH_ENV, Mention, load_extractor
-from assets.graph_extract.rules import (AuthorIndex, citations, defined_acronyms, initialled_names,
+from ingest.graph_extract import GLINER_PATH_ENV, Mention, load_extractor
+from ingest.graph_extract.rules import (AuthorIndex, citations, defined_acronyms, initialled_names,
                                         person_names)
-from assets.graph_extract.vocabulary import Vocabulary, VocabularyExtractor
+from ingest.graph_extract.vocabulary import Vocabulary, VocabularyExtractor
 from corpus.graph_store import ENTITY_TYPES, RELATION_TYPES, GraphStore, write_graph
 from corpus.ids import chunk_id_for, document_id_for_bytes
 from corpus.models import Passage
@@ -175,7 +175,7 @@ def test_gliner2_path_with_a_tiny_local_model(tmp_path):
     GLiNER2(ExtractorConfig(model_name="tiny-bert"), encoder_config=encoder,
             tokenizer=tokenizer).save_pretrained(str(tmp_path / "tiny"))
 
-    from assets.graph_extract.gliner import GlinerExtractor
+    from ingest.graph_extract.gliner import GlinerExtractor
     assert isinstance(load_extractor(str(tmp_path / "tiny")), GlinerExtractor)
     extractor = GlinerExtractor(tmp_path / "tiny", threshold=0.0, relation_threshold=0.0)
     assert extractor.name == f"gliner2:{tmp_path / 'tiny'}"

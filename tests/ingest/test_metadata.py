@@ -8,8 +8,8 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 
-from assets.metadata_extract import clean_title, extract_metadata, load_manifest, split_authors
-from assets.parsing import parse_source
+from ingest.metadata_extract import clean_title, extract_metadata, load_manifest, split_authors
+from ingest.parsing import parse_source
 from corpus.canonical import assemble_canonical
 from corpus.models import BlockKind, RawBlock
 

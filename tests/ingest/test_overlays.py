@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from assets.overlays_logic import (MIN_DUPLICATE_WORDS, consolidated_titles, near_duplicates,
+from ingest.overlays import (MIN_DUPLICATE_WORDS, consolidated_titles, near_duplicates,
                                    overlap_coefficient, shingles)
 from corpus.config import ServedConfig
 from corpus.ids import chunk_id_for

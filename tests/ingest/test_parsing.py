@@ -7,13 +7,13 @@ import sys
 
 import pytest
 
-from assets.library import LIBRARY_ROOT
-from assets.parsing import PDF_PARSER_SETTING, parse_source, parser_version
-from assets.parsing.garbled import garbled_score, is_garbled
-from assets.parsing.markdown import parse_markdown
-from assets.parsing.mineru import ParserUnavailable, html_table_to_pipe
-from assets.parsing.pdf_lines import HYPHEN_MARK
-from assets.parsing.pdf_text import join_lines
+from ingest.library import LIBRARY_ROOT
+from ingest.parsing import PDF_PARSER_SETTING, parse_source, parser_version
+from ingest.parsing.garbled import garbled_score, is_garbled
+from ingest.parsing.markdown import parse_markdown
+from ingest.parsing.mineru import ParserUnavailable, html_table_to_pipe
+from ingest.parsing.pdf_lines import HYPHEN_MARK
+from ingest.parsing.pdf_text import join_lines
 from corpus.canonical import assemble_canonical
 from corpus.models import BlockKind
 from corpus.safe_cut import scan

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from assets.library import LIBRARY_ROOT
-from assets.parsing.validate import RejectedSource, detect_format
+from ingest.library import LIBRARY_ROOT
+from ingest.parsing.validate import RejectedSource, detect_format
 
 REAL_PDF = LIBRARY_ROOT / "pdf" / "pav_using_markowitzr.pdf"
 REAL_MD = LIBRARY_ROOT / "markdown" / "quantopian_lecture06_means.md"

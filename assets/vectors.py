@@ -1,0 +1,18 @@
+"""Vector index asset: Qdrant (embedded by default, a server by URL), updated per document."""
+
+
+import dagster as dg
+
+from assets.resources import StateResource
+from corpus.signature import recorded_signature
+from ingest.vectors import sync_vector_index
+
+
+@dg.asset(deps=["passage_embeddings", "corpus_signature"], group_name="indexes", code_version="vectors-v1",
+          description="Qdrant collection of passage pieces with document_id/year/authors payload; records the signature.")
+def vector_index(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
+    from corpus.embedder import load_embedder
+    config = state.config
+    stats = sync_vector_index(state.layout, config, load_embedder(config).dimension)
+    return dg.MaterializeResult(metadata={**stats, "backend": config.vector_backend,
+                                          "signature": recorded_signature(state.layout) or ""})
