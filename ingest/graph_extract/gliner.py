@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from ingest.graph_extract import Mention, Relation
+from corpus.entities import Mention, Relation
 from ingest.graph_extract.rules import AuthorIndex
 from corpus.graph_store import ENTITY_TYPES, RELATION_TYPES
 from corpus.models import Passage

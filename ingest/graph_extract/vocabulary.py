@@ -18,7 +18,7 @@ from pathlib import Path
 import regex
 from pydantic import BaseModel, field_validator
 
-from ingest.graph_extract import Mention, Relation
+from corpus.entities import Mention, Relation
 from ingest.graph_extract.rules import (AuthorIndex, citations, clean_name, code_spans,
                                         defined_acronyms, head_noun_type, in_identifier,
                                         initialled_names)

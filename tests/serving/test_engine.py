@@ -70,7 +70,7 @@ def context(served_home):
 
 def _call(context, name: str, arguments: dict):
     from serving.server import call_tool
-    from serving.tools import all_tools
+    from serving.toolset import all_tools
 
     spec = next(s for s in all_tools() if s.name == name)
     return call_tool(spec, context, arguments)
