@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from corpus.ids import ChunkId
+from serving.context import ToolContext
 from serving.contract import PASSAGE_WINDOW, Trace
 from serving.errors import InvalidArgument, NotFound
 from serving.schemas import PassageOut, passage_out, render_passage, render_trace
@@ -36,7 +37,7 @@ class GetPassageOutput(BaseModel):
     trace: Trace
 
 
-def handle(ctx, args: GetPassageInput) -> GetPassageOutput:
+def handle(ctx: ToolContext, args: GetPassageInput) -> GetPassageOutput:
     reader = ctx.engine.reader
     passage = reader.passage(args.chunk_id)
     if passage is None:
