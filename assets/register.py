@@ -1,77 +1,13 @@
-"""Registration: a source file is validated, copied under its content id, and recorded.
+"""Source asset: a registered source file, checked against the hash it was registered under
+(registration itself is ingest.register, called by the sensor and the runner)."""
 
-The registry entry is the commit point: it is written (atomically) only after the source bytes
-are safely in `sources/`. A rejected file is set aside in `quarantine/` with its reason.
-"""
-
-
-import datetime as dt
-import shutil
-from dataclasses import dataclass
-from pathlib import Path
 
 import dagster as dg
 
-from assets.library import manifest_key_by_sha256
-from assets.parsing.validate import RejectedSource, detect_format
 from assets.partitions import documents_partitions
 from assets.resources import StateResource
-from corpus.ids import document_id_for_bytes, sha256_hex
-from corpus.models import SourceRecord
-from corpus.state import StateLayout, atomic_write_bytes, atomic_write_json, read_json
-
-SOURCE_SUFFIX = {"pdf": ".pdf", "markdown": ".md"}
-
-
-@dataclass(frozen=True)
-class Registration:
-    name: str
-    document_id: str | None = None
-    rejected: str | None = None
-    new: bool = False
-
-
-def source_path(layout: StateLayout, record: SourceRecord) -> Path:
-    return layout.sources / f"{record.document_id}{SOURCE_SUFFIX[record.format]}"
-
-
-def register_file(layout: StateLayout, path: Path, library_file: str | None = None) -> Registration:
-    """Validate and register one file; never raises for bad input (it is quarantined instead)."""
-    try:
-        fmt = detect_format(path)
-    except RejectedSource as exc:
-        quarantine(layout, path, str(exc))
-        return Registration(path.name, rejected=str(exc))
-    data = path.read_bytes()
-    document_id = document_id_for_bytes(data)
-    entry = layout.registry_entry(document_id)
-    if entry.exists():
-        return Registration(path.name, document_id=document_id)
-    digest = sha256_hex(data)
-    library_file = library_file or manifest_key_by_sha256().get(digest)
-    record = SourceRecord(document_id=document_id, format=fmt, source_sha256=digest,
-                          bytes=len(data), original_name=path.name, library_file=library_file,
-                          registered_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
-    atomic_write_bytes(source_path(layout, record), data)
-    atomic_write_json(entry, record.model_dump(mode="json"))
-    return Registration(path.name, document_id=document_id, new=True)
-
-
-def quarantine(layout: StateLayout, path: Path, reason: str, name: str | None = None) -> Path:
-    """Copy a rejected file aside (as `name`, default its own) with a `.reason.json` beside it."""
-    name = name or path.name
-    target = layout.quarantine / name
-    if path.exists() and path.is_file():
-        shutil.copyfile(path, target)
-    atomic_write_json(layout.quarantine / f"{name}.reason.json",
-                      {"file": name, "reason": reason,
-                       "at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")})
-    return target
-
-
-def load_source(layout: StateLayout, document_id: str) -> tuple[SourceRecord, Path]:
-    record = SourceRecord(**read_json(layout.registry_entry(document_id)))
-    return record, source_path(layout, record)
+from corpus.ids import sha256_hex
+from ingest.register import load_source
 
 
 @dg.asset(partitions_def=documents_partitions, backfill_policy=dg.BackfillPolicy.single_run(),

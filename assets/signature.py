@@ -1,23 +1,12 @@
 """The corpus signature asset and its freeze check."""
 
 
-import datetime as dt
-
 import dagster as dg
 
 from assets.resources import StateResource
 from corpus.freeze import freeze_state
-from corpus.signature import compute_signature, signature_rows
-from corpus.state import StateLayout, atomic_write_json
-
-
-def record_signature(layout: StateLayout) -> str:
-    """Compute the live signature and record it as the state every index must be built from."""
-    signature = compute_signature(layout)
-    atomic_write_json(layout.signature_file, {
-        "signature": signature, "documents": len(signature_rows(layout)),
-        "at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")})
-    return signature
+from corpus.state import StateLayout
+from ingest.signature import record_signature
 
 
 def frozen_check(layout: StateLayout, signature: str) -> dg.AssetCheckResult:

@@ -20,8 +20,8 @@ from pathlib import Path
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from assets import chunker  # noqa: E402
-from assets.parsing import parse_source  # noqa: E402
+from ingest import chunker  # noqa: E402
+from ingest.parsing import parse_source  # noqa: E402
 from corpus.canonical import assemble_canonical  # noqa: E402
 
 LIBRARY = Path(__file__).resolve().parents[1] / "library"

@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from assets.library import LIBRARY_ROOT, library_files  # noqa: E402
+from ingest.library import LIBRARY_ROOT, library_files  # noqa: E402
 from corpus.state import StateLayout  # noqa: E402
 from orchestration.runner import ingest  # noqa: E402
 

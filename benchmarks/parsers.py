@@ -23,7 +23,7 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from assets.parsing.garbled import garbled_score, is_garbled  # noqa: E402
+from ingest.parsing.garbled import garbled_score, is_garbled  # noqa: E402
 from corpus.models import BlockKind, RawBlock  # noqa: E402
 
 LIBRARY = Path(__file__).resolve().parents[1] / "library" / "pdf"
@@ -42,7 +42,7 @@ SLOW_SUBSET = [*TWO_COLUMN, "palomar_risk_parity_portfolios_slides_rfinance2019.
 
 
 def _pdfium(path: Path, tables: bool = True) -> tuple[list[RawBlock], int]:
-    from assets.parsing.pdf import parse_pdf
+    from ingest.parsing.pdf import parse_pdf
     result = parse_pdf(path, tables=tables)
     return result.blocks, result.pages
 
@@ -50,7 +50,7 @@ def _pdfium(path: Path, tables: bool = True) -> tuple[list[RawBlock], int]:
 def _pdfplumber(path: Path) -> tuple[list[RawBlock], int]:
     import pdfplumber
 
-    from assets.parsing.pdf_tables import to_pipe_table
+    from ingest.parsing.pdf_tables import to_pipe_table
     blocks: list[RawBlock] = []
     with pdfplumber.open(str(path)) as pdf:
         for n, page in enumerate(pdf.pages, 1):
@@ -64,7 +64,7 @@ def _pdfplumber(path: Path) -> tuple[list[RawBlock], int]:
 
 
 def _mineru(path: Path) -> tuple[list[RawBlock], int]:
-    from assets.parsing.mineru import parse_pdf_mineru
+    from ingest.parsing.mineru import parse_pdf_mineru
     return parse_pdf_mineru(path)
 
 

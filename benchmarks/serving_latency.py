@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     home = args.home or Path(os.environ.get("QUANT_RAG_HOME", "./var")).resolve()
     if args.fixture:
         sys.path.insert(0, str(REPO / "tests" / "serving"))
-        from conftest import build_state  # the test suite's hand-built state
+        from conftest import build_state  # the test suite's fixture state (pipeline code, three lectures)
 
         home = args.fixture
         if not (home / "signature.json").exists():

@@ -15,7 +15,7 @@ new document, built directly in the state layout:
 - passages: the same ranges, text re-sliced, chunk ids re-derived with the new document_id;
 - metadata: the year moved to one spread over YEARS (so year filters are selective);
 - embeddings: the original piece vectors + Gaussian noise (NOISE per dimension), renormalised,
-  in the format of assets/embed.py.
+  in the format of ingest/embed.py.
 
 Then the corpus-level assets (overlays, catalogue, signature, Qdrant Edge, BM25, graph) and their
 checks run through the real pipeline, and the state's coherence is printed as `quant-rag doctor`.
@@ -40,7 +40,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from assets.embed import embeddings_path  # noqa: E402
 from corpus.config import ServedConfig  # noqa: E402
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex  # noqa: E402
 from corpus.models import DocumentMetadata, ParsedDocument, Passage, SourceRecord  # noqa: E402
@@ -117,7 +116,7 @@ def clone_document(source: StateLayout, target: StateLayout, config: ServedConfi
     year = YEARS[0] + _digest("year", document_id, clone) % (YEARS[1] - YEARS[0] + 1)
     meta = meta.model_copy(update={"document_id": new_id,
                                    "year": meta.year.model_copy(update={"value": year})})
-    with np.load(embeddings_path(source, config, document_id)) as npz:
+    with np.load(source.embeddings(document_id, config.model_key)) as npz:
         chunk_ids = np.array([chunk_of[c] for c in npz["chunk_ids"]])
         pieces, vectors = npz["pieces"], noisy(npz["vectors"], _digest("noise", document_id, clone))
     buffer = io.BytesIO()
@@ -127,10 +126,10 @@ def clone_document(source: StateLayout, target: StateLayout, config: ServedConfi
     atomic_write_text(target.canonical_text(new_id), canonical)
     atomic_write_json(target.parsed_blocks(new_id), parsed.model_dump(mode="json"))
     atomic_write_jsonl(target.passages(new_id), passages)
-    atomic_write_json(target.document_dir(new_id) / "passages.meta.json",
+    atomic_write_json(target.passages_meta(new_id),
                       {"canonical_sha256": parsed.canonical_sha256, "chunker_version": CHUNKER_VERSION})
     atomic_write_json(target.metadata(new_id), meta.model_dump(mode="json"))
-    atomic_write_bytes(embeddings_path(target, config, new_id), buffer.getvalue())
+    atomic_write_bytes(target.embeddings(new_id, config.model_key), buffer.getvalue())
     atomic_write_json(target.registry_entry(new_id), record.model_copy(update={
         "document_id": new_id, "source_sha256": sha256_hex(data), "bytes": len(data),
         "original_name": f"{record.original_name} (clone {clone})", "library_file": None,
@@ -189,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     checks = refresh(target)
     print(f"refresh_corpus: {time.perf_counter() - started:.0f} s; checks "
           + ", ".join(f"{k}={'ok' if v else 'FAILED'}" for k, v in sorted(checks.items())), flush=True)
-    overlays = {name: len(read_json(target / "overlays" / name)) for name in ("near_duplicates.json", "titles.json")}
+    overlays = {path.name: len(read_json(path)) for path in StateLayout(target).overlay_files}
     print(f"overlays: {overlays}")
     from serving.coherence import check_state, doctor_text
     report = check_state(StateLayout(target), ServedConfig.from_env())

@@ -98,7 +98,7 @@ class Embedder:
         return self._is_plain
 
     def _fast_query(self, text: str) -> np.ndarray:
-        from corpus.query_encoder import mean_pooled_vector
+        from corpus.pooling import mean_pooled_vector
 
         self.encoded_texts += 1
         return mean_pooled_vector(self._model[0].auto_model, self.tokenizer,

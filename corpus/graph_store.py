@@ -20,11 +20,12 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 import duckdb
 import numpy as np
 
+from corpus.entities import Mention, Relation
 from corpus.ids import validate_chunk_id, validate_document_id
 
 ENTITY_TYPES: tuple[str, ...] = ("person", "organization", "financial_instrument", "market_concept",
@@ -63,8 +64,8 @@ def is_noise(name: str) -> bool:
             or key.startswith("\\") or key.strip("</>") in _HTML_TAGS)
 
 
-def write_graph(path: Path, signature: str, extractor: str, mentions: Iterable[Any],
-                relations: Iterable[Any]) -> dict:
+def write_graph(path: Path, signature: str, extractor: str, mentions: Iterable[Mention],
+                relations: Iterable[Relation]) -> dict:
     """Build the graph file in a temp file beside `path`, then rename it over `path`; return counts.
 
     `mentions` carry chunk_id, document_id, name, entity_type, start, end (and optionally
@@ -80,7 +81,7 @@ def write_graph(path: Path, signature: str, extractor: str, mentions: Iterable[A
         else:
             kept.append((validate_chunk_id(m.chunk_id), validate_document_id(m.document_id),
                          entity_key(m.name), m.name, m.entity_type, int(m.start), int(m.end),
-                         getattr(m, "surface", None) or m.name))
+                         m.surface or m.name))
     entities = _aggregate_entities(kept)
     chunk_doc = {row[0]: row[1] for row in kept}
     edges = []

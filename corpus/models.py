@@ -101,3 +101,19 @@ class DocumentMetadata(BaseModel):
     year: MetadataField = Field(default_factory=MetadataField)
     venue: MetadataField = Field(default_factory=MetadataField)
     licence: str | None = None
+
+    @property
+    def author_names(self) -> list[str]:
+        """The authors as a list, whatever shape the field was stored in (one name, a list, none)."""
+        value = self.authors.value
+        return list(value) if isinstance(value, list) else ([value] if isinstance(value, str) and value else [])
+
+    @property
+    def publication_year(self) -> int | None:
+        value = self.year.value
+        return value if isinstance(value, int) else None
+
+    @property
+    def title_text(self) -> str | None:
+        value = self.title.value
+        return value if isinstance(value, str) else None

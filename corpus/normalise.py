@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from corpus.markup import skip_markup, to_original
+
 # Whitespace-like characters that are dropped outright: soft hyphen, pdfium's line-break hyphen
 # marker (U+FFFE; the line break itself is already gone), zero-width characters, BOM.
 _DROPPED = frozenset("\u00ad\ufffe\u200b\u200c\u200d\u2060\ufeff")
@@ -39,12 +41,19 @@ def _fold(chunk: str) -> str:
 def normalise_with_map(text: str) -> tuple[str, list[int]]:
     """Normalised text and, for every normalised character i, the index in `text` it came from.
 
-    Whitespace runs become one space (none at either end), <sup>/<sub> tags are dropped (their
-    content kept), dashes and minus signs become '-', curly and prime quotes become straight,
-    then NFKC and case-folding; a hyphen at a line break between two letters is removed when the
+    Markdown markup is skipped first (corpus.markup: table pipes and separator rows, code fences
+    and backticks, emphasis markers, heading hashes). Whitespace runs become one space (none at
+    either end), <sup>/<sub> tags are dropped (their content kept), dashes and minus signs
+    become '-', curly and prime quotes become straight, then NFKC and case-folding; a hyphen at a line break between two letters is removed when the
     next letter is lower-case ('volat-\\nility' → 'volatility') and kept without the break
     otherwise ('Black-\\nScholes' → 'black-scholes').
     """
+    bare, pieces = skip_markup(text)
+    normalised, origin = _normalise(bare)
+    return normalised, to_original(origin, pieces)
+
+
+def _normalise(text: str) -> tuple[str, list[int]]:
     out: list[str] = []
     origin: list[int] = []
     last_space = True  # suppresses a leading space and double spaces

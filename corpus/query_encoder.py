@@ -15,24 +15,12 @@ from pathlib import Path
 import numpy as np
 
 from corpus.config import ServedConfig
+from corpus.pooling import mean_pooled_vector
 
 _PLAIN = ["sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
           "sentence_transformers.models.Normalize"]
 _cache: dict[tuple, "QueryEncoder"] = {}
 _lock = threading.Lock()
-
-
-def mean_pooled_vector(model, tokenizer, text: str, max_tokens: int) -> np.ndarray:
-    """Normalised mean of the last hidden state over the attended tokens of `text`."""
-    import torch
-
-    batch = tokenizer([text], truncation=True, max_length=max_tokens, return_tensors="pt")
-    with torch.inference_mode():
-        hidden = model(**batch).last_hidden_state
-        mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-        pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-        vector = torch.nn.functional.normalize(pooled, dim=-1)[0]
-    return vector.numpy().astype(np.float32)
 
 
 def is_plain_mean_pooling(folder: Path) -> bool:

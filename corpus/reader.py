@@ -31,13 +31,11 @@ class DocumentEntry:
 
     @property
     def authors(self) -> list[str]:
-        value = self.metadata.authors.value
-        return list(value) if isinstance(value, list) else ([value] if isinstance(value, str) else [])
+        return self.metadata.author_names
 
     @property
     def year(self) -> int | None:
-        value = self.metadata.year.value
-        return value if isinstance(value, int) else None
+        return self.metadata.publication_year
 
 
 @dataclass
@@ -74,17 +72,14 @@ class CorpusReader:
                 metadata=DocumentMetadata(**read_json(paths[1])),
             )
             reader.documents[document_id] = entry
-            with paths[2].open(encoding="utf-8") as handle:
-                rows = [Passage.model_validate_json(line) for line in handle if line.strip()]
+            rows = read_passages(paths[2])
             rows.sort(key=lambda p: p.ordinal)
             reader.by_document[document_id] = rows
             reader.passages.update((p.chunk_id, p) for p in rows)
-        titles = layout.overlays / "titles.json"
-        if titles.exists():
-            reader.titles_overlay = read_json(titles)
-        dups = layout.overlays / "near_duplicates.json"
-        if dups.exists():
-            reader.near_duplicates = read_json(dups)
+        if layout.titles_file.exists():
+            reader.titles_overlay = read_json(layout.titles_file)
+        if layout.near_duplicates_file.exists():
+            reader.near_duplicates = read_json(layout.near_duplicates_file)
         return reader
 
     def document(self, document_id: str) -> DocumentEntry | None:
@@ -100,6 +95,14 @@ class CorpusReader:
 
     def canonical_text(self, document_id: str) -> str:
         return _read_canonical(self.layout.canonical_text(validate_document_id(document_id)))
+
+
+def read_passages(path: Path) -> list[Passage]:
+    """The passages file of one document (JSON lines), in stored order; [] when absent."""
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8") as handle:
+        return [Passage.model_validate_json(line) for line in handle if line.strip()]
 
 
 @lru_cache(maxsize=128)

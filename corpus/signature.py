@@ -11,7 +11,6 @@ from corpus.state import StateLayout, read_json
 from corpus.versions import CHUNKER_VERSION
 
 SIGNATURE_LENGTH = 12
-OVERLAY_NAMES = ("near_duplicates.json", "titles.json")
 
 
 def _canonical_json_digest(path: Path) -> str:
@@ -40,8 +39,8 @@ def compute_signature(layout: StateLayout) -> str:
     digest = hashlib.sha256()
     for row in signature_rows(layout):
         digest.update("\x1f".join(row).encode() + b"\x1e")
-    for name in OVERLAY_NAMES:
-        path = layout.overlays / name
+    for path in layout.overlay_files:
+        name = path.name
         overlay = _canonical_json_digest(path) if path.exists() else "absent"
         digest.update(f"overlay\x1f{name}\x1f{overlay}\x1e".encode())
     return digest.hexdigest()[:SIGNATURE_LENGTH]

@@ -54,6 +54,14 @@ class StateLayout:
     @property
     def overlays(self) -> Path: return self.root / "overlays"
     @property
+    def near_duplicates_file(self) -> Path: return self.overlays / "near_duplicates.json"
+    @property
+    def titles_file(self) -> Path: return self.overlays / "titles.json"
+    @property
+    def overlay_files(self) -> tuple[Path, ...]:
+        """Every overlay file, in the order their hashes enter the signature."""
+        return (self.near_duplicates_file, self.titles_file)
+    @property
     def catalogue(self) -> Path: return self.root / "catalogue.duckdb"
     @property
     def signature_file(self) -> Path: return self.root / "signature.json"
@@ -93,6 +101,14 @@ class StateLayout:
 
     def metadata(self, document_id: str) -> Path:
         return self.document_dir(document_id) / "metadata.json"
+
+    def passages_meta(self, document_id: str) -> Path:
+        """What the stored passages were made from (chunker version, canonical text hash)."""
+        return self.document_dir(document_id) / "passages.meta.json"
+
+    def embeddings(self, document_id: str, model_key: str) -> Path:
+        """One document's piece vectors under one embedding model."""
+        return self.document_dir(document_id) / f"embeddings-{model_key}.npz"
 
     def ensure(self) -> "StateLayout":
         for folder in (self.inbox, self.sources, self.registry, self.quarantine, self.journal,

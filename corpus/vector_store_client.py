@@ -11,7 +11,7 @@ import numpy as np
 
 from corpus.config import ServedConfig
 from corpus.state import StateLayout
-from corpus.vector_store import (HNSW_M, INDEXED_FIELDS, VectorPoint, VectorStoreBusyError,
+from corpus.vector_store_base import (HNSW_M, INDEXED_FIELDS, VectorPoint, VectorStoreBusyError,
                                  VectorStoreError, batched, best_per_chunk, check_vector,
                                  SCROLL_PAGE, collection_name, payload_of, point_id)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from corpus.state import atomic_write_json, read_json
-from corpus.vector_store import (HNSW_M, INDEXED_FIELDS, VectorPoint, VectorStoreBusyError,
+from corpus.vector_store_base import (HNSW_M, INDEXED_FIELDS, VectorPoint, VectorStoreBusyError,
                                  VectorStoreError, batched, best_per_chunk, check_vector,
                                  SCROLL_PAGE, payload_of, point_id)
 

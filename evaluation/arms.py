@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from corpus.bm25_store import BM25Index, indexed_text
+from corpus.bm25_store import BM25Index
 from corpus.config import ServedConfig
+from ingest.bm25 import bm25_rows
 from serving.engine import MODES, Engine
 
 MIN_POOL, MAX_POOL = 10, 500
@@ -68,14 +69,12 @@ def arm_engine(base: Engine, config: ServedConfig) -> Engine:
 
 
 def _variant(base: Engine, config: ServedConfig) -> Engine:
-    engine = Engine(base.layout, config)
-    engine.signature = base.signature
+    engine = Engine(base.layout, config, signature=base.signature)
     engine._reader, engine._embedder, engine._vectors = base.reader, base.embedder, base.vectors
     engine._graph = base.graph if base.layout.graph.exists() else None
     if any(getattr(config, f) != getattr(base.config, f) for f in BM25_FIELDS):
         reader = base.reader
-        rows = [(p.chunk_id, p.document_id, indexed_text(reader.title(p.document_id), p.section, p.text))
-                for p in reader.passages.values()]
+        rows = bm25_rows((reader.title(p.document_id), p) for p in reader.passages.values())
         engine._bm25 = BM25Index.in_memory(rows, config.bm25_k1, config.bm25_b, config.analyzer,
                                            base.signature or "")
     else:

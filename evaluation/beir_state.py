@@ -5,8 +5,8 @@ metadata), so the server's reader, vector store, BM25 and selection run on it un
 lives in `layout.scratch / <set>-<corpus hash>/`; a `beir.json` marker, written last, maps BEIR ids
 to chunk ids and makes a second run reuse the state (vectors also come from its embedding cache).
 
-The index steps mirror the pipeline's assets (assets/embed.py, vectors.py, bm25.py) through the
-same corpus-layer functions; they are not imported because evaluation never imports dagster.
+The signature record and the indexes are built by the writer's own builders (ingest.signature,
+ingest.embed, ingest.vectors, ingest.bm25), the ones the pipeline's assets call.
 """
 
 from __future__ import annotations
@@ -17,18 +17,20 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from corpus.bm25_store import build_bm25, indexed_text
 from corpus.config import ServedConfig
-from corpus.embedder import embedding_prefix, load_embedder, passage_pieces
-from corpus.embedding_cache import EmbeddingCache, embed_with_cache
+from corpus.embedder import load_embedder
+from corpus.embedding_cache import EmbeddingCache
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex
 from corpus.models import (Block, BlockKind, DocumentMetadata, MetadataField, ParsedDocument,
                            Passage, SourceRecord)
-from corpus.signature import compute_signature, recorded_signature, signature_rows
 from corpus.state import StateLayout, atomic_write_json, read_json
 from corpus.vector_store import VectorPoint, open_vector_store
 from corpus.versions import CHUNKER_VERSION
 from evaluation.datasets import BeirSet
+from ingest.bm25 import write_bm25
+from ingest.embed import embed_passages
+from ingest.signature import record_signature
+from ingest.vectors import vector_meta
 
 log = logging.getLogger(__name__)
 
@@ -96,27 +98,21 @@ def _write_document(layout: StateLayout, name: str, beir_id: str, doc: dict, now
     return passage
 
 
-def _index_vectors(layout: StateLayout, config: ServedConfig, titled: list[tuple[str | None, Passage]]) -> int:
+def _index_vectors(layout: StateLayout, config: ServedConfig, signature: str,
+                   titled: list[tuple[str | None, Passage]]) -> int:
     """Embed title + passage pieces (cached) and load them into the configured vector store."""
     embedder = load_embedder(config)
-    owners, texts = [], []
-    for title, passage in titled:
-        prefix = embedding_prefix(title, passage.section)
-        for number, piece in enumerate(passage_pieces(embedder, prefix, passage.text)):
-            owners.append((passage, number))
-            texts.append(piece)
     cache = EmbeddingCache(layout.embedding_cache, config.model_key)
 
     def progress(done: int, total: int) -> None:
         log.info("embedded %d/%d pieces", done, total)
-    vectors = embed_with_cache(embedder, cache, texts, progress=progress)
+    owners, vectors = embed_passages(embedder, cache, titled, progress=progress)
     store = open_vector_store(layout, config, embedder.dimension)
     try:
         store.upsert([VectorPoint(chunk_id=p.chunk_id, document_id=p.document_id, piece=n, vector=v)
                       for (p, n), v in zip(owners, vectors)])
-        store.set_meta({"model_id": config.embedding_model, "model_key": config.model_key,
-                        "dimension": embedder.dimension, "signature": recorded_signature(layout),
-                        "documents": {p.document_id: "beir" for _, p in titled}})
+        store.set_meta(vector_meta(config, embedder.dimension, signature,
+                                   {p.document_id: "beir" for _, p in titled}))
         return store.count_points()
     finally:
         store.close()
@@ -138,13 +134,9 @@ def build_beir_state(home: StateLayout, beir: BeirSet, config: ServedConfig) -> 
         passage = _write_document(layout, beir.name, beir_id, doc, now)
         titled.append((doc.get("title") or None, passage))
         chunk_of[beir_id] = passage.chunk_id
-    signature = compute_signature(layout)
-    atomic_write_json(layout.signature_file, {"signature": signature, "documents": len(signature_rows(layout)),
-                                              "at": now})
-    points = _index_vectors(layout, config, titled)
-    build_bm25(layout.bm25, signature, [(p.chunk_id, p.document_id, indexed_text(t, p.section, p.text))
-                                        for t, p in titled], config.bm25_k1, config.bm25_b,
-               config.analyzer)
+    signature = record_signature(layout)
+    points = _index_vectors(layout, config, signature, titled)
+    write_bm25(layout, config, signature, titled)
     atomic_write_json(marker, {"name": beir.name, "corpus_hash": corpus_hash(beir), "signature": signature,
                                "model_key": config.model_key, "index_key": index_key(config),
                                "points": points, "chunk_of": chunk_of})

@@ -1,6 +1,6 @@
 """Evaluation runs: arms (dense, bm25, hybrid, placebo) over a question set, through the server's path.
 
-Every question goes through `serving.tools.search_documents.resolve_filters` (a period written in
+Every question goes through `serving.scope.resolve_filters` (a period written in
 the question becomes a year filter and leaves the searched text, as in the server) and then
 `Engine.retrieve` with the served configuration. Arms are drawn in the same run, interleaved per
 question. The placebo arm re-runs the first arm's configuration under another name: its paired
@@ -14,7 +14,6 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Callable
 
 from corpus.config import ServedConfig
@@ -27,7 +26,8 @@ from evaluation.metrics import MISS_K, NDCG_K, RECALL_KS, score_query
 from serving.coherence import check_state
 from serving.contract import WINDOWS
 from serving.engine import Engine, Retrieval
-from serving.tools.search_documents import SearchDocumentsInput, resolve_filters
+from serving.scope import EngineContext, resolve_filters
+from serving.tools.search_documents import SearchDocumentsInput
 
 log = logging.getLogger(__name__)
 
@@ -95,8 +95,7 @@ def library_target(layout: StateLayout, config: ServedConfig, path: Path,
     report = check_state(layout, config)
     if not report.coherent:
         raise StateNotReady(report.problem())
-    engine = Engine(layout, config)
-    engine.signature = report.signature
+    engine = Engine(layout, config, signature=report.signature)
     reader = engine.reader
     files = library_file_map(reader)
     questions, skipped = [], {"gold_document_absent": 0, "gold_quote_not_found": 0}
@@ -120,8 +119,7 @@ def beir_target(home: StateLayout, config: ServedConfig, folder: Path, split: st
     """A BEIR set over its scratch state (indexed on first use, cached after)."""
     beir = load_beir(folder, split)
     state = build_beir_state(home, beir, config)
-    engine = Engine(state.layout, config)
-    engine.signature = state.signature
+    engine = Engine(state.layout, config, signature=state.signature)
     corpus_of = state.corpus_of
     questions = [Question(qid, text, beir.qrels[qid]) for qid, text in beir.queries.items()]
     return Target(f"{beir.name}-{beir.split}", beir.content_hash[:12], engine, state.signature,
@@ -133,7 +131,7 @@ def retrieve(engine: Engine, text: str, arm_spec: str) -> tuple[Retrieval, tuple
     arm = parse_arm(arm_spec)
     engine = arm_engine(engine, arm.config(engine.config))
     args = SearchDocumentsInput(query=text, limit=DEPTH, mode=arm.mode)
-    scope, period, searched, _ = resolve_filters(SimpleNamespace(engine=engine), args, args.query)
+    scope, period, searched, _ = resolve_filters(EngineContext(engine), args, args.query)
     found = engine.retrieve(searched, arm.mode, scope, limit=DEPTH, pool=arm.pool)
     return found, (period.year_min, period.year_max)
 

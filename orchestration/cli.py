@@ -16,7 +16,7 @@ def ingest(argv: list[str]) -> int:
     parser.add_argument("paths", nargs="*", type=Path, help="PDF/Markdown files or folders; default: the bundled library")
     parser.add_argument("--limit", type=int, default=None, help="only the first N bundled documents (quick tries)")
     args = parser.parse_args(argv)
-    from assets.library import library_files
+    from ingest.library import library_files
     from orchestration.runner import ingest as run_ingest
     if args.paths:
         files = [(p, None) for root in args.paths for p in (sorted(root.rglob("*")) if root.is_dir() else [root]) if p.is_file()]

@@ -1,13 +1,18 @@
-"""Resource sets per environment: local (state from QUANT_RAG_HOME) and test (an explicit folder)."""
+"""Resource sets, beside the definitions that wire them.
 
-from pathlib import Path
+local: `dagster dev`, the daemon, sensors and schedules; the state is QUANT_RAG_HOME, read when a
+step starts. production: a run started in process by the CLI (orchestration.runner) on the state
+directory it was given. Tests use the production set on a temporary directory: there is no
+separate test set to drift from what production runs.
+"""
 
 from assets.resources import StateResource
+from corpus.state import StateLayout
 
 
 def local_resources() -> dict:
     return {"state": StateResource()}
 
 
-def test_resources(home: Path) -> dict:
-    return {"state": StateResource(home=str(home))}
+def production_resources(layout: StateLayout) -> dict:
+    return {"state": StateResource(home=str(layout.root))}

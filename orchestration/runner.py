@@ -11,18 +11,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import dagster as dg
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from assets.partitions import documents_partitions
-from assets.register import register_file
-from assets.retire import retire_document
+from corpus.config import ServedConfig
 from corpus.journal import close_intent, open_intent, open_intents
 from corpus.lock import writer_lock
+from corpus.signature import recorded_signature
 from corpus.state import StateLayout
+from ingest.register import register_file
+from ingest.retire import retire_document
 from orchestration.jobs import CORPUS_ASSETS, DOCUMENT_ASSETS, EVALUATION_ASSETS
-from orchestration.resources import test_resources
+from orchestration.pipeline import ASSET_CHECKS, ASSETS
+from orchestration.resources import production_resources
 
 DAGSTER_YAML = "telemetry:\n  enabled: false\n"
+# Dagster's documented run tags for one run over a partition range (single-run backfill policy).
+PARTITION_RANGE_START_TAG = "dagster/asset_partition_range_start"
+PARTITION_RANGE_END_TAG = "dagster/asset_partition_range_end"
 
 
 @dataclass
@@ -44,14 +49,9 @@ def instance_for(layout: StateLayout) -> dg.DagsterInstance:
     return dg.DagsterInstance.from_config(str(home))
 
 
-def _all_definitions() -> list:
-    from orchestration.definitions import defs
-    return list(defs.assets) + list(defs.asset_checks)
-
-
 def _materialize(layout: StateLayout, instance, selection: list[str], tags: dict | None = None) -> dict[str, bool]:
-    result = dg.materialize(_all_definitions(), selection=selection, instance=instance,
-                            resources=test_resources(layout.root), tags=tags or {})
+    result = dg.materialize([*ASSETS, *ASSET_CHECKS], selection=selection, instance=instance,
+                            resources=production_resources(layout), tags=tags or {})
     return {f"{e.asset_key.to_user_string()}:{e.check_name}": e.passed
             for e in result.get_asset_check_evaluations()}
 
@@ -62,7 +62,7 @@ def run_documents(layout: StateLayout, instance, document_ids: list[str]) -> dic
     positions = sorted(keys.index(d) for d in document_ids if d in keys)
     if not positions:
         return {}
-    tags = {ASSET_PARTITION_RANGE_START_TAG: keys[positions[0]], ASSET_PARTITION_RANGE_END_TAG: keys[positions[-1]]}
+    tags = {PARTITION_RANGE_START_TAG: keys[positions[0]], PARTITION_RANGE_END_TAG: keys[positions[-1]]}
     return _materialize(layout, instance, DOCUMENT_ASSETS, tags)
 
 
@@ -76,12 +76,10 @@ def evaluate(layout: StateLayout, instance) -> dict[str, bool]:
 
 def _incomplete(layout: StateLayout, instance) -> list[str]:
     """Registered documents whose last per-document artefact (their vectors) is missing."""
-    from assets.embed import embeddings_path
-    from corpus.config import ServedConfig
     config = ServedConfig.from_env()
     known = set(instance.get_dynamic_partitions(documents_partitions.name))
     return [d for d in layout.registered_document_ids()
-            if d not in known or not embeddings_path(layout, config, d).exists()]
+            if d not in known or not layout.embeddings(d, config.model_key).exists()]
 
 
 def repair(layout: StateLayout, instance) -> int:
@@ -132,7 +130,6 @@ def ingest(layout: StateLayout, files: list[tuple[Path, str | None]]) -> IngestR
         report.checks.update(run_documents(layout, instance, pending))
         report.checks.update(refresh_corpus(layout, instance))
         close_intent(intent)
-    from corpus.signature import recorded_signature
     report.signature = recorded_signature(layout)
     report.documents = len(layout.registered_document_ids())
     return report
@@ -149,5 +146,4 @@ def remove(layout: StateLayout, document_id: str) -> str | None:
             instance.delete_dynamic_partition(documents_partitions.name, document_id)
         refresh_corpus(layout, instance)
         close_intent(intent)
-    from corpus.signature import recorded_signature
     return recorded_signature(layout)

@@ -4,7 +4,7 @@
 import dagster as dg
 
 from assets.partitions import documents_partitions
-from assets.register import register_file
+from ingest.register import register_file
 from corpus.state import StateLayout
 from orchestration.jobs import corpus_job, document_job
 

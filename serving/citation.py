@@ -4,6 +4,12 @@ A quote is `verified` when it is a raw substring of the canonical text, `verifie
 when it matches after corpus.normalise, else `not_found` with the closest window of the document
 by word-level alignment. A quote with an ellipsis is checked as ordered segments. Normalised
 documents are cached (LRU, bounded in characters) so a warm check costs a few milliseconds.
+
+The closest-passage search has a bounded cost whatever the input: candidate windows are placed
+by the quote's rarest words, ranked by the words they share with the quote (an upper bound of
+the alignment score, so the ranking prunes without changing the answer), and only those are
+aligned; one wall-clock budget per call (a batch shares it) stops the search, and a quote it
+could not finish is `not_found` with the reason "closest search stopped at budget".
 """
 
 from __future__ import annotations
@@ -11,8 +17,9 @@ from __future__ import annotations
 import re
 import string
 import threading
+import time
 from array import array
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -27,6 +34,12 @@ from corpus.normalise import canonical_end, normalise_with_map
 from corpus.reader import CorpusReader
 
 MIN_QUOTE_CHARS = 12
+MAX_QUOTE_CHARS = 5_000          # longest quote accepted, in a call or an evidence session
+MAX_BATCH = 50                   # quotes in one verify_citations call
+MAX_BATCH_BYTES = 1_000_000      # UTF-8 bytes of the quotes of one call (50 x 5,000 x up to 4)
+CLOSEST_BUDGET_S = 0.75          # wall time of matching beyond raw per call (a batch shares it): 2 s margin
+BUDGET_REASON = "closest search stopped at budget"
+MAX_SEED_REPEATS = 8             # occurrences of a seed word in the quote used to place windows
 MIN_SEGMENT_WORDS = 3            # each part around an ellipsis must say something on its own
 MIN_CLOSEST_SIMILARITY = 0.3     # below this the "closest" window is noise, not a near miss
 MAX_SEEDS = 4                    # rarest quote words used to place candidate windows
@@ -100,6 +113,37 @@ class _Doc:
         """Canonical range of the normalised range [start, end)."""
         origin = self.origin if origin is None else origin
         return origin[start], canonical_end(self.text, origin, end - 1)
+
+
+class OverBudget(Exception):
+    """The call's closest-search budget is spent."""
+
+
+class Budget:
+    """Wall-clock budget of the closest-passage search in one call; `spend` before each alignment.
+    `cancelled` (optional) lets a caller that knows the client gave up stop the work early."""
+
+    def __init__(self, seconds: float = CLOSEST_BUDGET_S, cancelled=None) -> None:
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+        self.cancelled = cancelled
+
+    def spend(self) -> None:
+        if time.monotonic() > self.deadline or (self.cancelled is not None and self.cancelled()):
+            raise OverBudget
+
+
+class _Matcher(SequenceMatcher):
+    """difflib's matcher with the budget checked at every longest-match search (the recursion of
+    one alignment can be long on a repetitive quote)."""
+
+    def __init__(self, budget: Budget) -> None:
+        super().__init__(None, autojunk=False)
+        self.budget = budget
+
+    def find_longest_match(self, *args):
+        self.budget.spend()
+        return super().find_longest_match(*args)
 
 
 def _key(word: str) -> str:
@@ -201,7 +245,8 @@ def _match_segments(doc: _Doc, segments: list[str]) -> tuple[str, list[tuple[int
     return ("verified" if raw else "verified_normalised"), ranges
 
 
-def _closest(doc: _Doc, quote: str) -> tuple[int, int, float, list[tuple[str, int, int, int, int]]] | None:
+def _closest(doc: _Doc, quote: str, budget: Budget,
+             ) -> tuple[int, int, float, list[tuple[str, int, int, int, int]]] | None:
     """Best window (word start, word length) by word alignment, with its opcodes."""
     qn = normalise_with_map(quote)[0]
     qkeys = [_key(w) for w in qn.split(" ")] if qn else []
@@ -211,23 +256,33 @@ def _closest(doc: _Doc, quote: str) -> tuple[int, int, float, list[tuple[str, in
     present = sorted({k for k in qkeys if k in doc.positions}, key=lambda k: len(doc.positions[k]))
     starts: set[int] = set()
     for k in present[:MAX_SEEDS]:
-        for i in (i for i, q in enumerate(qkeys) if q == k):
+        for i in [i for i, q in enumerate(qkeys) if q == k][:MAX_SEED_REPEATS]:
             starts.update(max(0, min(j - i, total - n)) for j in doc.positions[k][:MAX_SEED_HITS])
     if not starts:
         return None
-    matcher = SequenceMatcher(None, autojunk=False)
+    matcher = _Matcher(budget)
     matcher.set_seq2(qkeys)
-
-    def score(start: int, length: int) -> float:
-        matcher.set_seq1(doc.keys[start:start + length])
-        return matcher.ratio()
-
-    _, _, start = max((score(s, n), -s, s) for s in starts)  # earliest start wins ties
+    wanted = Counter(qkeys)
+    shared = {}
+    for s in starts:  # words a window shares with the quote bound the words it can align
+        budget.spend()
+        window = Counter(doc.keys[s:s + n])
+        shared[s] = sum(min(c, wanted[k]) for k, c in window.items() if k in wanted)
+    best_matches, start = -1, 0
+    for s in sorted(starts, key=lambda s: (-shared[s], s)):
+        if shared[s] < best_matches:
+            break  # no later window can align more words; ties go to the earliest start
+        budget.spend()
+        matcher.set_seq1(doc.keys[s:s + n])
+        matches = sum(block.size for block in matcher.get_matching_blocks())
+        if matches > best_matches or (matches == best_matches and s < start):
+            best_matches, start = matches, s
     best: tuple = ()
     for shift in range(-2, 3):  # absorb inserted or dropped words around the seed
         s = start + shift
         for size in sorted({min(n + d, total - s) for d in range(-2, 3)}):
             if s >= 0 and size >= 1:
+                budget.spend()
                 matcher.set_seq1(doc.keys[s:s + size])
                 ops = matcher.get_opcodes()
                 matches = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
@@ -241,8 +296,8 @@ def _closest(doc: _Doc, quote: str) -> tuple[int, int, float, list[tuple[str, in
 
 
 def _closest_model(doc: _Doc, reader: CorpusReader, document_id: str, quote: str,
-                   hint: str | None) -> Closest | None:
-    found = _closest(doc, quote)
+                   hint: str | None, budget: Budget) -> Closest | None:
+    found = _closest(doc, quote, budget)
     if found is None or found[2] < MIN_CLOSEST_SIMILARITY:
         return None
     start, length, ratio, opcodes = found
@@ -274,7 +329,26 @@ def _closest_model(doc: _Doc, reader: CorpusReader, document_id: str, quote: str
                    differing_words=differing, chunk_id=_covering_chunk(reader, document_id, s, e, hint))
 
 
-def _verify(reader: CorpusReader, doc: _Doc, document_id: str, quote: str, chunk_id: str | None) -> CitationResult:
+def _verify(reader: CorpusReader, doc: _Doc, document_id: str, quote: str, chunk_id: str | None,
+            budget: Budget) -> CitationResult:
+    """The raw match always runs (a substring search); normalised matching and the closest search
+    only while the call's budget lasts."""
+    hits = _find_all(doc.text, quote.strip())
+    if not hits:
+        try:
+            budget.spend()
+            return _verify_normalised(reader, doc, document_id, quote, chunk_id, budget)
+        except OverBudget:
+            return _result(document_id, quote, reason=(
+                f"not a raw substring; normalised match not tried: {BUDGET_REASON} "
+                f"({budget.seconds:g} s per call); check fewer or shorter quotes per call"))
+    s, e = _pick([(h, h + len(quote.strip())) for h in hits], _hint_ranges(reader, document_id, chunk_id))
+    return _result(document_id, quote, "verified", offsets=[(s, e)], occurrences=len(hits),
+                   chunk_id=_covering_chunk(reader, document_id, s, e, chunk_id))
+
+
+def _verify_normalised(reader: CorpusReader, doc: _Doc, document_id: str, quote: str,
+                       chunk_id: str | None, budget: Budget) -> CitationResult:
     text = quote.strip()
     matched = _match_whole(doc, text)
     segments = [s.strip() for s in _ELLIPSIS_RE.split(text) if s.strip()]
@@ -297,9 +371,14 @@ def _verify(reader: CorpusReader, doc: _Doc, document_id: str, quote: str, chunk
         return _result(document_id, quote, status, offsets=[(s, e)], occurrences=len(hits),
                        chunk_id=_covering_chunk(reader, document_id, s, e, chunk_id))
     probe = segments[failed_segment] if failed_segment is not None else text
-    closest = _closest_model(doc, reader, document_id, probe, chunk_id)
     where = (f"ellipsis segment {failed_segment + 1} of {len(segments)} not found in order"
              if failed_segment is not None else "quote not found in the document")
+    try:
+        budget.spend()
+        closest = _closest_model(doc, reader, document_id, probe, chunk_id, budget)
+    except OverBudget:
+        return _result(document_id, quote, reason=(
+            f"{where}; {BUDGET_REASON} ({budget.seconds:g} s per call): no closest passage given"))
     if closest is None:
         reason = f"{where}; no similar passage"
     elif closest.word_edits == 0:
@@ -321,6 +400,8 @@ def _refusal(document_id: object, quote: object, chunk_id: object) -> str | None
         return "quote must be a string"
     if len(quote.strip()) < MIN_QUOTE_CHARS:
         return f"quote shorter than {MIN_QUOTE_CHARS} characters: too short to prove anything"
+    if len(quote) > MAX_QUOTE_CHARS:
+        return f"quote longer than {MAX_QUOTE_CHARS} characters: quote a shorter passage"
     return None
 
 
@@ -333,13 +414,17 @@ def _load(reader: CorpusReader, document_id: str) -> _Doc | str:
         return f"canonical text of {document_id} unreadable: {exc.__class__.__name__}"
 
 
-def verify_quote(reader: CorpusReader, document_id: str, quote: str, chunk_id: str | None = None) -> CitationResult:
+def verify_quote(reader: CorpusReader, document_id: str, quote: str, chunk_id: str | None = None,
+                 budget: Budget | None = None) -> CitationResult:
     """Check one quote against a document's canonical text."""
-    return verify_batch(reader, [{"document_id": document_id, "quote": quote, "chunk_id": chunk_id}])[0]
+    item = {"document_id": document_id, "quote": quote, "chunk_id": chunk_id}
+    return verify_batch(reader, [item], budget)[0]
 
 
-def verify_batch(reader: CorpusReader, items: list[dict]) -> list[CitationResult]:
-    """Check many quotes, in order; each document is read and normalised once."""
+def verify_batch(reader: CorpusReader, items: list[dict], budget: Budget | None = None) -> list[CitationResult]:
+    """Check many quotes, in order; each document is read and normalised once. The closest-passage
+    searches of all the quotes share one budget (a fresh CLOSEST_BUDGET_S one by default)."""
+    budget = budget or Budget()
     docs: dict[str, _Doc | str] = {}
     results = []
     for item in items:
@@ -358,5 +443,5 @@ def verify_batch(reader: CorpusReader, items: list[dict]) -> list[CitationResult
         if isinstance(doc, str):
             results.append(_result(document_id, quote, reason=doc))
         else:
-            results.append(_verify(reader, doc, document_id, quote, chunk_id))
+            results.append(_verify(reader, doc, document_id, quote, chunk_id, budget))
     return results

@@ -26,7 +26,7 @@ def _context():
 def _run(tool_name: str, arguments: dict, as_json: bool) -> tuple[int, dict]:
     """Run one tool in process; print its rendering (or JSON); errors go to stderr."""
     from serving.server import call_tool
-    from serving.tools import all_tools
+    from serving.toolset import all_tools
 
     spec = next(s for s in all_tools() if s.name == tool_name)
     result = call_tool(spec, _context(), arguments)

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import logging
 import threading
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, TypeVar, get_args
+
+import numpy as np
 
 from corpus.config import ServedConfig
+from corpus.names import fold_name
 from corpus.reader import CorpusReader
 from corpus.state import StateLayout
+from corpus.vector_store_base import VectorStore
 from serving.coherence import INGEST_COMMAND
 from serving.errors import IncoherentState, InvalidArgument, Unavailable
 from serving.expansion import QueryExpander
@@ -23,16 +26,23 @@ from serving.scaffolding import drop_scaffolding
 from serving.selection import (Candidate, reciprocal_rank_fusion, select, with_document_evidence,
                                with_neighbour_evidence)
 
+if TYPE_CHECKING:  # opened lazily: the server must start without duckdb, bm25s or a model
+    from corpus.bm25_store import BM25Index
+    from corpus.graph_store import GraphStore
+
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 Mode = Literal["dense", "bm25", "hybrid"]
 MODES: tuple[str, ...] = get_args(Mode)
 
 
-def fold(text: str) -> str:
-    """Accent- and case-insensitive form used for author and title filters."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+class QueryEmbedder(Protocol):
+    """What the engine needs of a model: corpus.query_encoder.QueryEncoder or corpus.embedder.Embedder."""
+
+    dimension: int
+
+    def embed_query(self, text: str) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -62,22 +72,24 @@ class Retrieval:
 class Engine:
     """Everything a tool needs to find passages; opened lazily."""
 
-    def __init__(self, layout: StateLayout, config: ServedConfig) -> None:
+    def __init__(self, layout: StateLayout, config: ServedConfig, signature: str | None = None) -> None:
+        """`signature`: the corpus signature the state was checked coherent at (BM25 files are
+        named by it); None when unknown, and then the BM25 index cannot be opened."""
         self.layout = layout
         self.config = config
+        self.signature = signature
         self._locks = {name: threading.Lock()
                        for name in ("reader", "embedder", "vectors", "bm25", "graph", "reranker", "expander")}
         self._reader: CorpusReader | None = None
-        self._embedder: Any = None
-        self._vectors: Any = None
-        self._bm25: Any = None
-        self._graph: Any = None
-        self._reranker: Any = None
+        self._embedder: QueryEmbedder | None = None
+        self._vectors: VectorStore | None = None
+        self._bm25: BM25Index | None = None
+        self._graph: GraphStore | None = None
+        self._reranker: Any = None  # sentence_transformers.CrossEncoder, when configured
         self._expander: QueryExpander | None = None
-        self.signature: str | None = None  # set by the server once coherence is checked
 
     # -- lazily opened parts (one lock each, so a model load never blocks the reader) ---
-    def _lazy(self, name: str, factory: Any) -> Any:
+    def _lazy(self, name: str, factory: Callable[[], T]) -> T:
         with self._locks[name]:
             if getattr(self, f"_{name}") is None:
                 setattr(self, f"_{name}", factory())
@@ -88,8 +100,8 @@ class Engine:
         return self._lazy("reader", lambda: CorpusReader.open(self.layout))
 
     @property
-    def embedder(self) -> Any:
-        def load() -> Any:
+    def embedder(self) -> QueryEmbedder:
+        def load() -> QueryEmbedder:
             from corpus.embedder import EmbedderUnavailableError
             from corpus.query_encoder import load_query_encoder
 
@@ -100,8 +112,8 @@ class Engine:
         return self._lazy("embedder", load)
 
     @property
-    def vectors(self) -> Any:
-        def load() -> Any:
+    def vectors(self) -> VectorStore:
+        def load() -> VectorStore:
             from corpus.vector_store import VectorStoreError, open_vector_store
 
             try:
@@ -112,8 +124,8 @@ class Engine:
         return self._lazy("vectors", load)
 
     @property
-    def bm25(self) -> Any:
-        def load() -> Any:
+    def bm25(self) -> BM25Index:
+        def load() -> BM25Index:
             from corpus.bm25_store import BM25Index, StaleIndexError
 
             try:
@@ -123,8 +135,8 @@ class Engine:
         return self._lazy("bm25", load)
 
     @property
-    def graph(self) -> Any:
-        def load() -> Any:
+    def graph(self) -> GraphStore:
+        def load() -> GraphStore:
             from corpus.graph_store import GraphStore
 
             if not self.layout.graph.exists():
@@ -160,7 +172,7 @@ class Engine:
         """
         if scope.unbounded:
             return None
-        needles = [fold(a) for a in scope.authors if a.strip()]
+        needles = [fold_name(a) for a in scope.authors if a.strip()]
         allowed: set[str] = set()
         for document_id, entry in self.reader.documents.items():
             if scope.document_ids is not None and document_id not in scope.document_ids:
@@ -170,7 +182,7 @@ class Engine:
                 continue
             if scope.year_max is not None and (year is None or year > scope.year_max):
                 continue
-            if needles and not any(n in fold(a) for n in needles for a in entry.authors):
+            if needles and not any(n in fold_name(a) for n in needles for a in entry.authors):
                 continue
             allowed.add(document_id)
         return allowed

@@ -31,7 +31,8 @@ from serving.engine import Engine
 from serving.errors import (IncoherentState, InvalidArgument, ServingError,
                             describe_validation_error)
 from serving.schemas import render_trace
-from serving.tools import ToolSpec, all_tools
+from serving.tools import ToolSpec
+from serving.toolset import all_tools
 
 log = logging.getLogger("quant_rag.server")
 
@@ -51,17 +52,26 @@ class ServingContext:
         self.layout = layout
         self.config = config
         self.config_hash = config.config_hash(WINDOWS)
-        self.engine = Engine(layout, config)
         self.sessions = SessionStore()
         self._report: CoherenceReport | None = None
+        self._engine: Engine | None = None
         self._lock = threading.Lock()
+        self._engine_lock = threading.Lock()
+
+    @property
+    def engine(self) -> Engine:
+        """The engine, built at the signature the coherence check found (once per process)."""
+        signature = self.coherence.signature
+        with self._engine_lock:
+            if self._engine is None:
+                self._engine = Engine(self.layout, self.config, signature=signature)
+            return self._engine
 
     @property
     def coherence(self) -> CoherenceReport:
         with self._lock:
             if self._report is None:
                 self._report = check_state(self.layout, self.config)
-                self.engine.signature = self._report.signature
                 if not self._report.coherent:
                     log.error("%s", self._report.problem())
             return self._report

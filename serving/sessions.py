@@ -3,7 +3,8 @@
 Kinds: `scope` (year range, authors, document ids), `evidence` (quotes to verify),
 `reading_list` (chunk ids). Every entry records where its content came from; there is no
 provenance for recalled or invented content. Least-recently-used eviction beyond
-QUANT_RAG_SESSION_MAX_ITEMS entries (default 64).
+QUANT_RAG_SESSION_MAX_ITEMS entries (default 64) or beyond MAX_TOTAL_BYTES of values; a value
+over MAX_VALUE_BYTES is refused. Sizes are the UTF-8 bytes of the value's compact JSON.
 """
 
 from __future__ import annotations
@@ -18,11 +19,15 @@ from typing import Any, Literal, Mapping, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from corpus.ids import validate_chunk_id, validate_document_id
+from serving.citation import MAX_QUOTE_CHARS
 
 MAX_ITEMS_ENV = "QUANT_RAG_SESSION_MAX_ITEMS"
 DEFAULT_MAX_ITEMS = 64
 MAX_LIST_LENGTH = 500          # ids, authors or evidence items in one entry
-MAX_QUOTE_CHARS = 5_000
+# The store's memory bound, in bytes of compact JSON: one value may hold 500 quotes of 5,000
+# ASCII characters; all values together stay a few tens of MB of server memory.
+MAX_VALUE_BYTES = 3_000_000
+MAX_TOTAL_BYTES = 16_000_000
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 Kind = Literal["scope", "evidence", "reading_list"]
@@ -34,7 +39,7 @@ class SessionError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # "5" is not a year
 
 
 class Scope(_Strict):
@@ -104,6 +109,22 @@ class SessionEntry(BaseModel):
     provenance: SessionProvenance
     created_at: str
     size: int  # ids, authors or quotes held
+    bytes: int = Field(description="UTF-8 bytes of the value as compact JSON.")
+
+
+class SessionSummary(BaseModel):
+    """What a listing shows of an entry: never its value."""
+
+    name: str
+    kind: Kind
+    provenance: SessionProvenance
+    created_at: str
+    size: int = Field(description="Ids, authors or quotes held.")
+    bytes: int = Field(description="UTF-8 bytes of the value as compact JSON.")
+
+    @classmethod
+    def of(cls, entry: SessionEntry) -> "SessionSummary":
+        return cls(**entry.model_dump(exclude={"value"}))
 
 
 def _size(value: BaseModel) -> int:
@@ -148,7 +169,20 @@ class SessionStore:
             raise SessionError(f"max_items must be >= 1, got {self.max_items}")
         self._entries: OrderedDict[str, SessionEntry] = OrderedDict()
         self._lock = threading.Lock()
-        self.evicted: list[str] = []  # names dropped by the last put (reported to the caller)
+        self._bytes = 0
+        self._evicted: list[str] = []  # names dropped by the last put
+
+    @property
+    def evicted(self) -> list[str]:
+        """Names dropped by the last put (tools use `store`'s own answer, which no other thread's
+        put can overwrite in between)."""
+        with self._lock:
+            return list(self._evicted)
+
+    @property
+    def total_bytes(self) -> int:
+        with self._lock:
+            return self._bytes
 
     @staticmethod
     def _check_name(name: object) -> str:
@@ -158,6 +192,10 @@ class SessionStore:
 
     def put(self, name: str, kind: str, value: Any, provenance: str) -> SessionEntry:
         """Store (or replace) an entry; it becomes the most recently used."""
+        return self.store(name, kind, value, provenance)[0]
+
+    def store(self, name: str, kind: str, value: Any, provenance: str) -> tuple[SessionEntry, list[str]]:
+        """Store (or replace) an entry; return it with the names evicted to make room."""
         self._check_name(name)
         if kind not in _MODELS:
             raise SessionError(f"unknown kind {kind!r}: expected one of {', '.join(_MODELS)}")
@@ -165,16 +203,26 @@ class SessionStore:
             raise SessionError(f"unknown provenance {provenance!r}: expected one of "
                                f"{', '.join(get_args(SessionProvenance))} (recalled or invented content has none)")
         checked = _coerce(kind, value)
+        size_bytes = len(checked.model_dump_json().encode("utf-8"))
+        if size_bytes > MAX_VALUE_BYTES:
+            raise SessionError(f"value of {size_bytes} bytes is over the {MAX_VALUE_BYTES}-byte "
+                               "limit of one entry: store fewer or shorter items")
         entry = SessionEntry(name=name, kind=kind, value=checked, provenance=provenance,
                              created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                             size=_size(checked))
+                             size=_size(checked), bytes=size_bytes)
         with self._lock:
-            self._entries.pop(name, None)
+            replaced = self._entries.pop(name, None)
+            self._bytes -= replaced.bytes if replaced else 0
             self._entries[name] = entry
-            self.evicted = []
-            while len(self._entries) > self.max_items:
-                self.evicted.append(self._entries.popitem(last=False)[0])
-        return entry
+            self._bytes += entry.bytes
+            evicted = []
+            while len(self._entries) > self.max_items or (self._bytes > MAX_TOTAL_BYTES
+                                                          and len(self._entries) > 1):
+                old = self._entries.popitem(last=False)[1]
+                self._bytes -= old.bytes
+                evicted.append(old.name)
+            self._evicted = evicted
+        return entry, list(evicted)
 
     def get(self, name: str, kind: str | None = None) -> SessionEntry:
         """The entry named `name` (marked as recently used); SessionError if absent or of another kind."""
@@ -204,7 +252,14 @@ class SessionStore:
         """Remove an entry; False when there was none."""
         self._check_name(name)
         with self._lock:
-            return self._entries.pop(name, None) is not None
+            entry = self._entries.pop(name, None)
+            self._bytes -= entry.bytes if entry else 0
+            return entry is not None
+
+    def summaries(self) -> list[SessionSummary]:
+        """Names, kinds, sizes and provenance of all entries, most recently used first."""
+        return [SessionSummary.of(entry) for entry in self.list()]
 
     def __len__(self) -> int:
-        return len(self._entries)
+        with self._lock:
+            return len(self._entries)

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("corpus", "assets", "orchestration", "serving", "evaluation", "cli")
+PACKAGES = ("corpus", "ingest", "assets", "orchestration", "serving", "evaluation", "cli")
 
 HOMES = {
     r"\b10_?000\b(?!_)": "serving/contract.py",           # search window

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from serving.context import ToolContext
 from serving.contract import Trace
 from serving.schemas import render_trace
 from serving.tools import ToolInput, ToolSpec
@@ -48,7 +49,7 @@ class CorpusStatusOutput(BaseModel):
     trace: Trace
 
 
-def handle(ctx, args: CorpusStatusInput) -> CorpusStatusOutput:
+def handle(ctx: ToolContext, args: CorpusStatusInput) -> CorpusStatusOutput:
     engine, report = ctx.engine, ctx.coherence
     reader = engine.reader
     entries = list(reader.documents.values())

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from corpus.ids import CHUNK_ID_RE
+from corpus.ids import ChunkId
+from serving.context import ToolContext
 from serving.contract import PASSAGE_WINDOW, Trace
 from serving.errors import InvalidArgument, NotFound
 from serving.schemas import PassageOut, passage_out, render_passage, render_trace
@@ -14,8 +15,7 @@ MAX_NEIGHBOURS = 3
 
 
 class GetPassageInput(ToolInput):
-    chunk_id: str = Field(description="chunk_id of a passage returned by another tool.",
-                          pattern=CHUNK_ID_RE.pattern)
+    chunk_id: ChunkId = Field(description="chunk_id of a passage returned by another tool.")
     offset: int = Field(0, ge=0, le=10_000_000,
                         description="Character offset in the passage to read from (use the "
                                     "`next_offset` of a cut passage to continue).")
@@ -37,7 +37,7 @@ class GetPassageOutput(BaseModel):
     trace: Trace
 
 
-def handle(ctx, args: GetPassageInput) -> GetPassageOutput:
+def handle(ctx: ToolContext, args: GetPassageInput) -> GetPassageOutput:
     reader = ctx.engine.reader
     passage = reader.passage(args.chunk_id)
     if passage is None:

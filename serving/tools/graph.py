@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from corpus.graph_store import ENTITY_TYPES, RELATION_TYPES
+from serving.context import ToolContext
 from serving.contract import SEARCH_WINDOW, Trace
 from serving.schemas import Cite, PassageOut, cite_of, passage_out, render_passage, render_trace
 from serving.tools import ToolInput, ToolSpec
@@ -30,7 +31,7 @@ class GraphPassage(PassageOut):
     entities: list[str] = Field(description="Matched entities mentioned in the passage.")
 
 
-def _passages(ctx, chunks: list[dict], limit: int) -> list[GraphPassage]:
+def _passages(ctx: ToolContext, chunks: list[dict], limit: int) -> list[GraphPassage]:
     reader = ctx.engine.reader
     out = []
     for chunk in chunks:
@@ -61,7 +62,7 @@ class SearchGraphOutput(BaseModel):
     trace: Trace
 
 
-def search_graph(ctx, args: SearchGraphInput) -> SearchGraphOutput:
+def search_graph(ctx: ToolContext, args: SearchGraphInput) -> SearchGraphOutput:
     found = ctx.engine.graph.search(args.query, args.entity_type, args.relation,
                                     limit=args.limit, per_document=ctx.config.per_document)
     return SearchGraphOutput(entities=found["entities"], candidates=found["candidates"],
@@ -118,13 +119,13 @@ class ExpandEntityOutput(BaseModel):
     trace: Trace
 
 
-def _examples(ctx, chunk_ids: list[str]) -> list[Example]:
+def _examples(ctx: ToolContext, chunk_ids: list[str]) -> list[Example]:
     reader = ctx.engine.reader
     return [Example(chunk_id=c, cite=cite_of(reader, p.document_id, p.page_start, p.page_end))
             for c in chunk_ids if (p := reader.passages.get(c)) is not None]
 
 
-def expand_entity(ctx, args: ExpandEntityInput) -> ExpandEntityOutput:
+def expand_entity(ctx: ToolContext, args: ExpandEntityInput) -> ExpandEntityOutput:
     found = ctx.engine.graph.expand(args.entity_name, args.relation, args.entity_type, args.limit)
     neighbours = [NeighbourOut(**{k: n[k] for k in ("relation", "direction", "name", "type", "support")},
                                examples=_examples(ctx, n["chunk_ids"])) for n in found["neighbours"]]
@@ -170,7 +171,7 @@ class ConnectEntitiesOutput(BaseModel):
     trace: Trace
 
 
-def connect_entities(ctx, args: ConnectEntitiesInput) -> ConnectEntitiesOutput:
+def connect_entities(ctx: ToolContext, args: ConnectEntitiesInput) -> ConnectEntitiesOutput:
     found = ctx.engine.graph.connect(args.entity_a, args.entity_b, limit=args.limit)
     reader = ctx.engine.reader
     documents = [SharedDocument(**d, cite=cite_of(reader, d["document_id"]))

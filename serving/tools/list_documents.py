@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, model_validator
 
+from serving.context import ToolContext
 from serving.contract import Trace
-from serving.engine import Scope, fold
+from corpus.names import fold_name as fold
+from serving.engine import Scope
 from serving.schemas import DocumentOut, document_out, render_trace
 from serving.tools import ToolInput, ToolSpec
-from serving.tools.search_documents import YEAR_MAX, YEAR_MIN
+from serving.scope import YEAR_MAX, YEAR_MIN
 
 MAX_LIMIT = 200
 
@@ -40,7 +42,7 @@ class ListDocumentsOutput(BaseModel):
     trace: Trace
 
 
-def handle(ctx, args: ListDocumentsInput) -> ListDocumentsOutput:
+def handle(ctx: ToolContext, args: ListDocumentsInput) -> ListDocumentsOutput:
     engine = ctx.engine
     reader = engine.reader
     allowed = engine.documents_in_scope(Scope(args.year_min, args.year_max,

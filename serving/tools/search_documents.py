@@ -2,51 +2,18 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field
 
-from corpus.ids import DOCUMENT_ID_RE
+from serving.context import ToolContext
 from serving.contract import SEARCH_WINDOW, Trace
 from serving.engine import Mode as ModeName
-from serving.engine import Scope
-from serving.periods import apply_period
+from serving.known_ids import require_known_documents
 from serving.schemas import PassageOut, PeriodOut, passage_out, render_passage, render_trace
-from serving.tools import ToolInput, ToolSpec
-from serving.tools.sessions import SessionRef, scope_from_session
+from serving.scope import Filters, resolve_filters
+from serving.tools import ToolSpec
 
-YEAR_MIN, YEAR_MAX = 1900, 2099
 MAX_QUERY_CHARS = 2000
 MAX_RESULTS = 20
-
-
-class Filters(ToolInput):
-    """Filters shared by search_documents and timeline."""
-
-    year_min: int | None = Field(None, ge=YEAR_MIN, le=YEAR_MAX, description=(
-        "Earliest publication year, inclusive. Any year bound excludes undated documents."))
-    year_max: int | None = Field(None, ge=YEAR_MIN, le=YEAR_MAX, description=(
-        "Latest publication year, inclusive. Any year bound excludes undated documents."))
-    author: str | None = Field(None, min_length=1, max_length=200, description=(
-        "Accent- and case-insensitive substring of any author's name."))
-    document_id: str | None = Field(None, pattern=DOCUMENT_ID_RE.pattern, description=(
-        "Restrict to one document (a document_id from list_documents or an earlier result)."))
-    scope: SessionRef | None = Field(None, description=(
-        'A stored `scope` session, e.g. {"session": "my-scope"}; explicit arguments win.'))
-    auto_period: bool = Field(True, description=(
-        "Read a period written in the query (\"papers before 2010\") as a year filter and "
-        "remove it from the searched text. Explicit year bounds always win."))
-
-    @field_validator("query", mode="after", check_fields=False)
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("must contain text")
-        return value
-
-    @model_validator(mode="after")
-    def _ordered_years(self):
-        if self.year_min is not None and self.year_max is not None and self.year_min > self.year_max:
-            raise ValueError("year_min must not exceed year_max")
-        return self
 
 
 class SearchDocumentsInput(Filters):
@@ -74,43 +41,8 @@ class SearchDocumentsOutput(BaseModel):
     trace: Trace
 
 
-def resolve_filters(ctx, args: Filters, text: str) -> tuple[Scope, PeriodOut, str, str | None]:
-    """Merge explicit arguments, a scope session and a period in `text`, in that precedence."""
-    session = scope_from_session(ctx, args.scope.session) if args.scope else None
-    year_min, year_max = args.year_min, args.year_max
-    sources = {"min": "caller" if year_min is not None else None,
-               "max": "caller" if year_max is not None else None}
-    if session:
-        if year_min is None and session.year_min is not None:
-            year_min, sources["min"] = session.year_min, "session"
-        if year_max is None and session.year_max is not None:
-            year_max, sources["max"] = session.year_max, "session"
-    clause = None
-    if args.auto_period:
-        applied = apply_period(text, year_min, year_max, ctx.engine.newest_year())
-        text, clause = applied.query, applied.parsed.clause
-        for side, value, source in (("min", applied.year_min, applied.source_min),
-                                    ("max", applied.year_max, applied.source_max)):
-            if source == "question":
-                sources[side] = "question"
-        year_min, year_max = applied.year_min, applied.year_max
-    authors = (args.author,) if args.author else (tuple(session.authors) if session else ())
-    ids = {args.document_id} if args.document_id else None
-    if session and session.document_ids:
-        ids = set(session.document_ids) & ids if ids else set(session.document_ids)
-    scope = Scope(year_min, year_max, authors, frozenset(ids) if ids is not None else None)
-    source_min = sources["min"] if year_min is not None else None
-    source_max = sources["max"] if year_max is not None else None
-    said = [f"{name}={value} ({source})" for name, value, source in
-            (("year_min", year_min, source_min), ("year_max", year_max, source_max)) if value]
-    note = ("period applied: " + ", ".join(said) + (f"; read from the query: “{clause}”"
-                                                    if clause else "")) if said else None
-    period = PeriodOut(year_min=year_min, year_max=year_max, clause=clause,
-                       source_min=source_min, source_max=source_max, note=note)
-    return scope, period, text, session.provenance if session else None
-
-
-def handle(ctx, args: SearchDocumentsInput) -> SearchDocumentsOutput:
+def handle(ctx: ToolContext, args: SearchDocumentsInput) -> SearchDocumentsOutput:
+    require_known_documents(ctx, args)
     engine = ctx.engine
     scope, period, text, provenance = resolve_filters(ctx, args, args.query)
     mode = args.mode or ctx.config.default_mode

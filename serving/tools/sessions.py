@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field
 from serving.contract import Trace
 from serving.errors import InvalidArgument, NotFound
 from serving.schemas import render_trace
-from serving.sessions import (NAME_RE, Evidence, Kind, ReadingList, Scope, SessionEntry,
-                              SessionError, SessionProvenance)
+from serving.sessions import (MAX_TOTAL_BYTES, NAME_RE, Evidence, Kind, ReadingList, Scope,
+                              SessionEntry, SessionError, SessionProvenance, SessionSummary)
 from serving.tools import ToolInput, ToolSpec
 
 _NAME = Field(pattern=NAME_RE.pattern, min_length=1, max_length=64,
@@ -32,12 +32,14 @@ class SessionScope:
 
 
 def _get(ctx, name: str, kind: str | None = None) -> SessionEntry:
-    if name not in {entry.name for entry in ctx.sessions.list()}:
-        raise NotFound(f"no session entry named {name!r}; see session_list", fields=["session"])
     try:
-        return ctx.sessions.get(name, kind)
-    except SessionError as exc:
-        raise InvalidArgument(str(exc), fields=["session"]) from exc
+        entry = ctx.sessions.get(name)
+    except SessionError as exc:  # absent (the name was checked by the schema)
+        raise NotFound(f"no session entry named {name!r}; see session_list", fields=["session"]) from exc
+    if kind is not None and entry.kind != kind:
+        raise InvalidArgument(f"session entry {name!r} is a {entry.kind!r}, not a {kind!r}",
+                              fields=["session"])
+    return entry
 
 
 def scope_from_session(ctx, name: str) -> SessionScope:
@@ -66,7 +68,7 @@ class SessionPutInput(ToolInput):
 
 
 class SessionPutOutput(BaseModel):
-    entry: SessionEntry
+    entry: SessionSummary = Field(description="The entry stored, without its value.")
     evicted: list[str] = Field(description="Least recently used entries dropped to make room.")
     trace: Trace
 
@@ -85,8 +87,11 @@ class SessionListInput(ToolInput):
 
 
 class SessionListOutput(BaseModel):
-    entries: list[SessionEntry] = Field(description="Most recently used first.")
+    entries: list[SessionSummary] = Field(description="Most recently used first; no values "
+                                                      "(read one with session_get).")
     max_items: int
+    total_bytes: int
+    max_total_bytes: int
     trace: Trace
 
 
@@ -105,10 +110,10 @@ def put(ctx, args: SessionPutInput) -> SessionPutOutput:
         raise InvalidArgument(f"value has the shape of a {_KIND_OF[type(args.value)]!r} entry, "
                               f"kind says {args.kind!r}", fields=["kind", "value"])
     try:
-        entry = ctx.sessions.put(args.name, args.kind, args.value, args.provenance)
+        entry, evicted = ctx.sessions.store(args.name, args.kind, args.value, args.provenance)
     except SessionError as exc:
         raise InvalidArgument(str(exc), fields=["value"]) from exc
-    return SessionPutOutput(entry=entry, evicted=list(ctx.sessions.evicted), trace=ctx.trace(None))
+    return SessionPutOutput(entry=SessionSummary.of(entry), evicted=evicted, trace=ctx.trace(None))
 
 
 def get(ctx, args: SessionNameInput) -> SessionGetOutput:
@@ -116,7 +121,8 @@ def get(ctx, args: SessionNameInput) -> SessionGetOutput:
 
 
 def list_entries(ctx, args: SessionListInput) -> SessionListOutput:
-    return SessionListOutput(entries=ctx.sessions.list(), max_items=ctx.sessions.max_items,
+    return SessionListOutput(entries=ctx.sessions.summaries(), max_items=ctx.sessions.max_items,
+                             total_bytes=ctx.sessions.total_bytes, max_total_bytes=MAX_TOTAL_BYTES,
                              trace=ctx.trace(None))
 
 
@@ -125,8 +131,9 @@ def delete(ctx, args: SessionNameInput) -> SessionDeleteOutput:
                                trace=ctx.trace(None))
 
 
-def _line(e: SessionEntry) -> str:
-    return f"- {e.name}: {e.kind} ({e.size} item(s), provenance {e.provenance}, {e.created_at})"
+def _line(e: SessionEntry | SessionSummary) -> str:
+    return (f"- {e.name}: {e.kind} ({e.size} item(s), {e.bytes} bytes, provenance "
+            f"{e.provenance}, {e.created_at})")
 
 
 def render_put(out: SessionPutOutput) -> str:
@@ -140,7 +147,8 @@ def render_get(out: SessionGetOutput) -> str:
 
 
 def render_list(out: SessionListOutput) -> str:
-    lines = [f"{len(out.entries)} entr(ies) of at most {out.max_items}"] + [_line(e) for e in out.entries]
+    lines = ([f"{len(out.entries)} entr(ies) of at most {out.max_items}, {out.total_bytes} of at "
+              f"most {out.max_total_bytes} bytes"] + [_line(e) for e in out.entries])
     return "\n".join(lines + [render_trace(out.trace)])
 
 

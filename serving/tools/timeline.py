@@ -5,10 +5,12 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from serving.contract import Trace, timeline_preview
+from serving.known_ids import require_known_documents
 from serving.schemas import Cite, PeriodOut, cite_of, render_trace
+from serving.context import ToolContext
+from serving.scope import Filters, resolve_filters
 from serving.tools import ToolSpec
-from serving.tools.search_documents import (MAX_QUERY_CHARS, Filters, ModeName, render_header,
-                                            resolve_filters)
+from serving.tools.search_documents import MAX_QUERY_CHARS, ModeName, render_header
 
 MAX_DOCUMENTS = 50
 POOL_PER_DOCUMENT = 3  # candidates fetched per wanted document, so rarer documents still surface
@@ -43,7 +45,8 @@ class TimelineOutput(BaseModel):
     trace: Trace
 
 
-def handle(ctx, args: TimelineInput) -> TimelineOutput:
+def handle(ctx: ToolContext, args: TimelineInput) -> TimelineOutput:
+    require_known_documents(ctx, args)
     engine = ctx.engine
     scope, period, text, _ = resolve_filters(ctx, args, args.query)
     mode = args.mode or ctx.config.default_mode

@@ -4,25 +4,22 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, model_validator
 
-from corpus.ids import CHUNK_ID_RE, DOCUMENT_ID_RE
-from serving.citation import MIN_QUOTE_CHARS, CitationResult, verify_batch, verify_quote
+from corpus.ids import ChunkId, DocumentId
+from serving.citation import (MAX_BATCH, MAX_BATCH_BYTES, MAX_QUOTE_CHARS, MIN_QUOTE_CHARS,
+                              CitationResult, verify_batch, verify_quote)
 from serving.contract import Trace
 from serving.errors import NotFound
 from serving.schemas import render_trace
 from serving.tools import ToolInput, ToolSpec
 from serving.tools.sessions import SessionRef, evidence_from_session
 
-MAX_QUOTE_CHARS = 5_000
-MAX_BATCH = 50
-
 
 class CitationItem(ToolInput):
-    document_id: str = Field(pattern=DOCUMENT_ID_RE.pattern,
-                             description="document_id of the passage the quote comes from.")
+    document_id: DocumentId = Field(description="document_id of the passage the quote comes from.")
     quote: str = Field(min_length=MIN_QUOTE_CHARS, max_length=MAX_QUOTE_CHARS, description=(
         f"The exact words to check (at least {MIN_QUOTE_CHARS} characters; '…' or '...' "
         "marks an elision, checked as ordered segments)."))
-    chunk_id: str | None = Field(None, pattern=CHUNK_ID_RE.pattern, description=(
+    chunk_id: ChunkId | None = Field(None, description=(
         "Optional chunk_id the quote was read in; preferred when the quote occurs twice."))
 
 
@@ -44,6 +41,9 @@ class VerifyCitationsInput(ToolInput):
     def _exactly_one(self) -> "VerifyCitationsInput":
         if (self.citations is None) == (self.evidence is None):
             raise ValueError("give exactly one of `citations` or `evidence`")
+        size = sum(len(c.quote.encode("utf-8")) for c in self.citations or [])
+        if size > MAX_BATCH_BYTES:
+            raise ValueError(f"quotes total {size} bytes; at most {MAX_BATCH_BYTES} per call")
         return self
 
 

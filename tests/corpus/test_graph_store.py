@@ -4,33 +4,22 @@ small synthetic graph whose scores are worked out by hand below."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import pytest
 
+from corpus.entities import Mention, Relation
 from corpus.graph_store import (ENTITY_TYPES, RELATION_TYPES, GraphStore, entity_key, is_noise,
                                 write_graph)
 from corpus.ids import InvalidIdError
 
 
-@dataclass
-class M:  # duck-typed like assets.graph_extract.Mention (the store must not import assets)
-    chunk_id: str
-    document_id: str
-    name: str
-    entity_type: str
-    start: int = 0
-    end: int = 1
-    surface: str | None = None
+def M(chunk_id: str, document_id: str, name: str, entity_type: str, start: int = 0, end: int = 1,
+      surface: str | None = None) -> Mention:
+    return Mention(chunk_id, document_id, name, entity_type, start, end, surface)
 
 
-@dataclass
-class R:
-    head: str
-    tail: str
-    relation: str
-    chunk_id: str
-    score: float = 0.9
+def R(head: str, tail: str, relation: str, chunk_id: str, score: float = 0.9) -> Relation:
+    return Relation(head, tail, relation, chunk_id, score)
 
 
 def chunk(n: int) -> str:

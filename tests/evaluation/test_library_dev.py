@@ -150,8 +150,8 @@ def _print_distribution(label: str, values) -> None:
 @pytest.mark.slow
 def test_gold_survives_the_project_parsers(questions):
     """Each gold quote is found in the canonical text our own parsers produce (~30 s)."""
-    from assets.parsing.markdown import parse_markdown
-    from assets.parsing.pdf import parse_pdf
+    from ingest.parsing.markdown import parse_markdown
+    from ingest.parsing.pdf import parse_pdf
     from corpus.canonical import assemble_canonical
     from corpus.normalise import normalise_with_map
 

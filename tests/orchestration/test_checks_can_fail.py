@@ -6,9 +6,8 @@ import io
 
 import numpy as np
 
-from assets.checks import brute_force_agreement, index_counts, index_signatures
-from assets.embed import embeddings_path
-from assets.integrity import anchor_mismatches, load_passages
+from ingest.checks import brute_force_agreement, index_counts, index_signatures
+from ingest.integrity import anchor_mismatches, load_passages
 from corpus.config import ServedConfig
 from corpus.embedder import load_embedder
 from corpus.state import StateLayout, atomic_write_bytes, atomic_write_json, atomic_write_jsonl, read_json
@@ -63,7 +62,7 @@ def test_signature_check_fails_when_an_index_is_stale(state_copy):
 def test_brute_force_check_fails_when_stored_vectors_differ(state_copy):
     layout, config = StateLayout(state_copy), ServedConfig.from_env()
     for document_id in layout.registered_document_ids():
-        path = embeddings_path(layout, config, document_id)
+        path = layout.embeddings(document_id, config.model_key)
         with np.load(path) as data:
             arrays = {k: data[k] for k in data.files}
         rng = np.random.default_rng(1)

@@ -31,3 +31,23 @@ def test_serving_never_imports_the_orchestration_stack():
     code = "import sys, serving.server, serving.cli; bad = [m for m in sys.modules if m.split('.')[0] in ('dagster', 'assets', 'orchestration', 'torch')]; print(bad); sys.exit(1 if bad else 0)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_private_dagster_module_is_imported():
+    import re
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[2]
+    pattern = re.compile(r"^\s*(from|import)\s+dagster\._", re.MULTILINE)
+    offenders = [str(p) for package in ("assets", "orchestration")
+                 for p in (repo / package).rglob("*.py") if pattern.search(p.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
+def test_production_runs_use_the_production_resources(tmp_path):
+    from corpus.state import StateLayout
+    from orchestration.resources import local_resources, production_resources
+    import orchestration.resources as resources
+
+    assert not hasattr(resources, "test_resources")
+    assert production_resources(StateLayout(tmp_path))["state"].home == str(tmp_path)
+    assert local_resources()["state"].home == ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from assets.library import library_files
+from ingest.library import library_files
 from corpus.signature import compute_signature, recorded_signature
 from corpus.state import StateLayout, read_jsonl
 from orchestration.runner import ingest

@@ -7,8 +7,7 @@ import numpy as np
 import pypdf
 
 from library_slice import EXTRA_DOCUMENT, SLICE, slice_files
-from assets.integrity import load_passages
-from assets.embed import embeddings_path
+from ingest.integrity import load_passages
 from corpus.config import ServedConfig
 from corpus.embedder import load_embedder
 from corpus.signature import compute_signature, recorded_signature
@@ -64,7 +63,7 @@ def test_adding_then_removing_a_document_is_incremental_and_symmetric(state_copy
     assert all(report.checks.values()), report.checks
     # Only the new document's pieces reached the model; the others' vectors were left as they were.
     new_id = report.registered[0]
-    with np.load(embeddings_path(layout, config, new_id)) as data:
+    with np.load(layout.embeddings(new_id, config.model_key)) as data:
         assert 0 < embedder.encoded_texts - encoded_before <= len(data["chunk_ids"])  # duplicates embed once
     stored_after = _vector_fingerprints(layout, config)
     assert {k: v for k, v in stored_after.items() if k != new_id} == stored_before
@@ -91,7 +90,7 @@ def _encrypted_copy(source, target):
 
 
 def test_bad_files_are_set_aside_and_the_batch_goes_on(tmp_path):
-    from assets.library import LIBRARY_ROOT
+    from ingest.library import LIBRARY_ROOT
     batch = tmp_path / "batch"
     batch.mkdir()
     good_pdf = LIBRARY_ROOT / "pdf/schumann_asset_selection_local_search.pdf"

@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from assets.library import LIBRARY_ROOT
+from ingest.library import LIBRARY_ROOT
 from corpus.state import StateLayout
 from orchestration.sensors import inbox_sensor
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import random
 import re
-import statistics
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -263,25 +261,18 @@ def test_batch_reads_each_document_once_and_keeps_order(corpus, monkeypatch):
     assert sorted(calls) == sorted({d for d, _, _ in sentences})
 
 
-def test_speed_on_a_200k_character_document(corpus):
+def test_a_200k_character_document_verifies_raw_and_loose_quotes(corpus):
+    """Correctness on a long document; its speed is measured by benchmarks/citation_speed.py
+    (cold normalisation and warm verification, p50/p95), not asserted in a timed test."""
     reader, ids = corpus
     doc = ids["big"]
     text = reader.canonical_text(doc)
     assert len(text) >= 200_000
-    cold = min(_ms(lambda: normalise_with_map(text)) for _ in range(3))
-    assert cold < 100, f"normalising 200k chars took {cold:.1f} ms"
     sentence = next(m.group() for m in _SENTENCE_RE.finditer(text, len(text) // 2))
     loose = _flatten(sentence).upper()
-    verify_quote(reader, doc, loose)  # warm the cache
-    for quote in (sentence, loose):
-        warm = statistics.median(_ms(lambda: verify_quote(reader, doc, quote)) for _ in range(20))
-        assert warm <= 10, f"warm verification took {warm:.2f} ms"
-
-
-def _ms(fn) -> float:
-    start = time.perf_counter()
-    fn()
-    return (time.perf_counter() - start) * 1000
+    raw, normalised = verify_quote(reader, doc, sentence), verify_quote(reader, doc, loose)
+    assert raw.status == "verified" and normalised.status == "verified_normalised"
+    assert raw.offsets == normalised.offsets and text[slice(*raw.offsets[0])] == sentence
 
 
 _TOKENS = st.sampled_from(["alpha", "Beta", "ﬁt", "café", "cafe\u0301", "it’s", "“q”", "\u22121", "x<sup>2</sup>",

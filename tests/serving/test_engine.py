@@ -68,14 +68,6 @@ def context(served_home):
     return ServingContext(StateLayout(served_home), ServedConfig())
 
 
-def _call(context, name: str, arguments: dict):
-    from serving.server import call_tool
-    from serving.tools import all_tools
-
-    spec = next(s for s in all_tools() if s.name == name)
-    return call_tool(spec, context, arguments)
-
-
 def test_scope_year_bound_excludes_undated_and_author_is_accent_insensitive(context):
     from serving.engine import Scope
 
@@ -89,62 +81,6 @@ def test_scope_year_bound_excludes_undated_and_author_is_accent_insensitive(cont
     both = engine.documents_in_scope(Scope(authors=("EVGENIA",)))
     assert len(both) == 2 and undated <= both  # "Évgenia" matches "evgenia"
     assert engine.documents_in_scope(Scope(authors=("nobody",))) == set()
-
-
-def test_bm25_search_selection_and_period(context):
-    out = _call(context, "search_documents", {"query": "skewness kurtosis variance", "mode": "bm25",
-                                              "limit": 10}).structured_content
-    reader = context.engine.reader
-    docs = [p["document_id"] for p in out["results"]]
-    assert out["results"] and max(docs.count(d) for d in docs) <= context.config.per_document
-    for p in out["results"]:
-        passage = reader.passages[p["chunk_id"]]
-        assert len(passage.text.strip()) >= context.config.min_passage_chars
-        assert p["text"] == passage.text.rstrip() and not p["truncated"]
-    scores = [p["score"] for p in out["results"]]
-    assert scores == sorted(scores, reverse=True)
-
-    dated = _call(context, "search_documents", {
-        "query": "skewness in papers published after 2016", "mode": "bm25"}).structured_content
-    assert dated["period"]["year_min"] == 2017 and dated["period"]["source_min"] == "question"
-    assert "2016" not in dated["searched_text"]
-    assert {reader.documents[p["document_id"]].year for p in dated["results"]} == {2019}
-    caller = _call(context, "search_documents", {
-        "query": "skewness in papers published after 2016", "mode": "bm25",
-        "year_min": 2010}).structured_content
-    assert caller["period"]["year_min"] == 2010 and caller["period"]["source_min"] == "caller"
-    assert 2015 in {reader.documents[p["document_id"]].year for p in caller["results"]}
-    off = _call(context, "search_documents", {"query": "papers published after 2016 on skewness",
-                                              "mode": "bm25", "auto_period": False}).structured_content
-    assert off["period"]["year_min"] is None and off["searched_text"].endswith("skewness")
-
-
-def test_get_passage_neighbours_and_offset(context):
-    reader = context.engine.reader
-    document_id, passages = next((d, ps) for d, ps in reader.by_document.items() if len(ps) > 4)
-    middle = passages[2]
-    out = _call(context, "get_passage", {"chunk_id": middle.chunk_id, "neighbours": 2}).structured_content
-    assert [n["position"] for n in out["neighbours"]] == [-2, -1, 1, 2]
-    assert [n["passage"]["chunk_id"] for n in out["neighbours"]] == [
-        passages[i].chunk_id for i in (0, 1, 3, 4)]
-    assert out["ordinal"] == 2 and out["document_passages"] == len(passages)
-    space = middle.text.index(" ", len(middle.text) // 2)
-    later = _call(context, "get_passage", {"chunk_id": middle.chunk_id, "offset": space,
-                                           "neighbours": 0}).structured_content["passage"]
-    assert middle.text[later["offset"]:].rstrip() == later["text"] and later["offset"] <= space
-    past = _call(context, "get_passage", {"chunk_id": middle.chunk_id, "offset": len(middle.text) + 1})
-    assert past.is_error and past.structured_content["error"]["fields"] == ["offset"]
-
-
-def test_list_documents_filters_and_pages(context):
-    everything = _call(context, "list_documents", {}).structured_content
-    assert everything["total"] == 3 and everything["documents"][-1]["year"] is None
-    page = _call(context, "list_documents", {"offset": 1, "limit": 1}).structured_content
-    assert page["documents"][0] == everything["documents"][1] and page["next_offset"] == 2
-    titled = _call(context, "list_documents", {"title": "dispersion"}).structured_content
-    assert [d["title"] for d in titled["documents"]] == ["Measures of Dispersion"]
-    dated = _call(context, "list_documents", {"year_max": 2016}).structured_content
-    assert [d["year"] for d in dated["documents"]] == [2015]
 
 
 def test_importing_the_server_loads_no_model_and_opens_no_store():

@@ -1,0 +1,17 @@
+"""Metadata stage: title, authors, year, venue with per-field provenance, stored per document."""
+
+from __future__ import annotations
+
+from ingest.metadata_extract import extract_metadata
+from ingest.register import load_source
+from corpus.models import ParsedDocument
+from corpus.state import read_text_exact, StateLayout, atomic_write_json, read_json
+
+
+def extract_stored_metadata(layout: StateLayout, document_id: str, manifest: dict[str, dict]) -> None:
+    record, path = load_source(layout, document_id)
+    parsed = ParsedDocument(**read_json(layout.parsed_blocks(document_id)))
+    canonical = read_text_exact(layout.canonical_text(document_id))
+    row = manifest.get(record.library_file or "")
+    meta = extract_metadata(document_id, path, record.format, canonical, parsed.blocks, row)
+    atomic_write_json(layout.metadata(document_id), meta.model_dump(mode="json"))

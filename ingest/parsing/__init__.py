@@ -1,0 +1,68 @@
+"""Parsing: a validated source file -> typed raw blocks in reading order (pure functions, no dagster).
+
+PDF parsers: `pdfium` (default, chosen by benchmarks/parsers.py: ~60 pages/s with headings, display
+formulas, code and pipe tables) and `mineru` (the MinerU flash tier, optional). Select with
+`parse_source(..., parser=...)` or the QUANT_RAG_PDF_PARSER setting. Markdown has one parser.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ingest.parsing.garbled import garbled_score, is_garbled
+from ingest.parsing.markdown import parse_markdown
+from corpus.models import RawBlock
+from corpus.versions import PARSER_VERSION
+
+PDF_PARSER_SETTING = "QUANT_RAG_PDF_PARSER"
+DEFAULT_PDF_PARSER = "pdfium"
+PDF_PARSERS = ("pdfium", "mineru")
+MARKDOWN_PARSER = "markdown-it"
+
+
+@dataclass
+class ParseOutput:
+    raw_blocks: list[RawBlock]
+    parser: str
+    parser_version: str
+    pages: int | None
+    garbled_text: bool
+    garbled_score: float
+
+
+def parser_version(parser: str) -> str:
+    """The version recorded with a parse: the one project-wide parser version plus the parser."""
+    return f"{PARSER_VERSION}+{parser}"
+
+
+def pdf_parser_name(parser: str | None = None) -> str:
+    name = parser or os.environ.get(PDF_PARSER_SETTING) or DEFAULT_PDF_PARSER
+    if name not in PDF_PARSERS:
+        raise ValueError(f"unknown PDF parser {name!r} (choose one of: {', '.join(PDF_PARSERS)})")
+    return name
+
+
+def _parse_pdf(path: Path, name: str) -> tuple[list[RawBlock], int]:
+    if name == "mineru":
+        from ingest.parsing.mineru import parse_pdf_mineru
+        return parse_pdf_mineru(path)
+    from ingest.parsing.pdf import parse_pdf
+    result = parse_pdf(path)
+    return result.blocks, result.pages
+
+
+def parse_source(path: Path, fmt: str, parser: str | None = None) -> ParseOutput:
+    """Parse a source already accepted by `validate.detect_format` (fmt is its answer)."""
+    path = Path(path)
+    if fmt == "markdown":
+        name, pages = MARKDOWN_PARSER, None
+        blocks = parse_markdown(path.read_text(encoding="utf-8"))
+    elif fmt == "pdf":
+        name = pdf_parser_name(parser)
+        blocks, pages = _parse_pdf(path, name)
+    else:
+        raise ValueError(f"unknown source format {fmt!r} (expected 'pdf' or 'markdown')")
+    score = garbled_score("\n".join(b.text for b in blocks))
+    return ParseOutput(blocks, name, parser_version(name), pages, is_garbled(score), score)

@@ -1,0 +1,17 @@
+"""Recording the corpus signature: the state every index must be built from."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from corpus.signature import compute_signature, signature_rows
+from corpus.state import StateLayout, atomic_write_json
+
+
+def record_signature(layout: StateLayout) -> str:
+    """Compute the live signature and record it as the state every index must be built from."""
+    signature = compute_signature(layout)
+    atomic_write_json(layout.signature_file, {
+        "signature": signature, "documents": len(signature_rows(layout)),
+        "at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")})
+    return signature

@@ -1,0 +1,124 @@
+"""The project's import graph, read from the source with `ast`: every import statement counts,
+function-level ones included (they run too). The graph has no circle, and each package imports
+only the packages the README's table allows."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("corpus", "ingest", "assets", "orchestration", "serving", "evaluation", "cli")
+
+
+def module_files(packages: tuple[str, ...] = PACKAGES) -> dict[str, Path]:
+    """Dotted module name -> file, for every module of `packages`."""
+    modules = {}
+    for package in packages:
+        for path in sorted((REPO / package).rglob("*.py")):
+            parts = list(path.relative_to(REPO).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            modules[".".join(parts)] = path
+    return modules
+
+
+def _targets(node: ast.AST, module: str, is_package: bool, modules: dict[str, Path]) -> set[str]:
+    """Project modules one import statement loads (a `from pkg import name` naming a submodule
+    loads that submodule; otherwise it loads `pkg`)."""
+    if isinstance(node, ast.Import):
+        return {alias.name for alias in node.names if alias.name in modules}
+    assert isinstance(node, ast.ImportFrom)
+    base = node.module or ""
+    if node.level:
+        anchor = module.split(".") if is_package else module.split(".")[:-1]
+        anchor = anchor[:len(anchor) - node.level + 1]
+        base = ".".join(anchor + ([base] if base else []))
+    found = set()
+    for alias in node.names:
+        if f"{base}.{alias.name}" in modules:
+            found.add(f"{base}.{alias.name}")
+        elif base in modules:
+            found.add(base)
+    return found
+
+
+def import_graph(packages: tuple[str, ...] = PACKAGES) -> dict[str, set[str]]:
+    """module -> the project modules it imports (anywhere in its body)."""
+    modules = module_files(packages)
+    graph = {}
+    for module, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        is_package = path.name == "__init__.py"
+        edges = set()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                edges |= _targets(node, module, is_package, modules)
+        edges.discard(module)
+        graph[module] = edges
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan), each sorted."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+# What each package may import among the project's packages (README "Packages"; DESIGN §1).
+ALLOWED = {
+    "corpus": {"corpus"},
+    "ingest": {"ingest", "corpus"},
+    "assets": {"assets", "ingest", "corpus", "evaluation"},
+    "orchestration": {"orchestration", "assets", "ingest", "corpus"},
+    "serving": {"serving", "corpus"},
+    "evaluation": {"evaluation", "ingest", "serving", "corpus"},
+    "cli": {"cli"},  # dispatches by module name (importlib), never by import statement
+}
+
+
+def test_the_import_graph_has_no_circle():
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_circles_through_function_level_imports():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert cycles(graph) == [["a", "b", "c"]]
+    # A function-level import is an edge like any other.
+    tree = ast.parse("def f():\n    from corpus.state import StateLayout\n")
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom))
+    assert _targets(node, "corpus.reader", False, module_files(("corpus",))) == {"corpus.state"}
+
+
+def test_each_package_imports_only_what_it_may():
+    strays = sorted(f"{module} -> {target}" for module, targets in import_graph().items()
+                    for target in targets
+                    if target.split(".")[0] not in ALLOWED[module.split(".")[0]])
+    assert strays == []
