@@ -15,7 +15,6 @@ import math
 import os
 import re
 import tempfile
-import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -26,6 +25,7 @@ import duckdb
 import numpy as np
 
 from corpus.entities import Mention, Relation
+from corpus.names import entity_key
 from corpus.ids import validate_chunk_id, validate_document_id
 
 ENTITY_TYPES: tuple[str, ...] = ("person", "organization", "financial_instrument", "market_concept",
@@ -40,21 +40,12 @@ EXAMPLE_CHUNKS = 3
 TOP_DOCUMENTS = 20
 
 # Spacing accents (´ ` ¨ ˆ ˜ ¸ …) become "space + combining mark" under NFKC: drop them first.
-_SPACING_ACCENTS = dict.fromkeys(map(ord, "\u00b4\u0060\u00a8\u02c6\u02dc\u00b8\u02d8\u02d9\u02da\u02db\u02dd"))
-_DASHES = re.compile("[\u2010-\u2015\u2212]")
 _WORD_BREAKS = re.compile(r"[-/_]")
 _HTML_TAGS = frozenset("a b br div em i img li ol p pre span strong sub sup table tbody td th thead tr "
                        "u ul html body head href src style".split())
 _LATEX_COMMANDS = frozenset("frac mathbf mathrm mathcal mathbb left right begin end sum prod int sqrt "
                             "hat bar tilde text textbf textit cdot times leq geq infty partial "
                             "operatorname label ref cite".split())
-
-
-def entity_key(name: str) -> str:
-    """Folded name: NFKC, accents stripped, case-folded, dashes unified, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", name.translate(_SPACING_ACCENTS)).casefold()
-    text = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
-    return " ".join(_DASHES.sub("-", text).split())
 
 
 def is_noise(name: str) -> bool:

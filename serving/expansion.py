@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from corpus.graph_store import entity_key
+from corpus.names import entity_key
 
 _WORD_RE = re.compile(r"[^\s?!,;:()\[\]{}\"“”]+")
 
