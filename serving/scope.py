@@ -70,10 +70,10 @@ def resolve_filters(ctx: ScopeContext, args: Filters, text: str) -> tuple[Scope,
             year_min, sources["min"] = session.year_min, "session"
         if year_max is None and session.year_max is not None:
             year_max, sources["max"] = session.year_max, "session"
-    clause = None
+    clause, rules = None, []
     if args.auto_period:
         applied = apply_period(text, year_min, year_max, ctx.engine.newest_year())
-        text, clause = applied.query, applied.parsed.clause
+        text, clause, rules = applied.query, applied.parsed.clause, applied.parsed.rules
         for side, value, source in (("min", applied.year_min, applied.source_min),
                                     ("max", applied.year_max, applied.source_max)):
             if source == "question":
@@ -88,8 +88,8 @@ def resolve_filters(ctx: ScopeContext, args: Filters, text: str) -> tuple[Scope,
     source_max = sources["max"] if year_max is not None else None
     said = [f"{name}={value} ({source})" for name, value, source in
             (("year_min", year_min, source_min), ("year_max", year_max, source_max)) if value]
-    note = ("period applied: " + ", ".join(said) + (f"; read from the query: “{clause}”"
-                                                    if clause else "")) if said else None
+    note = ("period applied: " + ", ".join(said) + (f"; read from the query: {'; '.join(rules)}"
+                                                    if rules else "")) if said else None
     period = PeriodOut(year_min=year_min, year_max=year_max, clause=clause,
                        source_min=source_min, source_max=source_max, note=note)
     return scope, period, text, session.provenance if session else None

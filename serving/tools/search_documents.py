@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from corpus.config import ServedConfig
 from serving.context import ToolContext
 from serving.contract import SEARCH_WINDOW, Trace
 from serving.engine import Mode as ModeName
@@ -86,16 +87,20 @@ def render(out: SearchDocumentsOutput) -> str:
     return "\n\n---\n\n".join(blocks)
 
 
+_DEFAULTS = ServedConfig()
+
 SPEC = ToolSpec(
     name="search_documents",
     title="Search the library",
     description=(
         "Find passages that answer a research question. Ask in English natural language. By "
-        "default dense and BM25 results are fused by reciprocal rank (hybrid); mode='dense' is "
+        f"default ({_DEFAULTS.default_mode}) dense and BM25 results are fused by reciprocal rank; mode='dense' is "
         "meaning only, mode='bm25' exact words only (acronyms, tickers, formula names). Filters: "
         "year range, author, document, a stored scope session; a period written in the query "
-        "becomes a year filter. Returns at most 2 passages per document, each with a cite line "
-        "to copy, an anchor and flags; read a cut passage in full with get_passage. Not for "
+        "becomes a year filter (the answer says which words became which bounds). Returns at most "
+        f"{_DEFAULTS.per_document} passages per document while other documents have candidates, "
+        "each with a cite line to copy, an anchor and flags; `no_answer_likely` says when the best "
+        "match is too weak to trust. Read a cut passage in full with get_passage. Not for "
         "listing the bibliography (list_documents) or checking a quote (verify_citation). Cost: "
         "one embedding (~20 ms warm; the first call of a process loads the model)."),
     input_model=SearchDocumentsInput, output_model=SearchDocumentsOutput, handler=handle,

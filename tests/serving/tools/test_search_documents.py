@@ -35,7 +35,7 @@ def test_search_over_stdio(served_home):
         canonical = layout.canonical_text(p["document_id"]).read_text(encoding="utf-8")
         assert canonical[start:end].startswith(p["text"][:200])
     per_doc = [p["document_id"] for p in search["results"]]
-    assert max(per_doc.count(d) for d in per_doc) <= 2
+    assert max(per_doc.count(d) for d in per_doc) <= ServedConfig().per_document
     hybrid = out["hybrid"]
     assert hybrid["mode"] == "hybrid" and hybrid["period"]["year_max"] == 2017
     assert hybrid["period"]["clause"] and "2018" not in hybrid["searched_text"]
@@ -84,7 +84,22 @@ def test_bm25_search_selection_and_period(context, invoke):
         "query": "skewness in papers published after 2016", "mode": "bm25",
         "year_min": 2010}).structured_content
     assert caller["period"]["year_min"] == 2010 and caller["period"]["source_min"] == "caller"
-    assert 2015 in {reader.documents[p["document_id"]].year for p in caller["results"]}
+    # the caller's bound wins: the 2015 document is back in scope (the undated one never is)
+    assert (dated["documents_in_scope"], caller["documents_in_scope"]) == (1, 2)
     off = invoke("search_documents", {"query": "papers published after 2016 on skewness",
                                       "mode": "bm25", "auto_period": False}).structured_content
     assert off["period"]["year_min"] is None and off["searched_text"].endswith("skewness")
+
+
+def test_a_narrow_scope_fills_the_limit_and_the_period_says_its_rule(context, invoke):
+    reader = context.engine.reader
+    document_id, passages = max(reader.by_document.items(), key=lambda item: len(item[1]))
+    limit = min(8, len(passages))
+    assert limit > 2  # more than the old cap of 2, so starvation would show
+    out = invoke("search_documents", {"query": "variance of returns", "document_id": document_id,
+                                      "limit": limit}).structured_content
+    assert len(out["results"]) == limit and {p["document_id"] for p in out["results"]} == {document_id}
+    dated = invoke("search_documents", {"query": "What did a 2015 study say about kurtosis?"}).structured_content
+    assert (dated["period"]["year_min"], dated["period"]["year_max"]) == (2015, 2015)
+    assert "a 2015 publication" in dated["period"]["note"] and dated["searched_text"] == "What did a study say about kurtosis?"
+    assert isinstance(dated["no_answer_likely"], bool) and dated["evidence"] is not None
