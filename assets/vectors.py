@@ -61,6 +61,8 @@ def sync_vector_index(layout: StateLayout, config: ServedConfig, dimension: int)
 def vector_index(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
     from corpus.embedder import load_embedder
     config = state.config
+    from corpus.onnx_export import ensure_exported
     stats = sync_vector_index(state.layout, config, load_embedder(config).dimension)
+    stats["query_encoder"] = str(ensure_exported(state.layout, config) or "transformers")  # server's, torch-free
     return dg.MaterializeResult(metadata={**stats, "backend": config.vector_backend,
                                           "signature": recorded_signature(state.layout) or ""})
