@@ -48,9 +48,11 @@ def profile_search(context, tool, queries, repeat: int) -> dict:
     for i in range(repeat + 1):
         query = queries[i % len(queries)]
         start = time.perf_counter()
-        args = timed("filters", lambda: (context.ensure_coherent(),
-                                         search.SearchDocumentsInput.model_validate({"query": query}))[1])
-        scope, period, text, provenance = timed("filters", search.resolve_filters, context, args, args.query)
+        def filters():
+            context.ensure_coherent()
+            args = search.SearchDocumentsInput.model_validate({"query": query})
+            return args, *search.resolve_filters(context, args, args.query)
+        args, scope, period, text, provenance = timed("filters", filters)
         mode = args.mode or context.config.default_mode
         found = timed("retrieval", engine.retrieve, text, mode, scope, limit=args.limit)
         out = timed("structured", search.build_output, context, found, period, mode, text, provenance)

@@ -123,8 +123,15 @@ def build_tool(spec: ToolSpec, context: ServingContext) -> Tool:
                                   idempotent_hint=spec.idempotent, open_world_hint=False)
     return Tool(fn=run, name=spec.name, title=spec.title, description=spec.description,
                 parameters=spec.input_model.model_json_schema(),
-                fn_metadata=FuncMetadata(arg_model=_RawArguments, output_model=spec.output_model),
+                fn_metadata=FuncMetadata(arg_model=_RawArguments, output_schema=published_schema(spec)),
                 is_async=False, annotations=annotations)
+
+
+def published_schema(spec: ToolSpec) -> dict[str, Any]:
+    """The output schema the SDK derives from the tool's output model. Handing the SDK the schema
+    without the model publishes it unchanged but skips re-validating every result against it on
+    the hot path: results are built by that same model, and tests validate them over stdio."""
+    return FuncMetadata(arg_model=_RawArguments, output_model=spec.output_model).output_schema
 
 
 def build_server(layout: StateLayout | None = None, config: ServedConfig | None = None,
