@@ -67,7 +67,21 @@ async def cold_start(home: Path, first_tool: str, arguments: dict) -> dict:
                 await session.initialize()
                 ready = time.perf_counter() - start
                 await session.call_tool(first_tool, arguments)
-                return {"initialize_s": ready, "first_answer_s": time.perf_counter() - start}
+                return {"initialize_s": ready, "first_answer_s": time.perf_counter() - start,
+                        "server_cpu_s": children_cpu_seconds()}
+
+
+def children_cpu_seconds() -> float | None:
+    """CPU seconds (user + system, all threads) used so far by this process's children — the
+    server: on a loaded machine wall time mostly measures the neighbours, CPU time does not."""
+    pid = os.getpid()
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        ticks = sum(sum(int(v) for v in Path(f"/proc/{c}/stat").read_text().rsplit(")", 1)[1].split()[11:13])
+                    for c in children)
+    except (OSError, ValueError):
+        return None
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 async def warm_latencies(home: Path, repeat: int, tools: set[str] | None = None) -> dict[str, list[float]]:
@@ -105,6 +119,12 @@ async def warm_latencies(home: Path, repeat: int, tools: set[str] | None = None)
                         continue
                     tool = label.split("(")[0]
                     times[label] = [await _timed(session, tool, make(i)) for i in range(repeat)]
+                pings = []  # the bare stdio round trip of this SDK, for scale
+                for _ in range(repeat):
+                    start = time.perf_counter()
+                    await session.send_ping()
+                    pings.append(time.perf_counter() - start)
+                times["ping (transport floor)"] = pings
                 return times
 
 
@@ -222,7 +242,9 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None) -> dict:
 def print_figures(condition: str, r: dict) -> None:
     print(f"== {condition} ==")
     for name in ("cold_corpus_status", "cold_search"):
-        print(f"{name}: initialize {r[name]['initialize_s']:.2f} s, first answer {r[name]['first_answer_s']:.2f} s")
+        cpu = r[name].get("server_cpu_s")
+        print(f"{name}: initialize {r[name]['initialize_s']:.2f} s, first answer {r[name]['first_answer_s']:.2f} s"
+              + (f" (server CPU {cpu:.2f} s)" if cpu is not None else ""))
     print(f"{'tool (warm, ms)':<26}{'p50':>9}{'p95':>9}")
     for label, figures in r["warm_ms"].items():
         print(f"{label:<26}{figures['p50']:>9.1f}{figures['p95']:>9.1f}")

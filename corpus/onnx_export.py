@@ -68,12 +68,13 @@ def export_model(folder: Path, target: Path) -> None:
 
 
 def quantise(source: Path, target: Path) -> None:
-    """int8 dynamic quantisation of the weights (activations stay float), written atomically."""
+    """int8 dynamic quantisation of the weights, per channel (cosine to float ≈ 0.99 vs ≈ 0.9 per
+    tensor, measured on the fixture passages); activations stay float. Written atomically."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     tmp = target.with_name(f".{target.name}.tmp")
     try:
-        quantize_dynamic(str(source), str(tmp), weight_type=QuantType.QInt8)
+        quantize_dynamic(str(source), str(tmp), weight_type=QuantType.QInt8, per_channel=True)
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)

@@ -84,4 +84,4 @@ def test_int8_arm_is_a_separate_file_and_stays_close(onnx_home):
     reference = load_embedder(ServedConfig())._encode(["volatility clustering"], batch_size=1)[0]
     vector = encoder.embed_query("volatility clustering")
     assert abs(float(np.linalg.norm(vector)) - 1.0) < 1e-4
-    assert float(vector @ reference) > 0.85  # measured ~0.89-0.97: hence not the default
+    assert float(vector @ reference) > 0.97  # measured ≈ 0.99 (passages min 0.986): not the default
