@@ -85,3 +85,11 @@ def test_int8_arm_is_a_separate_file_and_stays_close(onnx_home):
     vector = encoder.embed_query("volatility clustering")
     assert abs(float(np.linalg.norm(vector)) - 1.0) < 1e-4
     assert float(vector @ reference) > 0.97  # measured ≈ 0.99 (passages min 0.986): not the default
+
+
+@pytest.mark.slow
+def test_the_pipeline_exports_the_query_model(ingested_home):
+    """Ingestion leaves the ONNX graph the server loads, and the server then uses it."""
+    layout, config = StateLayout(ingested_home), ServedConfig()
+    assert layout.onnx_model(config.model_key).exists()
+    assert isinstance(load_query_encoder(config, layout), OnnxEncoder)
