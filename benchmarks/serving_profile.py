@@ -10,6 +10,8 @@ encoding of the result) called one at a time in process, so each is timed alone:
   text           the rendered text block
   sdk_validate   the SDK validating structured content against the output model (0 when skipped)
   json           CallToolResult → JSON-RPC response → the line written to stdout
+  client_validate  the SDK *client* checking structured content against the published schema
+                 (jsonschema; paid by the agent's host, not the server, but inside its wall time)
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ def profile_search(context, tool, queries, repeat: int) -> dict:
     engine = context.engine
     meta = tool.fn_metadata
     adapter = meta._output_adapter(meta.output_model) if meta.output_model is not None else None
+    import jsonschema
+
+    client = jsonschema.validators.validator_for(meta.output_schema)(meta.output_schema)
     stages: dict[str, list[float]] = {}
 
     def timed(name, fn, *args, **kw):
@@ -69,9 +74,10 @@ def profile_search(context, tool, queries, repeat: int) -> dict:
             jsonrpc="2.0", id=i, result=result.model_dump(by_alias=True, mode="json", exclude_none=True)
         ).model_dump_json(by_alias=True, exclude_unset=True))
         stages.setdefault("total", []).append(time.perf_counter() - start)
+        timed("client_validate", lambda: list(client.iter_errors(structured)))
         if i == 0:
             stages = {}
-    summed = {k: v for k, v in stages.items() if k not in ("total", "trace")}
+    summed = {k: v for k, v in stages.items() if k not in ("total", "trace", "client_validate")}
     figures = {k: round(1000 * _percentile(v, 50), 3) for k, v in stages.items()}
     figures["after_retrieval"] = round(sum(1000 * _percentile(v, 50) for k, v in summed.items()
                                            if k != "retrieval"), 3)
