@@ -42,6 +42,8 @@ class ServedConfig(BaseModel):
     min_passage_chars: int = 200
     near_duplicate_threshold: float = 0.6
     reranker_model_path: str | None = None
+    # How the server embeds queries: the ONNX export (float32; int8 is an opt-in arm), or torch.
+    query_runtime: Literal["onnx", "onnx-int8", "torch"] = "onnx"
 
     @classmethod
     def from_env(cls) -> "ServedConfig":
@@ -58,7 +60,8 @@ class ServedConfig(BaseModel):
                            ("QUANT_RAG_VECTOR_BACKEND", "vector_backend"),
                            ("QUANT_RAG_QDRANT_URL", "qdrant_url"),
                            ("QUANT_RAG_DEFAULT_MODE", "default_mode"),
-                           ("QUANT_RAG_RERANKER_PATH", "reranker_model_path")):
+                           ("QUANT_RAG_RERANKER_PATH", "reranker_model_path"),
+                           ("QUANT_RAG_QUERY_RUNTIME", "query_runtime")):
             if env.get(key):
                 values[field] = env[key]
         if values.get("qdrant_url") and "vector_backend" not in values:
