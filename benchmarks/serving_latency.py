@@ -4,6 +4,12 @@
     python benchmarks/serving_latency.py --fixture /tmp/qr_bench   # builds the small test state
     python benchmarks/serving_latency.py --home S --tools search_documents,get_passage --out r.json
     python benchmarks/serving_latency.py --home S --no-mcp --edge 100 --profile 30   # in process
+    python benchmarks/serving_latency.py --home S --tools search_documents,get_passage --hog
+
+Each run also times, in this process and right after the stdio calls, Engine.retrieve on the same
+queries (the stdio/in-process ratio), and profiles one search_documents call stage by stage as the
+server runs it (benchmarks/serving_profile.py). --hog repeats cold start, warm calls and the
+in-process timing with `python -c "while True: pass"` holding one core.
 
 --edge N times the vector store directly (Qdrant Edge, read only) with N real questions (TAT-QA
 queries) with and without a year filter; --profile N breaks search_documents down by stage in
@@ -26,6 +32,9 @@ from pathlib import Path
 import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from serving_profile import cpu_hog, percentiles, profile_search
+
+from serving.engine import Scope
 
 REPO = Path(__file__).resolve().parents[1]
 QUERIES = ["How is value at risk estimated from historical returns?",
@@ -58,7 +67,22 @@ async def cold_start(home: Path, first_tool: str, arguments: dict) -> dict:
                 await session.initialize()
                 ready = time.perf_counter() - start
                 await session.call_tool(first_tool, arguments)
-                return {"initialize_s": ready, "first_answer_s": time.perf_counter() - start}
+                return {"initialize_s": ready, "first_answer_s": time.perf_counter() - start,
+                        "server_cpu_s": children_cpu_seconds()}
+
+
+def children_cpu_seconds() -> float | None:
+    """CPU seconds (user + system, all threads) used so far by this process's children — the
+    server: on a loaded machine wall time mostly measures the neighbours, CPU time does not."""
+    pid = os.getpid()
+    try:
+        children = [c for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+                    if b"serving.server" in Path(f"/proc/{c}/cmdline").read_bytes()]  # not the hog
+        ticks = sum(sum(int(v) for v in Path(f"/proc/{c}/stat").read_text().rsplit(")", 1)[1].split()[11:13])
+                    for c in children)
+    except (OSError, ValueError):
+        return None
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 async def warm_latencies(home: Path, repeat: int, tools: set[str] | None = None) -> dict[str, list[float]]:
@@ -96,6 +120,12 @@ async def warm_latencies(home: Path, repeat: int, tools: set[str] | None = None)
                         continue
                     tool = label.split("(")[0]
                     times[label] = [await _timed(session, tool, make(i)) for i in range(repeat)]
+                pings = []  # the bare stdio round trip of this SDK, for scale
+                for _ in range(repeat):
+                    start = time.perf_counter()
+                    await session.send_ping()
+                    pings.append(time.perf_counter() - start)
+                times["ping (transport floor)"] = pings
                 return times
 
 
@@ -183,6 +213,50 @@ def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
                           for k, v in stages.items()}}
 
 
+def mcp_figures(home: Path, repeat: int, tools: set[str] | None) -> dict:
+    """Cold starts, warm per-tool p50/p95 over stdio, then in this process: Engine.retrieve on
+    the same queries (and its ratio to the stdio search) and the call-path profile."""
+    out = {"cold_corpus_status": anyio.run(cold_start, home, "corpus_status", {}),
+           "cold_search": anyio.run(cold_start, home, "search_documents", {"query": QUERIES[0]})}
+    warm = anyio.run(warm_latencies, home, repeat, tools)
+    out["warm_ms"] = {label: percentiles(v) for label, v in warm.items()}
+    ctx = _engine(home)
+    engine, mode = ctx.engine, ctx.config.default_mode
+    engine.warm_up()
+    times = []
+    for i in range(repeat + 1):
+        start = time.perf_counter()
+        engine.retrieve(QUERIES[i % len(QUERIES)], mode, Scope(), limit=5)
+        times.append(time.perf_counter() - start)
+    out["in_process_retrieve_ms"] = percentiles(times[1:])
+    if "search_documents" in out["warm_ms"]:
+        out["stdio_over_in_process"] = round(out["warm_ms"]["search_documents"]["p50"]
+                                             / out["in_process_retrieve_ms"]["p50"], 2)
+    from serving.server import build_tool
+    from serving.tools import search_documents
+
+    out["profile_ms"] = profile_search(ctx, build_tool(search_documents.SPEC, ctx), QUERIES, repeat)
+    engine.close()  # the next condition's server opens the vector store
+    return out
+
+
+def print_figures(condition: str, r: dict) -> None:
+    print(f"== {condition} ==")
+    for name in ("cold_corpus_status", "cold_search"):
+        cpu = r[name].get("server_cpu_s")
+        print(f"{name}: initialize {r[name]['initialize_s']:.2f} s, first answer {r[name]['first_answer_s']:.2f} s"
+              + (f" (server CPU {cpu:.2f} s)" if cpu is not None else ""))
+    print(f"{'tool (warm, ms)':<26}{'p50':>9}{'p95':>9}")
+    for label, figures in r["warm_ms"].items():
+        print(f"{label:<26}{figures['p50']:>9.1f}{figures['p95']:>9.1f}")
+    inproc = r["in_process_retrieve_ms"]
+    print(f"{'Engine.retrieve in process':<26}{inproc['p50']:>9.1f}{inproc['p95']:>9.1f}")
+    if "stdio_over_in_process" in r:
+        print(f"search_documents stdio / in-process retrieve (p50): {r['stdio_over_in_process']:.2f}")
+    print("one search_documents call, p50 ms per stage: " + ", ".join(
+        f"{k} {v:.2f}" for k, v in r["profile_ms"].items()))
+
+
 def percentile(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
 
@@ -198,6 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-mcp", action="store_true", help="skip the MCP cold/warm measurements")
     parser.add_argument("--edge", type=int, default=0, metavar="N", help="direct vector-store timing, N questions")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="in-process search stage breakdown")
+    parser.add_argument("--hog", action="store_true", help="repeat beside a CPU-bound process")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON report here")
     args = parser.parse_args(argv)
     home = args.home or Path(os.environ.get("QUANT_RAG_HOME", "./var")).resolve()
@@ -210,12 +285,11 @@ def main(argv: list[str] | None = None) -> int:
             build_state(home)
     report = {"home": str(home)}
     if not args.no_mcp:
-        report["cold_corpus_status"] = anyio.run(cold_start, home, "corpus_status", {})
-        report["cold_search"] = anyio.run(cold_start, home, "search_documents", {"query": QUERIES[0]})
+        os.environ.setdefault("QUANT_RAG_HOME", str(home))
         tools = set(args.tools.split(",")) if args.tools else None
-        warm = anyio.run(warm_latencies, home, args.repeat, tools)
-        report["warm_ms"] = {label: {"p50": 1000 * percentile(v, 50), "p95": 1000 * percentile(v, 95)}
-                             for label, v in warm.items()}
+        for condition in (["idle", "hog"] if args.hog else ["idle"]):
+            with cpu_hog(condition == "hog"):
+                report[condition] = mcp_figures(home, args.repeat, tools)
     os.environ.setdefault("QUANT_RAG_HOME", str(home))
     if args.edge:
         report["edge_ms"] = edge_latency(home, args.edge)
@@ -227,12 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json or args.no_mcp:
         print(json.dumps(report, indent=1))
         return 0
-    for name in ("cold_corpus_status", "cold_search"):
-        r = report[name]
-        print(f"{name}: initialize {r['initialize_s']:.2f} s, first answer {r['first_answer_s']:.2f} s")
-    print(f"{'tool (warm, ms)':<26}{'p50':>9}{'p95':>9}")
-    for label, figures in report["warm_ms"].items():
-        print(f"{label:<26}{figures['p50']:>9.1f}{figures['p95']:>9.1f}")
+    for condition in ("idle", "hog"):
+        if condition in report:
+            print_figures(condition, report[condition])
     for key in ("edge_ms", "profile_dense", "profile_hybrid"):
         if key in report:
             print(f"{key}: {json.dumps(report[key], indent=1)}")

@@ -61,6 +61,8 @@ class ServedConfig(BaseModel):
     # threshold flagging at most 10 % of the library dev set's answerable questions (7/76; it flags
     # 8 of 13 negatives; AUROC 0.899). Recalibrate with `quant-rag eval` for another model.
     abstain_below: float = 0.39
+    # How the server embeds queries: the ONNX export (float32; int8 is an opt-in arm), or torch.
+    query_runtime: Literal["onnx", "onnx-int8", "torch"] = "onnx"
 
     @classmethod
     def from_env(cls) -> "ServedConfig":
@@ -77,7 +79,8 @@ class ServedConfig(BaseModel):
                            ("QUANT_RAG_VECTOR_BACKEND", "vector_backend"),
                            ("QUANT_RAG_QDRANT_URL", "qdrant_url"),
                            ("QUANT_RAG_DEFAULT_MODE", "default_mode"),
-                           ("QUANT_RAG_RERANKER_PATH", "reranker_model_path")):
+                           ("QUANT_RAG_RERANKER_PATH", "reranker_model_path"),
+                           ("QUANT_RAG_QUERY_RUNTIME", "query_runtime")):
             if env.get(key):
                 values[field] = env[key]
         if values.get("qdrant_url") and "vector_backend" not in values:

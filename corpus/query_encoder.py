@@ -55,14 +55,21 @@ class QueryEncoder:
         return mean_pooled_vector(self.model, self.tokenizer, (self.query_prompt or "") + text, self.max_tokens)
 
 
-def load_query_encoder(config: ServedConfig):
-    """A QueryEncoder when the model allows it, else the full Embedder; cached per process."""
+def load_query_encoder(config: ServedConfig, layout=None):
+    """The ONNX encoder exported into `layout` when there is one (no torch), else a QueryEncoder
+    when the model allows it, else the full Embedder; cached per process."""
     from corpus.embedder import QUERY_TEMPLATE, load_embedder, model_folder
 
     folder = model_folder(config)
     if not is_plain_mean_pooling(folder):
         return load_embedder(config)
     prompt = QUERY_TEMPLATE.format(instruction=config.query_instruction) if config.query_instruction else None
+    if layout is not None and config.query_runtime != "torch":
+        from corpus.onnx_encoder import load_onnx_encoder
+
+        encoder = load_onnx_encoder(layout, config, folder, prompt)
+        if encoder is not None:
+            return encoder
     key = (str(folder), config.embedding_model, prompt)
     with _lock:
         if key not in _cache:

@@ -84,6 +84,10 @@ class StateLayout:
     @property
     def dagster_home(self) -> Path: return self.root / "dagster"
 
+    def onnx_model(self, model_key: str) -> Path:
+        """The embedding model exported to ONNX (the server's torch-free query encoder)."""
+        return self.root / "models" / model_key / "model.onnx"
+
     def registry_entry(self, document_id: str) -> Path:
         return self.registry / f"{validate_document_id(document_id)}.json"
 

@@ -105,8 +105,8 @@ class Engine:
             from corpus.embedder import EmbedderUnavailableError
             from corpus.query_encoder import load_query_encoder
 
-            try:  # the server only embeds queries: skip sentence-transformers when the model allows
-                return load_query_encoder(self.config)
+            try:  # the server only embeds queries: ONNX (no torch) when exported, else transformers
+                return load_query_encoder(self.config, self.layout)
             except EmbedderUnavailableError as exc:
                 raise Unavailable(str(exc)) from exc
         return self._lazy("embedder", load)

@@ -44,11 +44,16 @@ class SearchDocumentsOutput(BaseModel):
 
 def handle(ctx: ToolContext, args: SearchDocumentsInput) -> SearchDocumentsOutput:
     require_known_documents(ctx, args)
-    engine = ctx.engine
     scope, period, text, provenance = resolve_filters(ctx, args, args.query)
     mode = args.mode or ctx.config.default_mode
-    found = engine.retrieve(text, mode, scope, limit=args.limit)
-    reader = engine.reader
+    found = ctx.engine.retrieve(text, mode, scope, limit=args.limit)
+    return build_output(ctx, found, period, mode, text, provenance)
+
+
+def build_output(ctx, found, period: PeriodOut, mode: str, text: str,
+                 provenance: str | None) -> SearchDocumentsOutput:
+    """The structured answer for a retrieval (hits served within the search window)."""
+    reader = ctx.engine.reader
     results = [passage_out(reader, reader.passages[hit.chunk_id], SEARCH_WINDOW, score=hit.score)
                for hit in found.hits]
     return SearchDocumentsOutput(results=results, period=period, mode=mode, searched_text=text,

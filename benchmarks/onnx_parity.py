@@ -1,0 +1,63 @@
+"""ONNX vs torch vectors over every embedded piece of a real state (the torch ones are those stored).
+
+    QUANT_RAG_HOME=<ingested state> python benchmarks/onnx_parity.py [--documents N] [--threads 2]
+
+Rebuilds each document's piece strings exactly as the pipeline does (assets.embed), embeds them
+with the state's ONNX export (exported first if absent) and compares with the vectors the pipeline
+stored (sentence-transformers): min / p1 / median cosine, and ONNX CPU seconds per piece.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def main(argv: list[str] | None = None) -> int:
+    from assets.embed import load_document_embeddings
+    from assets.integrity import load_passages
+    from assets.overlays_logic import consolidated_titles
+    from corpus.config import ServedConfig
+    from corpus.embedder import embedding_prefix, load_embedder, model_folder, passage_pieces
+    from corpus.models import DocumentMetadata
+    from corpus.onnx_encoder import OnnxEncoder
+    from corpus.onnx_export import ensure_exported
+    from corpus.state import StateLayout, read_json
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, default=Path(os.environ.get("QUANT_RAG_HOME", "./var")))
+    parser.add_argument("--documents", type=int, default=0, help="first N documents (0 = all)")
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    layout, config = StateLayout(args.home.resolve()), ServedConfig()
+    graph = ensure_exported(layout, config)
+    encoder = OnnxEncoder(graph, model_folder(config), config.embedding_model, None, threads=args.threads)
+    embedder = load_embedder(config)  # its tokenizer cuts the pieces, as in the pipeline
+    documents = layout.registered_document_ids()
+    documents = [d for d in documents if layout.passages(d).exists()][:args.documents or None]
+    cosines, cpu = [], 0.0
+    for document_id in documents:
+        meta = DocumentMetadata(**read_json(layout.metadata(document_id)))
+        title = consolidated_titles([meta]).get(document_id)
+        texts = [piece for passage in load_passages(layout, document_id)
+                 for piece in passage_pieces(embedder, embedding_prefix(title, passage.section), passage.text)]
+        _, _, stored = load_document_embeddings(layout, config, document_id)
+        assert len(texts) == len(stored), (document_id, len(texts), len(stored))
+        start = time.process_time()
+        vectors = encoder.embed_texts(texts) if texts else stored
+        cpu += time.process_time() - start
+        cosines.extend((vectors * stored).sum(axis=1).tolist())
+    values = np.array(cosines)
+    print(f"{len(documents)} documents, {len(values)} pieces: cosine ONNX vs stored torch vectors "
+          f"min {values.min():.6f} · p1 {np.percentile(values, 1):.6f} · median {np.median(values):.6f}; "
+          f"ONNX {cpu / max(len(values), 1) * 1000:.0f} CPU-ms per piece ({args.threads} threads)")
+    return 0 if values.min() >= 0.999 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""Query embedding latency: torch (transformers) vs ONNX Runtime, idle and beside a CPU hog.
+
+    QUANT_RAG_HOME=<state with the ONNX export> python benchmarks/query_embedding.py [--queries 100] [--hog]
+
+Arms: torch (the transformers QueryEncoder, torch's default threads), torch-1 (one torch thread),
+onnx-1 / onnx-2 (ONNX Runtime with 1 / 2 intra-op threads), onnx-int8 (when exported). Each
+embeds the same TAT-QA questions once (no cache); p50/p95 in ms. --hog repeats every arm with
+`python -c "while True: pass"` running, i.e. another program holding one of the cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from serving_profile import cpu_hog, percentiles
+
+REPO = Path(__file__).resolve().parents[1]
+QUESTIONS = REPO / "bench" / "tatqa" / "queries.jsonl"
+
+
+def arms(home: Path) -> dict:
+    from corpus.config import ServedConfig
+    from corpus.embedder import model_folder
+    from corpus.onnx_encoder import OnnxEncoder, onnx_file
+    from corpus.query_encoder import QueryEncoder
+    from corpus.state import StateLayout
+
+    config, layout = ServedConfig(), StateLayout(home)
+    folder = model_folder(config)
+    out = {}
+    plain = onnx_file(layout, config)
+    if plain.exists():
+        out["onnx-1"] = OnnxEncoder(plain, folder, config.embedding_model, None, threads=1)
+        out["onnx-2"] = OnnxEncoder(plain, folder, config.embedding_model, None, threads=2)
+    int8 = onnx_file(layout, ServedConfig(query_runtime="onnx-int8"))
+    if int8.exists():
+        out["onnx-int8"] = OnnxEncoder(int8, folder, config.embedding_model, None, threads=1)
+    out["torch"] = QueryEncoder(folder, config.embedding_model, None)
+    return out
+
+
+def measure(encoder, queries: list[str], threads: int | None = None) -> dict:
+    import torch
+
+    saved = torch.get_num_threads()
+    if threads:
+        torch.set_num_threads(threads)
+    try:
+        encoder.embed_query("warm up")
+        times = []
+        for text in queries:
+            start = time.perf_counter()
+            encoder.embed_query(text)
+            times.append(time.perf_counter() - start)
+    finally:
+        torch.set_num_threads(saved)
+    return percentiles(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, default=Path(os.environ.get("QUANT_RAG_HOME", "./var")))
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--hog", action="store_true", help="also measure beside a CPU-bound process")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    lines = QUESTIONS.read_text(encoding="utf-8").splitlines()[:args.queries]
+    queries = [json.loads(line)["text"] for line in lines]
+    encoders = arms(args.home.resolve())
+    conditions = ["idle", "hog"] if args.hog else ["idle"]
+    report: dict = {"queries": len(queries), "cpus": os.cpu_count()}
+    for condition in conditions:
+        with cpu_hog(condition == "hog"):
+            for name, encoder in encoders.items():
+                report[f"{name} {condition}"] = measure(encoder, queries)
+                if name == "torch":
+                    report[f"torch-1 {condition}"] = measure(encoder, queries, threads=1)
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    print(f"{len(queries)} queries, {report['cpus']} CPUs; ms per query embedding")
+    print(f"{'arm':<12}" + "".join(f"{c + ' p50':>11}{c + ' p95':>11}" for c in conditions))
+    for name in [k.split()[0] for k in report if k.endswith(" idle")]:
+        print(f"{name:<12}" + "".join(f"{report[f'{name} {c}']['p50']:>11.1f}{report[f'{name} {c}']['p95']:>11.1f}"
+                                     for c in conditions))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

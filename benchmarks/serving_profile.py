@@ -1,0 +1,104 @@
+"""Where one search_documents call spends its time, stage by stage, as the stdio server runs it.
+
+The stages are the server's own call path (serving.server.call_tool and the SDK's conversion and
+encoding of the result) called one at a time in process, so each is timed alone:
+  retrieval      Engine.retrieve (embedding, vector search, BM25, fusion, selection)
+  filters        argument validation, coherence gate, period and scope resolution
+  structured     passage_out per hit + the output model (includes the trace)
+  trace          the trace alone (already inside `structured`)
+  dump           the structured content as JSON-ready dicts
+  text           the rendered text block
+  sdk_validate   the SDK validating structured content against the output model (0 when skipped)
+  json           CallToolResult → JSON-RPC response → the line written to stdout
+  client_validate  the SDK *client* checking structured content against the published schema
+                 (jsonschema; paid by the agent's host, not the server, but inside its wall time)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import time
+
+QUERIES_DEFAULT = ("How is value at risk estimated from historical returns?",)
+
+
+def _percentile(values: list[float], q: int) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def profile_search(context, tool, queries, repeat: int) -> dict:
+    """ms p50 per stage over `repeat` calls of search_documents (after one warm-up round)."""
+    from mcp_types import CallToolResult, JSONRPCResponse, TextContent
+
+    from serving.server import _RawArguments  # noqa: F401  (the server module is what runs)
+    from serving.tools import search_documents as search
+
+    engine = context.engine
+    meta = tool.fn_metadata
+    adapter = meta._output_adapter(meta.output_model) if meta.output_model is not None else None
+    import jsonschema
+
+    client = jsonschema.validators.validator_for(meta.output_schema)(meta.output_schema)
+    stages: dict[str, list[float]] = {}
+
+    def timed(name, fn, *args, **kw):
+        start = time.perf_counter()
+        value = fn(*args, **kw)
+        stages.setdefault(name, []).append(time.perf_counter() - start)
+        return value
+
+    for i in range(repeat + 1):
+        query = queries[i % len(queries)]
+        start = time.perf_counter()
+        def filters():
+            context.ensure_coherent()
+            args = search.SearchDocumentsInput.model_validate({"query": query})
+            return args, *search.resolve_filters(context, args, args.query)
+        args, scope, period, text, provenance = timed("filters", filters)
+        mode = args.mode or context.config.default_mode
+        found = timed("retrieval", engine.retrieve, text, mode, scope, limit=args.limit)
+        out = timed("structured", search.build_output, context, found, period, mode, text, provenance)
+        timed("trace", context.trace, "search")
+        structured = timed("dump", search.SearchDocumentsOutput.model_dump, out, mode="json")
+        rendered = timed("text", search.render, out)
+        if adapter is not None:
+            timed("sdk_validate", adapter.validate_python, structured)
+        else:
+            stages.setdefault("sdk_validate", []).append(0.0)
+        result = CallToolResult(content=[TextContent(type="text", text=rendered)],
+                                structured_content=structured)
+        timed("json", lambda: JSONRPCResponse(
+            jsonrpc="2.0", id=i, result=result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        ).model_dump_json(by_alias=True, exclude_unset=True))
+        stages.setdefault("total", []).append(time.perf_counter() - start)
+        timed("client_validate", lambda: list(client.iter_errors(structured)))
+        if i == 0:
+            stages = {}
+    summed = {k: v for k, v in stages.items() if k not in ("total", "trace", "client_validate")}
+    figures = {k: round(1000 * _percentile(v, 50), 3) for k, v in stages.items()}
+    figures["after_retrieval"] = round(sum(1000 * _percentile(v, 50) for k, v in summed.items()
+                                           if k != "retrieval"), 3)
+    return figures
+
+
+def percentiles(seconds: list[float]) -> dict:
+    """p50 and p95 in ms."""
+    return {"p50": round(1000 * _percentile(seconds, 50), 2), "p95": round(1000 * _percentile(seconds, 95), 2)}
+
+
+@contextlib.contextmanager
+def cpu_hog(active: bool = True):
+    """Another program holding one core for the duration (`python -c "while True: pass"`)."""
+    if not active:
+        yield None
+        return
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.5)  # let it reach the scheduler's steady state
+        yield hog
+    finally:
+        hog.kill()
+        hog.wait()

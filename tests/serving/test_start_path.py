@@ -1,0 +1,60 @@
+"""The server's start path and first search never import torch, transformers or sentence-transformers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from corpus.config import ServedConfig
+from corpus.onnx_export import ensure_exported
+from corpus.state import StateLayout
+
+REPO = Path(__file__).resolve().parents[2]
+HEAVY = ("torch", "transformers", "sentence_transformers")
+# Builds the MCP server as `python -m serving.server` does, then answers one search through the
+# SDK's call_tool (argument handling, our tool, result conversion) and reports what was imported.
+PROBE = """
+import sys, anyio
+from serving.server import build_server
+server, context = build_server()
+result = anyio.run(server.call_tool, "search_documents", {"query": "value at risk"})
+assert not result.is_error, result.content[0].text
+assert result.structured_content["results"], "no result"
+imported = sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[1:]))
+print(type(context.engine.embedder).__name__ + "|" + ",".join(imported))
+"""
+
+
+@pytest.fixture(scope="module")
+def exported_home(served_home, tmp_path_factory):
+    home = tmp_path_factory.mktemp("start") / "state"
+    shutil.copytree(served_home, home)
+    ensure_exported(StateLayout(home), ServedConfig())
+    return home
+
+
+def probe(home: Path) -> list[str]:
+    env = {**os.environ, "QUANT_RAG_HOME": str(home), "PYTHONPATH": str(REPO),
+           "HF_HUB_OFFLINE": "1", "QUANT_RAG_WARM_UP": "0"}
+    done = subprocess.run([sys.executable, "-c", PROBE, *HEAVY], capture_output=True, text=True,
+                          env=env, cwd=str(REPO), timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip().splitlines()[-1].split("|")
+
+
+def test_first_search_with_the_export_imports_no_torch(exported_home):
+    encoder, imported = probe(exported_home)
+    assert encoder == "OnnxEncoder"
+    assert imported == "", f"imported on the start path: {imported}"
+
+
+def test_first_search_without_the_export_still_answers(served_home):
+    """The probe can fail: without an export the fallback imports torch, and says so."""
+    encoder, imported = probe(served_home)
+    assert encoder == "QueryEncoder"
+    assert "torch" in imported
