@@ -70,7 +70,9 @@ def arm_engine(base: Engine, config: ServedConfig) -> Engine:
 
 def _variant(base: Engine, config: ServedConfig) -> Engine:
     engine = Engine(base.layout, config, signature=base.signature)
-    engine._reader, engine._embedder, engine._vectors = base.reader, base.embedder, base.vectors
+    engine._reader, engine._vectors = base.reader, base.vectors
+    if config.query_runtime == base.config.query_runtime:  # else the arm loads its own encoder
+        engine._embedder = base.embedder
     engine._graph = base.graph if base.layout.graph.exists() else None
     if any(getattr(config, f) != getattr(base.config, f) for f in BM25_FIELDS):
         reader = base.reader
