@@ -10,6 +10,7 @@ from assets.progress import track
 from assets.resources import StateResource
 from corpus.versions import PARSER_VERSION
 from ingest.parse import expected_parser_version, is_parsed, parse_document
+from ingest.parsing.mineru import ParserUnavailable
 from ingest.register import load_source, quarantine
 from ingest.retire import retire_document
 
@@ -29,6 +30,8 @@ def parsed_document(context: dg.AssetExecutionContext, state: StateResource) -> 
             continue
         try:
             result = parse_document(layout, document_id)
+        except ParserUnavailable as exc:  # the installation, not the file: fail, set nothing aside
+            raise dg.Failure(description=f"configuration error: {exc}") from exc
         except Exception as exc:  # one bad document must not sink the batch
             record, path = load_source(layout, document_id)
             reason = f"parse failed: {type(exc).__name__}: {exc}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -83,6 +84,13 @@ class ServedConfig(BaseModel):
                            ("QUANT_RAG_QUERY_RUNTIME", "query_runtime")):
             if env.get(key):
                 values[field] = env[key]
+        for key, field in (("QUANT_RAG_EMBEDDING_PATH", "embedding_model_path"),
+                           ("QUANT_RAG_RERANKER_PATH", "reranker_model_path")):
+            if field in values and not Path(str(values[field])).expanduser().is_dir():
+                from corpus.model_identity import ModelPathError
+
+                raise ModelPathError(f"{key}={values[field]} is not an existing folder: point it at the "
+                                     f"model's local folder or unset it")
         if values.get("qdrant_url") and "vector_backend" not in values:
             values["vector_backend"] = "server"
         return cls(**values)
@@ -100,6 +108,14 @@ class ServedConfig(BaseModel):
 
     @property
     def model_key(self) -> str:
-        """Filesystem-safe key of the embedding model (for caches and collection names)."""
+        """Filesystem-safe key of the embedding model (for caches and collection names).
+
+        A local weights folder adds its content fingerprint (corpus.model_identity), so another
+        model in the same folder, or behind the same id, never shares vectors with this one. The
+        packaged default keeps its id@revision key (its weights ship in a pinned package)."""
         raw = f"{self.embedding_model}@{self.embedding_revision}"
+        if self.embedding_model_path:
+            from corpus.model_identity import weights_fingerprint
+
+            raw += f"#{weights_fingerprint(self.embedding_model_path)}"
         return hashlib.sha256(raw.encode()).hexdigest()[:12]

@@ -8,7 +8,9 @@ measurably lost neighbours (benchmarks/vector_backends.py). Distance is cosine.
 Payload per point: chunk_id, document_id, piece, year (int or null), authors (folded). Point id:
 a UUID derived from (chunk_id, piece), so re-upserting a passage overwrites it.
 
-Embedded stores (edge, local) are single-process: the holder keeps a lock until close().
+Embedded stores (edge, local) are single-process: the writer keeps a lock until close(). A
+read-only open of one loads its points into the reader's memory instead and holds nothing
+(corpus.vector_readers), so any number of servers and CLI searches read one state at once.
 The shared parts live in corpus.vector_store_base; this module picks and opens a backend.
 """
 
@@ -34,7 +36,14 @@ def open_vector_store(layout: StateLayout, config: ServedConfig, dimension: int,
                       read_only: bool = False, generation: Path | None = None) -> VectorStore:
     """Open (or, unless read_only, create) the store named by config.vector_backend.
 
-    Edge opens the current generation unless the writer names the one it is building."""
+    Edge opens the current generation unless the writer names the one it is building. Read-only
+    opens of embedded stores are in-memory readers (see module docstring)."""
+    if read_only and config.vector_backend in ("edge", "local"):
+        from corpus.vector_readers import open_edge_reader, open_local_reader
+
+        if config.vector_backend == "edge":
+            return open_edge_reader(edge_root(layout, config), dimension, generation)
+        return open_local_reader(layout, config, dimension)
     if config.vector_backend == "edge":
         from corpus.generations import current_generation
         from corpus.vector_store_edge import EdgeVectorStore

@@ -11,6 +11,7 @@ import numpy as np
 
 from corpus.config import ServedConfig
 from corpus.state import StateLayout
+from corpus.vector_store_memory import PointRecord
 from corpus.vector_store_base import (HNSW_M, INDEXED_FIELDS, VectorPoint, VectorStoreBusyError,
                                  VectorStoreError, batched, best_per_chunk, check_vector,
                                  SCROLL_PAGE, collection_name, payload_of, point_id)
@@ -50,10 +51,10 @@ class ClientVectorStore:
                                                f"or handle; local Qdrant allows one at a time") from error
                 raise
         store = cls(client, collection_name(config), config.vector_backend, dimension, read_only)
-        store._ensure_collection()
+        store.ensure_collection()
         return store
 
-    def _ensure_collection(self) -> None:
+    def ensure_collection(self) -> None:
         m = self._m
         if self._client.collection_exists(self.collection):
             size = self._client.get_collection(self.collection).config.params.vectors.size
@@ -136,6 +137,18 @@ class ClientVectorStore:
             values.update(record.payload[key] for record in records)
             if offset is None:
                 return values
+
+    def records(self) -> list[PointRecord]:
+        """Every point with its vector (what a reader loads into memory)."""
+        rows: list[PointRecord] = []
+        offset = None
+        while True:
+            records, offset = self._client.scroll(self.collection, limit=SCROLL_PAGE, offset=offset,
+                                                  with_payload=True, with_vectors=True)
+            rows += [PointRecord(r.payload["chunk_id"], r.payload["document_id"], int(r.payload["piece"]),
+                                 r.payload.get("year"), r.vector) for r in records]
+            if offset is None:
+                return rows
 
     def chunk_ids(self) -> set[str]:
         return self._payload_values("chunk_id")

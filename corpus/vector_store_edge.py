@@ -3,7 +3,9 @@
 What the beta binding lacks is done here and said so: it has no collection metadata, so the
 meta (model id, dimension, corpus signature) is a JSON sidecar beside the shard, written
 atomically; the shard's own `edge_config.json` is read to check the dimension before loading.
-The shard takes a WAL lock: one open handle at a time, across processes too.
+The shard takes a WAL lock: one open handle at a time, across processes too. So readers never
+open it: the writer's close() leaves every point in a snapshot file beside the shard, which
+readers load into their own memory (corpus.vector_store_memory, corpus.vector_readers).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from corpus.state import atomic_write_json, read_json
+from corpus.vector_store_memory import SNAPSHOT_FILE, PointRecord, meta_stamp, write_snapshot
 from corpus.vector_store_base import (HNSW_M, INDEXED_FIELDS, VectorPoint, VectorStoreBusyError,
                                  VectorStoreError, batched, best_per_chunk, check_vector,
                                  SCROLL_PAGE, payload_of, point_id)
@@ -65,6 +68,8 @@ class EdgeVectorStore:
     def _writable(self) -> None:
         if self.read_only:
             raise VectorStoreError(f"vector store at {self.folder} was opened read-only")
+        # The snapshot no longer matches once anything changes; close() writes a fresh one.
+        (self.folder / SNAPSHOT_FILE).unlink(missing_ok=True)
 
     def upsert(self, points: list[VectorPoint]) -> None:
         self._writable()
@@ -127,6 +132,25 @@ class EdgeVectorStore:
             if offset is None:
                 return values
 
+    def records(self) -> list[PointRecord]:
+        """Every point with its vector (for the readers' snapshot)."""
+        qe = self._qe
+        rows: list[PointRecord] = []
+        offset = None
+        while True:
+            records, offset = self._shard.scroll(qe.ScrollRequest(
+                offset=offset, limit=SCROLL_PAGE, with_payload=True, with_vector=True))
+            rows += [PointRecord(r.payload["chunk_id"], r.payload["document_id"], int(r.payload["piece"]),
+                                 r.payload.get("year"), r.vector) for r in records]
+            if offset is None:
+                return rows
+
+    def write_snapshot(self) -> None:
+        """Leave every point beside the shard, stamped with the meta it goes with."""
+        meta = self.folder / META_FILE
+        stamp = meta_stamp(meta.read_bytes() if meta.exists() else b"")
+        write_snapshot(self.folder / SNAPSHOT_FILE, self.records(), self.dimension, stamp)
+
     def chunk_ids(self) -> set[str]:
         return self._payload_values("chunk_id")
 
@@ -158,5 +182,6 @@ class EdgeVectorStore:
             self.optimize()
         if not self.read_only:
             self._shard.flush()
+            self.write_snapshot()
         self._shard.close()
         self._shard = None

@@ -43,7 +43,12 @@ def remove(argv: list[str]) -> int:
     except InvalidIdError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps({"removed": document_id, "signature": run_remove(StateLayout.from_env(), document_id)}))
+    layout = StateLayout.from_env()
+    if document_id not in layout.registered_document_ids():
+        print(f"error: {document_id} is not registered; nothing removed "
+              f"(the list_documents tool lists the registered ids)", file=sys.stderr)
+        return 1
+    print(json.dumps({"removed": document_id, "signature": run_remove(layout, document_id)}))
     return 0
 
 

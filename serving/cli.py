@@ -17,10 +17,21 @@ from corpus.state import StateLayout
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
+def served_config() -> ServedConfig:
+    """The configuration from the environment; a bad setting exits 2 naming its variable."""
+    from corpus.model_identity import ModelPathError
+
+    try:
+        return ServedConfig.from_env()
+    except ModelPathError as exc:
+        print(f"configuration error: {exc}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE) from None
+
+
 def _context():
     from serving.server import ServingContext
 
-    return ServingContext(StateLayout.from_env(), ServedConfig.from_env())
+    return ServingContext(StateLayout.from_env(), served_config())
 
 
 def _run(tool_name: str, arguments: dict, as_json: bool) -> tuple[int, dict]:
@@ -100,7 +111,7 @@ def doctor(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.ERROR)
     layout = StateLayout.from_env()
-    report = check_state(layout, ServedConfig.from_env())
+    report = check_state(layout, served_config())
     if args.json:
         print(json.dumps({"root": str(layout.root), "signature": report.signature,
                           "coherent": report.coherent, "rebuild": report.rebuild_commands,

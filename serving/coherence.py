@@ -96,6 +96,32 @@ def _graph_signature(layout: StateLayout, config: ServedConfig, computed: str) -
             close()
 
 
+def _model_artefact(layout: StateLayout, config: ServedConfig) -> Artefact:
+    """Was the vector index built with the configured embedding model (corpus.config.model_key:
+    id, revision and a local folder's content fingerprint)? Edge keeps one folder per model key;
+    the meta of each names the model it holds."""
+    from corpus.generations import current_generation
+    from corpus.vector_store import edge_root
+    from corpus.vector_store_edge import META_FILE
+
+    wanted = f"{config.embedding_model} ({config.model_key}" + (
+        f", {config.embedding_model_path})" if config.embedding_model_path else ")")
+    if config.vector_backend != "edge":  # one collection per model key: the vector probe covers it
+        return Artefact("embedding model", "coherent", config.model_key, wanted)
+    metas = [read_json(current_generation(root) / META_FILE) for root in
+             sorted((layout.vectors / "edge").glob("passages-*"))
+             if (current_generation(root) / META_FILE).exists()]
+    built = {m.get("model_key"): m.get("model_id") for m in metas}
+    if config.model_key in built:
+        return Artefact("embedding model", "coherent", config.model_key)
+    if not built:
+        return Artefact("embedding model", "missing", None, f"no vector index for {wanted}")
+    others = ", ".join(f"{model} ({key})" for key, model in sorted(built.items(), key=str))
+    return Artefact("embedding model", "stale", ",".join(sorted(map(str, built))),
+                    f"the vector index was built with {others}; configured {wanted}: "
+                    f"re-embed with `{INGEST_COMMAND}`")
+
+
 PROBES: tuple[tuple[str, Callable[[StateLayout, ServedConfig, str], str | None]], ...] = (
     ("vector index", _vector_signature),
     ("BM25 index", _bm25_signature),
@@ -120,6 +146,11 @@ def check_state(layout: StateLayout, config: ServedConfig) -> CoherenceReport:
             report.artefacts.append(Artefact(name, "unreadable", None, type(exc).__name__))
             continue
         report.artefacts.append(_judge(name, signature, computed))
+    try:
+        report.artefacts.append(_model_artefact(layout, config))
+    except Exception as exc:  # e.g. a configured model folder that vanished since start
+        log.warning("cannot check the embedding model: %r", exc)
+        report.artefacts.append(Artefact("embedding model", "unreadable", None, str(exc)))
     return report
 
 

@@ -116,10 +116,10 @@ class Engine:
         def load() -> VectorStore:
             from corpus.vector_store import VectorStoreError, open_vector_store
 
-            try:
+            try:  # embedded stores load into this process's memory: no lock held, any number of readers
                 return open_vector_store(self.layout, self.config, self.embedder.dimension,
                                          read_only=True)
-            except VectorStoreError as exc:  # busy (held by a writer) or absent: say which
+            except VectorStoreError as exc:  # absent or unreadable: say which
                 raise Unavailable(str(exc), rebuild=[INGEST_COMMAND]) from exc
         return self._lazy("vectors", load)
 
@@ -150,7 +150,7 @@ class Engine:
         return Path(path).name if path and Path(path).exists() else "none"
 
     def close(self) -> None:
-        """Release the vector store (embedded Qdrant allows one open handle at a time)."""
+        """Release the vector store (a Qdrant server connection; in-memory readers hold no file)."""
         with self._locks["vectors"]:
             if self._vectors is not None:
                 self._vectors.close()

@@ -21,6 +21,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ConfigDict, ValidationError
 
 from corpus.config import ServedConfig
+from corpus.model_identity import ModelPathError
 from corpus.ids import InvalidIdError
 from corpus.state import StateLayout
 from corpus.versions import SERVER_VERSION
@@ -173,7 +174,11 @@ def serve(layout: StateLayout | None = None, config: ServedConfig | None = None,
     # bm25s imports numba whenever it is installed (≈ 0.15 s idle, 0.45 s loaded) for a backend the
     # server never uses (scores come from its numpy path); the server process never needs numba.
     sys.modules.setdefault("numba", None)
-    server, context = build_server(layout, config)
+    try:
+        server, context = build_server(layout, config)
+    except ModelPathError as exc:  # a configuration error names its variable; no traceback
+        print(f"quant-rag serve: configuration error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     if warm_up and os.environ.get(WARM_UP_ENV, "1") != "0":
         threading.Thread(target=_warm_up, args=(context,), daemon=True, name="warm-up").start()
     server.run("stdio")

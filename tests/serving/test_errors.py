@@ -83,7 +83,7 @@ def test_coherence_names_each_broken_artefact(served_copy, monkeypatch, capsys):
     atomic_write_json(meta_file, {**meta, "signature": "feedfacecafe"})
     statuses = _statuses(layout)
     assert statuses == {"recorded signature": "coherent", "vector index": "stale",
-                        "BM25 index": "missing", "entity graph": "missing"}
+                        "BM25 index": "missing", "entity graph": "missing", "embedding model": "coherent"}
     report = check_state(layout, ServedConfig())
     assert not report.coherent and report.rebuild_commands == [INGEST_COMMAND]
     assert "vector index is stale" in report.problem() and INGEST_COMMAND in report.problem()
@@ -102,4 +102,5 @@ def test_a_changed_passages_file_makes_every_index_stale(served_copy):
     path = layout.passages(document_id)
     path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     statuses = _statuses(layout)
+    assert statuses.pop("embedding model") == "coherent"  # the same model, other content
     assert all(status == "stale" for status in statuses.values()), statuses

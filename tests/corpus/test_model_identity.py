@@ -1,0 +1,63 @@
+"""Model identity in ServedConfig.model_key, and model paths checked when the configuration is read."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from corpus.config import ServedConfig
+from corpus.model_identity import ModelPathError, weights_fingerprint
+
+REPO = Path(__file__).resolve().parents[2]
+LIBRARY_STATE_KEY = "5f58cffc993e"  # the packaged MiniLM's key: states built before stay valid
+
+
+def _model(folder: Path, seed: int) -> Path:
+    """A model-shaped folder: same config and file sizes for every seed, different weights."""
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text('{"hidden_size": 384}')
+    weights = np.random.default_rng(seed).standard_normal(600_000).astype(np.float32)
+    (folder / "model.safetensors").write_bytes(weights.tobytes())
+    return folder
+
+
+def test_the_weights_not_the_name_make_the_key(tmp_path):
+    first, second = _model(tmp_path / "a", 1), _model(tmp_path / "b", 2)
+    key = lambda folder: ServedConfig(embedding_model_path=str(folder)).model_key  # noqa: E731
+    assert key(first) != key(second)  # same id, revision, names, sizes and config
+    moved = shutil.copytree(first, tmp_path / "elsewhere")
+    assert key(moved) == key(first)  # the same weights anywhere share cached vectors
+    assert key(first) != ServedConfig().model_key
+    assert ServedConfig().model_key == LIBRARY_STATE_KEY
+    weights = np.frombuffer((first / "model.safetensors").read_bytes(), dtype=np.float32)
+    (first / "model.safetensors").write_bytes((weights * 1.001).tobytes())  # a fine-tune: all move
+    assert key(first) != key(moved)
+
+
+def test_a_missing_model_folder_names_its_variable(monkeypatch, tmp_path):
+    for variable in ("QUANT_RAG_EMBEDDING_PATH", "QUANT_RAG_RERANKER_PATH"):
+        monkeypatch.setenv(variable, str(tmp_path / "missing"))
+        with pytest.raises(ModelPathError, match=variable):
+            ServedConfig.from_env()
+        monkeypatch.setenv(variable, str(_model(tmp_path / variable, 3)))
+        assert ServedConfig.from_env()  # an existing folder is accepted
+        monkeypatch.delenv(variable)
+    with pytest.raises(ModelPathError, match="QUANT_RAG_EMBEDDING_PATH"):
+        weights_fingerprint(tmp_path / "missing")
+
+
+@pytest.mark.parametrize("command", [["-m", "serving.server"], ["-m", "cli.main", "search", "var"],
+                                     ["-m", "cli.main", "doctor"]])
+def test_server_and_cli_refuse_to_start_on_a_missing_reranker(tmp_path, command):
+    env = {**os.environ, "QUANT_RAG_HOME": str(tmp_path), "QUANT_RAG_RERANKER_PATH": str(tmp_path / "nope")}
+    done = subprocess.run([sys.executable, *command], cwd=REPO, env=env, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "configuration error" in done.stderr and "QUANT_RAG_RERANKER_PATH" in done.stderr
+    assert "Traceback" not in done.stderr

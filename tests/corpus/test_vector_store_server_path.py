@@ -1,0 +1,80 @@
+"""The Qdrant *server* code path of corpus.vector_store_client (`vector_backend = "server"`).
+
+No Qdrant server binary can run here (it ships as a Rust binary or container image, neither
+available offline), so the client that `ClientVectorStore.open` builds for the URL is replaced by
+qdrant-client's local mode with the same API: every call the server path makes (collection with
+m = 0, payload indexes, exact search params, filters, facet, metadata) runs through it and is
+recorded, and results must equal a brute force. What local mode cannot show is the server's own
+behaviour (payload indexes are accepted but ignored there)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import qdrant_client
+
+from corpus.config import ServedConfig
+from corpus.state import StateLayout
+from corpus.vector_store import VectorStoreError, open_vector_store
+from corpus.vector_store_base import INDEXED_FIELDS
+from tests.corpus.test_vector_store import DIM, brute_force, did, random_points
+
+URL = "http://qdrant.test:6333"
+
+
+@pytest.fixture()
+def server(monkeypatch, tmp_path):
+    """Every QdrantClient(url=URL) becomes a local-mode client over one folder; calls recorded."""
+    calls: dict[str, list] = {"urls": [], "indexes": [], "search_params": []}
+    base = qdrant_client.QdrantClient
+
+    class RecordingClient(base):
+        def __init__(self, url=None, **kwargs):
+            calls["urls"].append(url)
+            super().__init__(path=str(tmp_path / "server"))
+
+        def create_payload_index(self, collection_name, field_name, field_schema=None, **kwargs):
+            calls["indexes"].append((field_name, str(field_schema)))
+            return super().create_payload_index(collection_name, field_name, field_schema=field_schema, **kwargs)
+
+        def query_points(self, *args, search_params=None, **kwargs):
+            calls["search_params"].append(search_params)
+            return super().query_points(*args, search_params=search_params, **kwargs)
+
+    monkeypatch.setattr(qdrant_client, "QdrantClient", RecordingClient)
+    layout = StateLayout(tmp_path)
+    config = ServedConfig(vector_backend="server", qdrant_url=URL)
+    return layout, config, calls
+
+
+def test_server_path_builds_searches_filters_and_keeps_meta(server):
+    layout, config, calls = server
+    points = random_points()
+    store = open_vector_store(layout, config, DIM)
+    assert store.backend == "server" and calls["urls"] == [URL]
+    assert {name for name, _ in calls["indexes"]} == set(INDEXED_FIELDS)
+    store.upsert(points)
+    query = np.random.default_rng(9).standard_normal(DIM)
+    assert [c for c, _ in store.search(query, 10)] == brute_force(points, query, 10)
+    assert all(p is not None and p.exact for p in calls["search_params"])  # a server is told to scan
+    docs = [did(0), did(5)]
+    assert [c for c, _ in store.search(query, 8, document_ids=docs, year_max=2005)] == brute_force(
+        points, query, 8, lambda p: p.document_id in docs and p.year is not None and p.year <= 2005)
+    store.delete_document(did(1))
+    assert did(1) not in store.document_ids() and store.count_points() == sum(p.document_id != did(1) for p in points)
+    store.set_meta({"signature": "s1", "model_key": config.model_key})
+    store.close()
+    reader = open_vector_store(layout, config, DIM, read_only=True)  # a server serves many readers itself
+    assert reader.backend == "server" and reader.get_meta() == {"signature": "s1", "model_key": config.model_key}
+    with pytest.raises(VectorStoreError, match="read-only"):
+        reader.set_meta({})
+    reader.close()
+
+
+def test_server_backend_without_url_and_wrong_dimension(server):
+    layout, config, _ = server
+    with pytest.raises(VectorStoreError, match="QUANT_RAG_QDRANT_URL"):
+        open_vector_store(layout, ServedConfig(vector_backend="server"), DIM)
+    open_vector_store(layout, config, DIM).close()
+    with pytest.raises(VectorStoreError, match="rebuild"):
+        open_vector_store(layout, config, DIM * 2)
