@@ -38,20 +38,32 @@ def use_terminal(verbose: bool = False) -> None:
         transformers_logging.set_verbosity_error()
 
 
-def closing_summary(layout: StateLayout, report, failed_checks: list[str]) -> str:
-    """What the state now holds, what was set aside and why, and the three commands to go on."""
-    root = layout.root
+def corpus_line(layout: StateLayout) -> str:
+    from corpus.signature import recorded_signature
     ids = layout.registered_document_ids()
     passages = sum(len(read_jsonl(layout.passages(d))) for d in ids if layout.passages(d).exists())
-    lines = [f"corpus: {len(ids)} documents, {passages} passages, signature {report.signature} "
-             f"({len(report.registered)} new, {len(report.already_known)} already known)"]
+    return f"corpus: {len(ids)} documents, {passages} passages, signature {recorded_signature(layout)}"
+
+
+def next_steps(layout: StateLayout) -> list[str]:
+    root = layout.root
+    return [f"state: {root}", "next:",
+            f"  quant-rag serve   (or: claude mcp add quant-rag -e QUANT_RAG_HOME={root} -- quant-rag serve)",
+            f"  QUANT_RAG_HOME={root} DAGSTER_HOME={layout.dagster_home} dagster dev -w workspace.yaml",
+            f"  mlflow ui --backend-store-uri sqlite:///{layout.mlflow}/mlflow.db --workers 1"]
+
+
+def closing_summary(layout: StateLayout, report, failed_checks: list[str]) -> str:
+    """What the state now holds, what was set aside and why, and the three commands to go on."""
+    lines = [f"{corpus_line(layout)} ({len(report.registered)} new, {len(report.already_known)} already known)"]
     if report.set_aside:
         lines.append(f"set aside: {len(report.set_aside)} file(s), copies and reasons in {layout.quarantine}")
         lines += [f"  {name}: {reason}" for name, reason in report.set_aside.items()]
     if failed_checks:
         lines.append(f"checks FAILED: {', '.join(failed_checks)} (see the runs in Dagster)")
-    lines += [f"state: {root}", "next:",
-              f"  quant-rag serve   (or: claude mcp add quant-rag -e QUANT_RAG_HOME={root} -- quant-rag serve)",
-              f"  QUANT_RAG_HOME={root} DAGSTER_HOME={layout.dagster_home} dagster dev -w workspace.yaml",
-              f"  mlflow ui --backend-store-uri sqlite:///{layout.mlflow}/mlflow.db --workers 1"]
-    return "\n".join(lines)
+    return "\n".join(lines + next_steps(layout))
+
+
+if __name__ == "__main__":  # the closing lines of scripts/main.sh
+    state = StateLayout.from_env()
+    print("\n".join([corpus_line(state), *next_steps(state)]))
