@@ -21,11 +21,11 @@ DOCUMENT_STAGES: dict[str, Callable[[list[Metadata]], str]] = {
     "parsed_document": lambda rows: f"parsed {len(rows)} documents, {_sum(rows, 'pages')} pages",
     "passages": lambda rows: f"chunked {len(rows)} documents into {_sum(rows, 'passages')} passages",
     "document_metadata": lambda rows: f"described {len(rows)} documents, {sum(1 for r in rows if r.get('title'))} with a title",
-    "passage_embeddings": lambda rows: (f"embedded {_sum(rows, 'pieces')} pieces of {len(rows)} documents "
-                                        f"({_sum(rows, 'embedded_now')} computed, {_sum(rows, 'from_cache')} cached)"),
+    "passage_embeddings": lambda rows: (f"embedded {len(rows)} documents, {_sum(rows, 'pieces')} pieces "
+                                        f"({_sum(rows, 'from_cache')} from cache)"),
 }
-SHOWN_VALUES = 4
-WIDTH = 66
+SHOWN_VALUES = 3
+WIDTH = 70
 
 
 @dataclass
