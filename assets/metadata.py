@@ -3,21 +3,27 @@
 
 import dagster as dg
 
-from assets.partitions import documents_partitions
-from assets.progress import track
+from assets.partitions import document_asset
+from assets.progress import per_document
 from assets.resources import StateResource
+from corpus.models import DocumentMetadata
+from corpus.state import read_json
 from ingest.library import MANIFEST_PATH
 from ingest.metadata import extract_stored_metadata
 from ingest.metadata_extract import load_manifest
 
 
-@dg.asset(partitions_def=documents_partitions, backfill_policy=dg.BackfillPolicy.single_run(),
-          deps=["parsed_document"], group_name="documents", code_version="metadata-v1",
-          description="Bibliographic fields from PDF metadata, the first page and the manifest, with provenance.")
+@document_asset(deps=["parsed_document"], group_name="documents", code_version="metadata-v1",
+                description="Bibliographic fields from PDF metadata, the first page and the manifest, with provenance.")
 def document_metadata(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
     layout = state.layout
     manifest = load_manifest(MANIFEST_PATH)
-    present = [d for d in context.partition_keys if layout.parsed_blocks(d).exists()]
-    for document_id in track(context, present, "metadata"):
+
+    def describe(document_id: str) -> dict:
         extract_stored_metadata(layout, document_id, manifest)
-    return dg.MaterializeResult(metadata={"documents": len(present)})
+        meta = DocumentMetadata(**read_json(layout.metadata(document_id)))
+        return {"title": str(meta.title.value or ""), "year": str(meta.year.value or ""),
+                "title_from": meta.title.provenance}
+
+    per_document(context, layout, "metadata", describe)
+    return dg.MaterializeResult()

@@ -28,7 +28,7 @@ from evaluation.report import format_table, summary_json
 from evaluation.runs import (PLACEBO, RunResult, StateNotReady, arm_modes, beir_target,
                              library_target, run_arms)
 from evaluation.stats import compare_arms
-from evaluation.tracking import log_evaluation, tracking_uri
+from evaluation.tracking import gain_rule, log_evaluation, run_name, tracking_uri
 from serving.errors import ServingError
 
 log = logging.getLogger(__name__)
@@ -136,7 +136,9 @@ def log_runs(result: RunResult, summary: dict, mlflow_dir: Path) -> dict[str, st
                       "benchmark_hash": target.benchmark_hash, "evaluation_id": evaluation_id,
                       "questions": len(rows)}
             records = [r for r in result.records if r["arm"] == arm]
-            run_ids[arm] = log_evaluation(uri, EXPERIMENT, params, metrics, records, plot)
+            run_ids[arm] = log_evaluation(uri, EXPERIMENT, params, metrics, records, plot,
+                                          name=run_name(target.benchmark, arm, target.signature),
+                                          rule=gain_rule(document_credit=target.doc_of is not None))
     return run_ids
 
 

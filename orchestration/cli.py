@@ -15,7 +15,11 @@ def ingest(argv: list[str]) -> int:
                                      description="Ingest and index the bundled library (default) or given files.")
     parser.add_argument("paths", nargs="*", type=Path, help="PDF/Markdown files or folders; default: the bundled library")
     parser.add_argument("--limit", type=int, default=None, help="only the first N bundled documents (quick tries)")
+    parser.add_argument("--verbose", action="store_true", help="also print Dagster's event log (it is always in Dagster)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     args = parser.parse_args(argv)
+    from orchestration.console import closing_summary, use_terminal
+    use_terminal(verbose=args.verbose)
     from ingest.library import library_files
     from orchestration.runner import ingest as run_ingest
     if args.paths:
@@ -26,10 +30,13 @@ def ingest(argv: list[str]) -> int:
     print(f"ingesting {len(files)} files into {layout.root}", file=sys.stderr)
     report = run_ingest(layout, [(Path(p), key) for p, key in files])
     failed = [name for name, passed in report.checks.items() if not passed]
-    print(json.dumps({"documents": report.documents, "registered": len(report.registered),
-                      "already_known": len(report.already_known), "set_aside": report.set_aside,
-                      "signature": report.signature, "checks_failed": failed}, indent=1))
-    return 1 if failed else 0
+    if args.json:
+        print(json.dumps({"documents": report.documents, "registered": len(report.registered),
+                          "already_known": len(report.already_known), "set_aside": report.set_aside,
+                          "signature": report.signature, "checks_failed": failed}, indent=1))
+    print(closing_summary(layout, report, failed), file=sys.stderr)
+    nothing_ingested = bool(files) and not report.registered and not report.already_known
+    return 1 if failed or nothing_ingested else 0
 
 
 def remove(argv: list[str]) -> int:

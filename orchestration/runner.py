@@ -12,7 +12,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.partitions import documents_partitions
+from assets.partitions import documents_partitions, retire_set_aside_partitions
 from corpus.config import ServedConfig
 from corpus.journal import close_intent, open_intent, open_intents
 from corpus.lock import writer_lock
@@ -20,7 +20,9 @@ from corpus.signature import recorded_signature
 from corpus.state import StateLayout
 from ingest.register import register_file
 from ingest.retire import retire_document
-from orchestration.jobs import CORPUS_ASSETS, DOCUMENT_ASSETS, EVALUATION_ASSETS
+from orchestration.jobs import corpus_job, document_job, evaluation_job
+from orchestration.console import CONSOLE
+from orchestration.outcome import RunOutcome
 from orchestration.pipeline import ASSET_CHECKS, ASSETS
 from orchestration.resources import production_resources
 
@@ -49,29 +51,54 @@ def instance_for(layout: StateLayout) -> dg.DagsterInstance:
     return dg.DagsterInstance.from_config(str(home))
 
 
-def _materialize(layout: StateLayout, instance, selection: list[str], tags: dict | None = None) -> dict[str, bool]:
-    result = dg.materialize([*ASSETS, *ASSET_CHECKS], selection=selection, instance=instance,
-                            resources=production_resources(layout), tags=tags or {})
-    return {f"{e.asset_key.to_user_string()}:{e.check_name}": e.passed
-            for e in result.get_asset_check_evaluations()}
+def _definitions(layout: StateLayout) -> dg.Definitions:
+    """The pipeline's jobs bound to this state directory: CLI runs are recorded under the jobs'
+    names (ingest_documents, refresh_corpus, evaluate), so their histories fill in the UI."""
+    return dg.Definitions(assets=ASSETS, asset_checks=ASSET_CHECKS, jobs=[document_job, corpus_job, evaluation_job],
+                          resources=production_resources(layout))
 
 
-def run_documents(layout: StateLayout, instance, document_ids: list[str]) -> dict[str, bool]:
-    """One run over the partition range spanning `document_ids` (finished documents are skipped)."""
+def _run(layout: StateLayout, instance, job_name: str, tags: dict | None = None) -> RunOutcome:
+    """Run one job in process. Dagster's event log goes to the instance (the UI shows it); the
+    terminal gets it only when VERBOSE is set (`--verbose`)."""
+    level = "DEBUG" if CONSOLE.verbose else "CRITICAL"
+    result = _definitions(layout).resolve_job_def(job_name).execute_in_process(
+        instance=instance, tags=tags or {}, run_config={"loggers": {"console": {"config": {"log_level": level}}}})
+    outcome = RunOutcome.of(result)
+    CONSOLE.lines([f"{job_name} (Dagster run {result.run_id[:8]})", *outcome.stage_lines()])
+    return outcome
+
+
+def run_documents(layout: StateLayout, instance, document_ids: list[str]) -> RunOutcome:
+    """Run `ingest_documents` over the documents' partitions, one run per block of consecutive keys
+    (a run never spans a document it was not asked for); then retire the documents it set aside."""
     keys = instance.get_dynamic_partitions(documents_partitions.name)
-    positions = sorted(keys.index(d) for d in document_ids if d in keys)
-    if not positions:
-        return {}
-    tags = {PARTITION_RANGE_START_TAG: keys[positions[0]], PARTITION_RANGE_END_TAG: keys[positions[-1]]}
-    return _materialize(layout, instance, DOCUMENT_ASSETS, tags)
+    outcome = RunOutcome()
+    for block in consecutive_blocks(keys, document_ids):
+        tags = {PARTITION_RANGE_START_TAG: block[0], PARTITION_RANGE_END_TAG: block[-1]}
+        outcome.merge(_run(layout, instance, document_job.name, tags))
+        outcome.set_aside.update(retire_set_aside_partitions(layout, instance))
+    return outcome
+
+
+def consecutive_blocks(keys: list[str], wanted: list[str]) -> list[list[str]]:
+    """`wanted` keys grouped into runs of consecutive positions in `keys` (order of `keys`)."""
+    wanted_set, blocks, current = set(wanted), [], []
+    for key in keys:
+        if key in wanted_set:
+            current.append(key)
+        elif current:
+            blocks.append(current)
+            current = []
+    return blocks + ([current] if current else [])
 
 
 def refresh_corpus(layout: StateLayout, instance) -> dict[str, bool]:
-    return _materialize(layout, instance, CORPUS_ASSETS)
+    return _run(layout, instance, corpus_job.name).checks
 
 
 def evaluate(layout: StateLayout, instance) -> dict[str, bool]:
-    return _materialize(layout, instance, EVALUATION_ASSETS)
+    return _run(layout, instance, evaluation_job.name).checks
 
 
 def _incomplete(layout: StateLayout, instance) -> list[str]:
@@ -92,12 +119,18 @@ def repair(layout: StateLayout, instance) -> int:
                 if instance.has_dynamic_partition(documents_partitions.name, document_id):
                     instance.delete_dynamic_partition(documents_partitions.name, document_id)
         _drop_orphan_sources(layout)
+        retire_set_aside_partitions(layout, instance)  # a crash after the run, before its retirement
         pending = _incomplete(layout, instance)
-        instance.add_dynamic_partitions(documents_partitions.name, pending)
+        _add_partitions(instance, pending)
         run_documents(layout, instance, pending)
         refresh_corpus(layout, instance)
         close_intent(path)
     return len(intents)
+
+
+def _add_partitions(instance, document_ids: list[str]) -> None:
+    new = [d for d in document_ids if not instance.has_dynamic_partition(documents_partitions.name, d)]
+    instance.add_dynamic_partitions(documents_partitions.name, new)
 
 
 def _drop_orphan_sources(layout: StateLayout) -> None:
@@ -125,9 +158,11 @@ def ingest(layout: StateLayout, files: list[tuple[Path, str | None]]) -> IngestR
             else:
                 report.already_known.append(registration.document_id)
         pending = _incomplete(layout, instance)
-        instance.add_dynamic_partitions(documents_partitions.name,
-                                        [d for d in pending if not instance.has_dynamic_partition(documents_partitions.name, d)])
-        report.checks.update(run_documents(layout, instance, pending))
+        _add_partitions(instance, pending)
+        documents = run_documents(layout, instance, pending)
+        report.set_aside.update(dict(documents.set_aside.values()))
+        report.registered = [d for d in report.registered if d not in documents.set_aside]
+        report.checks.update(documents.checks)
         report.checks.update(refresh_corpus(layout, instance))
         close_intent(intent)
     report.signature = recorded_signature(layout)

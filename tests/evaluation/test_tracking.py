@@ -11,7 +11,8 @@ from mlflow import MlflowClient
 from evaluation.plots import plot_arms
 from evaluation.report import format_table, summary_json
 from evaluation.stats import compare_arms
-from evaluation.tracking import PER_QUESTION_ARTIFACT, log_evaluation, metric_key, read_run, tracking_uri
+from evaluation.tracking import (EXPERIMENT_KIND, EXPERIMENT_KIND_TAG, PER_QUESTION_ARTIFACT, gain_rule,
+                                 log_evaluation, metric_key, read_run, tracking_uri)
 
 
 def _arms():
@@ -38,7 +39,9 @@ def test_round_trip(tmp_path, capfd, monkeypatch):
     metrics = {"hybrid.ndcg@10": summary["arms"]["hybrid"]["ndcg@10"],
                "hybrid.ndcg@10.lo": summary["arms"]["hybrid"]["ci"][0]}
     per_question = [{"id": q, "arm": "dense", **m} for q, m in arms["dense"].items()]
-    run_id = log_evaluation(uri, "library", params, metrics, per_question, png)
+    rule = gain_rule(document_credit=True)
+    run_id = log_evaluation(uri, "library", params, metrics, per_question, png, name="library_dev · dense · abc123de",
+                            rule=rule)
     assert capfd.readouterr().out == ""  # stdout belongs to the MCP protocol
 
     back = read_run(uri, run_id)
@@ -49,7 +52,10 @@ def test_round_trip(tmp_path, capfd, monkeypatch):
     assert len(list(store.rglob("arms.png"))) == 1 and (tmp_path / "mlflow" / "mlflow.db").exists()
     client = MlflowClient(tracking_uri=uri)
     logged = json.loads(Path(client.download_artifacts(run_id, PER_QUESTION_ARTIFACT, str(tmp_path))).read_text())
-    assert logged == per_question
+    assert logged == {"gain_rule": rule, "questions": per_question}
+    assert back["name"] == "library_dev · dense · abc123de" and back["tags"] == {"benchmark": "library_dev",
+                                                                                "config_hash": "cfg1"}
+    assert client.get_experiment(back["experiment_id"]).tags[EXPERIMENT_KIND_TAG] == EXPERIMENT_KIND
     second = log_evaluation(uri, "library", params, metrics, [], None)  # same experiment reused
     assert read_run(uri, second)["experiment_id"] == back["experiment_id"]
 
@@ -58,3 +64,26 @@ def test_server_url_from_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("MLFLOW_TRACKING_URI", "http://127.0.0.1:5000")
     assert tracking_uri(tmp_path) == "http://127.0.0.1:5000"
     assert metric_key("recall@10") == "recall_at_10"
+
+
+def test_an_evaluation_names_and_tags_its_runs(ingested_home, tmp_path, monkeypatch):
+    """A person scanning the runs table sees benchmark · arm · signature, and can filter by tag."""
+    from corpus.config import ServedConfig
+    from corpus.state import StateLayout
+    from evaluation.cli import evaluate
+
+    uri = tracking_uri(tmp_path / "mlflow")
+    (tmp_path / "mlflow").mkdir()
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
+    summary = evaluate(StateLayout(ingested_home), ServedConfig.from_env(), "library", ["bm25", "placebo"], limit=5)
+    signature, benchmark = summary["corpus_signature"], summary["benchmark"]
+    for arm, run_id in summary["mlflow"]["runs"].items():
+        run = read_run(uri, run_id)
+        assert run["name"] == f"{benchmark} · {arm} · {signature[:8]}" and benchmark.startswith("library")
+        assert run["tags"]["arm"] == arm and run["tags"]["benchmark"] == benchmark
+        assert run["tags"]["corpus_signature"] == signature
+        assert {"config_hash", "model"} <= set(run["tags"])
+        client = MlflowClient(tracking_uri=uri)
+        logged = json.loads(Path(client.download_artifacts(run_id, PER_QUESTION_ARTIFACT, str(tmp_path))).read_text())
+        assert "once per document" in logged["gain_rule"] and "recall 0" in logged["gain_rule"]
+        assert logged["questions"] and all(row["arm"] == arm for row in logged["questions"])

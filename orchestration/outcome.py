@@ -1,0 +1,66 @@
+"""What a run did, in a person's words: one line per stage with its time, from the run's own events
+(the per-partition materialisations and the step durations)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import dagster as dg
+
+Metadata = dict[str, object]
+
+
+def _sum(rows: list[Metadata], key: str) -> int:
+    return sum(int(r.get(key) or 0) for r in rows)
+
+
+# Per-document stages: summarised over the documents that went through (set-aside ones excluded).
+DOCUMENT_STAGES: dict[str, Callable[[list[Metadata]], str]] = {
+    "source_document": lambda rows: f"checked {len(rows)} sources",
+    "parsed_document": lambda rows: f"parsed {len(rows)} documents, {_sum(rows, 'pages')} pages",
+    "passages": lambda rows: f"chunked {len(rows)} documents into {_sum(rows, 'passages')} passages",
+    "document_metadata": lambda rows: f"described {len(rows)} documents, {sum(1 for r in rows if r.get('title'))} with a title",
+    "passage_embeddings": lambda rows: (f"embedded {len(rows)} documents, {_sum(rows, 'pieces')} pieces "
+                                        f"({_sum(rows, 'from_cache')} from cache)"),
+}
+SHOWN_VALUES = 3
+WIDTH = 70
+
+
+@dataclass
+class RunOutcome:
+    checks: dict[str, bool] = field(default_factory=dict)
+    set_aside: dict[str, tuple[str, str]] = field(default_factory=dict)  # document_id -> (file, reason)
+    stages: list[tuple[str, float, list[Metadata]]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, result: dg.ExecuteInProcessResult) -> RunOutcome:
+        seconds = {e.step_key: e.event_specific_data.duration_ms / 1000 for e in result.all_events
+                   if e.event_type == dg.DagsterEventType.STEP_SUCCESS}
+        rows: dict[str, list[Metadata]] = {}
+        for event in result.get_asset_materialization_events():
+            materialization = event.materialization
+            rows.setdefault(materialization.asset_key.to_user_string(), []).append(
+                {k: v.value for k, v in materialization.metadata.items()})
+        checks = {f"{e.asset_key.to_user_string()}:{e.check_name}": e.passed
+                  for e in result.get_asset_check_evaluations()}
+        return cls(checks=checks, stages=[(asset, seconds.get(asset, 0.0), found) for asset, found in rows.items()])
+
+    def merge(self, other: RunOutcome) -> None:
+        self.checks.update(other.checks)
+        self.set_aside.update(other.set_aside)
+        self.stages.extend(other.stages)
+
+    def stage_lines(self) -> list[str]:
+        lines = []
+        for asset, seconds, rows in self.stages:
+            if asset in DOCUMENT_STAGES:
+                through = [r for r in rows if "set_aside" not in r]
+                text = DOCUMENT_STAGES[asset](through)
+                text += f" ({len(rows) - len(through)} set aside)" if len(through) < len(rows) else ""
+            else:
+                shown = [f"{k} {v}" for k, v in rows[-1].items() if isinstance(v, (int, float, str)) and len(str(v)) <= 16]
+                text = f"{asset.replace('_', ' ')}: " + ", ".join(shown[:SHOWN_VALUES])
+            lines.append(f"  {text[:WIDTH]:<{WIDTH}} {seconds:6.1f} s")
+        return lines
