@@ -1,0 +1,34 @@
+"""The README's configuration table cannot drift from the code: every QUANT_RAG_* variable the
+code reads is in the table and every row is read by the code, and the defaults the table states for
+ServedConfig-backed variables are the model's defaults."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from corpus.config import ServedConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("corpus", "serving", "ingest", "assets", "orchestration", "evaluation", "cli")
+# variable -> ServedConfig field whose default the README row states
+SERVED_DEFAULTS = {"QUANT_RAG_DEFAULT_MODE": "default_mode", "QUANT_RAG_VECTOR_BACKEND": "vector_backend",
+                   "QUANT_RAG_EMBEDDING_MODEL": "embedding_model", "QUANT_RAG_EMBEDDING_REVISION": "embedding_revision",
+                   "QUANT_RAG_QUERY_RUNTIME": "query_runtime"}
+
+
+def _table() -> dict[str, str]:
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    return {m[1]: m[2] for m in re.finditer(r"^\| `(QUANT_RAG_[A-Z_]+)` \| `?([^`|]*?)`? \|", section, re.M)}
+
+
+def test_every_variable_the_code_reads_is_documented_and_no_other():
+    read = {v for package in PACKAGES for path in (ROOT / package).rglob("*.py")
+            for v in re.findall(r"QUANT_RAG_[A-Z_]+", path.read_text(encoding="utf-8"))}
+    assert set(_table()) == read
+
+
+def test_stated_defaults_are_the_configuration_defaults():
+    table, defaults = _table(), ServedConfig()
+    for variable, field in SERVED_DEFAULTS.items():
+        assert table[variable] == str(getattr(defaults, field)), variable
