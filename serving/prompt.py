@@ -37,8 +37,9 @@ quant-rag tools. Follow this protocol.
    `verify_citations` (several, or an `evidence` session) with the `document_id` and the exact
    quote. Only `verified` or `verified_normalised` quotes may appear between quotation marks;
    for `not_found`, use the `closest` passage's text or paraphrase without quotation marks.
-6. Abstain when the library is silent. If no passage addresses the question, say so plainly
-   and report what you searched; do not fill the gap from memory. Partial evidence gives a
+6. Abstain when the library is silent. If no passage addresses the question (a search that
+   answers `no_answer_likely: true` is a strong hint), say so plainly and report what you
+   searched; do not fill the gap from memory. Partial evidence gives a
    partial answer that names what is missing.
 7. Keep state in sessions. Store a scope (`session_put` kind `scope`) to reuse filters as
    `scope={"session": name}`, and evidence lists to verify in one call.
