@@ -159,7 +159,7 @@ def test_vocabulary_graph_round_trip_on_a_lecture(extractor, tmp_path):
 
 
 @pytest.mark.slow
-def test_gliner2_path_with_a_tiny_local_model(tmp_path):
+def test_gliner2_path_with_a_tiny_local_model(tmp_path, request):
     """A randomly initialised one-layer encoder saved locally: the output means nothing, but the
     whole path runs offline (load, schema, batch extraction, offsets, relation alignment)."""
     torch = pytest.importorskip("torch")
@@ -168,7 +168,8 @@ def test_gliner2_path_with_a_tiny_local_model(tmp_path):
     from gliner2 import ExtractorConfig, GLiNER2
 
     torch.manual_seed(0)
-    torch.set_num_threads(1)
+    request.addfinalizer(lambda threads=torch.get_num_threads(): torch.set_num_threads(threads))
+    torch.set_num_threads(1)  # restored after the test: later in-process embedding keeps every core
     tokenizer = transformers.AutoTokenizer.from_pretrained(minilm.get_model_path())
     encoder = transformers.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
                                       num_attention_heads=2, intermediate_size=64)
