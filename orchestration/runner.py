@@ -134,10 +134,15 @@ def _add_partitions(instance, document_ids: list[str]) -> None:
 
 
 def _drop_orphan_sources(layout: StateLayout) -> None:
-    """A source copied without its registry entry (killed in between) was never registered."""
+    """A source copied without its registry entry (killed in between) was never registered, and
+    the temp file of an atomic write killed before its rename belongs to no one (repair runs under
+    the writer lock, so no live writer owns it)."""
     registered = set(layout.registered_document_ids())
     for path in layout.sources.glob("doc-*"):
-        if path.stem not in registered and not path.name.startswith("."):
+        if path.stem not in registered:
+            path.unlink(missing_ok=True)
+    for folder in (layout.sources, layout.registry):
+        for path in folder.glob(".doc-*.tmp"):
             path.unlink(missing_ok=True)
 
 

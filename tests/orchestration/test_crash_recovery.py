@@ -68,3 +68,22 @@ def test_kill_at_several_points_then_rerun(tmp_path):
     assert sorted(p.name for p in layout.sources.iterdir()) == sorted(p.name for p in clean.sources.iterdir())
     assert recorded_signature(layout) == compute_signature(layout) == expected
     assert list(layout.journal.glob("*.json")) == []
+
+
+def test_repair_drops_orphan_sources_and_temp_files_of_killed_writes(tmp_path):
+    from orchestration.runner import _drop_orphan_sources
+
+    layout = StateLayout(tmp_path / "state")
+    layout.ensure()
+    registered = "doc-" + "a" * 16
+    (layout.registry / f"{registered}.json").write_text("{}")
+    kept = layout.sources / f"{registered}.md"
+    kept.write_text("kept")
+    orphan = layout.sources / ("doc-" + "b" * 16 + ".md")          # copied, never registered
+    orphan.write_text("orphan")
+    killed = [layout.sources / f".{orphan.name}.x1y2.tmp", layout.registry / f".{registered}.json.z3.tmp"]
+    for path in killed:                                           # atomic writes killed before rename
+        path.write_text("partial")
+    _drop_orphan_sources(layout)
+    assert kept.exists() and not orphan.exists() and not any(p.exists() for p in killed)
+    assert layout.registered_document_ids() == [registered]
