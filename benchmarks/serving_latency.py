@@ -32,7 +32,7 @@ from pathlib import Path
 import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from serving_profile import cpu_hog, percentiles, profile_search
+from serving_profile import cpu_hog, percentiles, profile_search, stage_timer
 
 from serving.engine import Scope
 
@@ -175,13 +175,7 @@ def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
     engine, config = ctx.engine, ctx.config
     engine.warm_up()
     engine.bm25
-    stages: dict[str, list[float]] = {}
-
-    def timed(name, fn, *args, **kw):
-        start = time.perf_counter()
-        value = fn(*args, **kw)
-        stages.setdefault(name, []).append(time.perf_counter() - start)
-        return value
+    stages, timed = stage_timer()
     for i in range(repeat + 1):
         args = tool.SearchDocumentsInput(query=QUERIES[i % len(QUERIES)], mode=mode)
         total = time.perf_counter()
@@ -198,13 +192,15 @@ def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
                      min_chars=config.min_passage_chars)
         results = timed("passage_out x limit", lambda: [passage_out(reader, reader.passages[h.chunk_id],
                                                                     SEARCH_WINDOW, score=h.score) for h in hits])
+        evidence = ranked[0][1] if ranked else None
         out = timed("output model + trace", tool.SearchDocumentsOutput, results=results, period=period, mode=mode,
                     searched_text=text, documents_in_scope=None, candidates=len(ranked), reranked=False,
+                    evidence=evidence, no_answer_likely=tool.no_answer_likely(evidence, config.abstain_below),
                     scope_provenance=None, trace=ctx.trace("search"))
         timed("render text + json", lambda: (tool.render(out), out.model_dump_json()))
         stages.setdefault("handler total (sum)", []).append(time.perf_counter() - total)
         if i == 0:  # first round warms caches
-            stages = {}
+            stages.clear()
     start = time.perf_counter()
     for i in range(repeat):
         tool.handle(ctx, tool.SearchDocumentsInput(query=QUERIES[i % len(QUERIES)], mode=mode))

@@ -24,6 +24,18 @@ import time
 QUERIES_DEFAULT = ("How is value at risk estimated from historical returns?",)
 
 
+def stage_timer():
+    """(stages, timed): timed(name, fn, *args) calls fn and appends its seconds to stages[name]."""
+    stages: dict[str, list[float]] = {}
+
+    def timed(name, fn, *args, **kw):
+        start = time.perf_counter()
+        value = fn(*args, **kw)
+        stages.setdefault(name, []).append(time.perf_counter() - start)
+        return value
+    return stages, timed
+
+
 def _percentile(values: list[float], q: int) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
@@ -42,13 +54,7 @@ def profile_search(context, tool, queries, repeat: int) -> dict:
     import jsonschema
 
     client = jsonschema.validators.validator_for(meta.output_schema)(meta.output_schema)
-    stages: dict[str, list[float]] = {}
-
-    def timed(name, fn, *args, **kw):
-        start = time.perf_counter()
-        value = fn(*args, **kw)
-        stages.setdefault(name, []).append(time.perf_counter() - start)
-        return value
+    stages, timed = stage_timer()
 
     for i in range(repeat + 1):
         query = queries[i % len(queries)]
@@ -76,7 +82,7 @@ def profile_search(context, tool, queries, repeat: int) -> dict:
         stages.setdefault("total", []).append(time.perf_counter() - start)
         timed("client_validate", lambda: list(client.iter_errors(structured)))
         if i == 0:
-            stages = {}
+            stages.clear()
     summed = {k: v for k, v in stages.items() if k not in ("total", "trace", "client_validate")}
     figures = {k: round(1000 * _percentile(v, 50), 3) for k, v in stages.items()}
     figures["after_retrieval"] = round(sum(1000 * _percentile(v, 50) for k, v in summed.items()
