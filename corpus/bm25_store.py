@@ -11,6 +11,8 @@ count once. Rows are stored sorted by chunk_id, so a stable sort breaks ties by 
 
 from __future__ import annotations
 
+import logging
+
 import os
 import shutil
 import tempfile
@@ -45,6 +47,8 @@ def _file_digests(folder: Path) -> dict[str, str]:
 def _index(rows: list[tuple[str, str, str]], k1: float, b: float, analyzer: Analyzer):
     import bm25s
 
+    # bm25s sets its own logger to DEBUG at import ("Building index from tokens" on every build).
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
     if not rows:
         raise ValueError("cannot build a BM25 index over zero passages")
     retriever = bm25s.BM25(k1=k1, b=b, method=BM25_METHOD)

@@ -165,7 +165,7 @@ def evaluate(layout: StateLayout, config: ServedConfig, bench: str, arms: list[s
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="quant-rag eval", description=__doc__.split("\n")[0])
     parser.add_argument("--bench", required=True, help=f"{', '.join(BUNDLED)} or a path")
-    parser.add_argument("--arms", default=DEFAULT_ARMS, help="comma-separated MODE or MODE@POOL (dense, bm25, hybrid, placebo); the first is the reference")
+    parser.add_argument("--arms", default=DEFAULT_ARMS, help="comma-separated arms MODE[@POOL][+FIELD=VALUE...] (modes dense, bm25, hybrid, placebo; FIELD any ranking field of ServedConfig); the first is the reference")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--limit-queries", type=int, default=None, help="first N questions only")
     parser.add_argument("--split", default=None, help="BEIR qrels split (default: test, else the only one)")

@@ -4,6 +4,7 @@ and scores equal to the written-out Lucene BM25 formula."""
 from __future__ import annotations
 
 import json
+import logging
 import math
 
 import pytest
@@ -148,3 +149,11 @@ def test_in_memory_index_ranks_like_the_stored_one(tmp_path, corpus_rows):
     memory = BM25Index.in_memory(corpus_rows, K1, B, ANALYZER, "sig-m")
     for query in ("momentum factor", "GARCH volatility", "value at risk"):
         assert stored.search(query, 5) == memory.search(query, 5)
+
+
+def test_building_an_index_logs_nothing_below_warning(caplog, corpus_rows):
+    # bm25s sets its own logger to DEBUG; an evaluation arm building an index in memory must not
+    # print "Building index from tokens" into the report.
+    with caplog.at_level(logging.DEBUG):
+        BM25Index.in_memory(corpus_rows, 1.5, 0.75, Analyzer(), "sig")
+    assert [r for r in caplog.records if r.name.startswith("bm25s") and r.levelno < logging.WARNING] == []
