@@ -118,6 +118,17 @@ def _index_vectors(layout: StateLayout, config: ServedConfig, signature: str,
         store.close()
 
 
+def _export_query_encoder(layout: StateLayout, config: ServedConfig) -> None:
+    """The ONNX query encoder the served engine uses, so a benchmark's queries are embedded as a
+    served library's are (and without torch). Best effort, as in the vector_index asset."""
+    from corpus.onnx_export import ensure_exported
+
+    try:
+        ensure_exported(layout, config)
+    except Exception as exc:  # noqa: BLE001 — the engine falls back to transformers, with a warning
+        log.warning("ONNX export failed (%s); benchmark queries are embedded with transformers", exc)
+
+
 def build_beir_state(home: StateLayout, beir: BeirSet, config: ServedConfig) -> BeirState:
     """The scratch state of `beir`'s corpus, built once per corpus hash and configuration."""
     layout = scratch_layout(home, beir)
@@ -125,6 +136,7 @@ def build_beir_state(home: StateLayout, beir: BeirSet, config: ServedConfig) -> 
     if marker.exists():
         saved = read_json(marker)
         if saved.get("index_key") == index_key(config):
+            _export_query_encoder(layout, config)
             return BeirState(layout, saved["signature"], saved["chunk_of"], built=False)
         marker.unlink()  # another model or index setting: re-index (the embedding cache stays)
     layout.root.mkdir(parents=True, exist_ok=True)
@@ -137,6 +149,7 @@ def build_beir_state(home: StateLayout, beir: BeirSet, config: ServedConfig) -> 
     signature = record_signature(layout)
     points = _index_vectors(layout, config, signature, titled)
     write_bm25(layout, config, signature, titled)
+    _export_query_encoder(layout, config)
     atomic_write_json(marker, {"name": beir.name, "corpus_hash": corpus_hash(beir), "signature": signature,
                                "model_key": config.model_key, "index_key": index_key(config),
                                "points": points, "chunk_of": chunk_of})

@@ -54,6 +54,8 @@ def test_scratch_state_is_a_readable_corpus_and_is_cached(tiny):
         canonical = reader.canonical_text(passage.document_id)
         assert canonical[slice(*passage.ranges[0])] == passage.text == beir.corpus[beir_id]["text"]
         assert reader.title(passage.document_id) == beir.corpus[beir_id]["title"]
+    # queries are embedded by the ONNX encoder, as the served library's are (no torch fallback)
+    assert state.layout.onnx_model(config.model_key).exists()
     again = build_beir_state(home, beir, config)
     assert not again.built and again.signature == state.signature
 
