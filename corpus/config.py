@@ -44,8 +44,9 @@ class ServedConfig(BaseModel):
     # library dev set (+0.035 [-0.046, +0.118]); see README "Measured figures".
     default_mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
     candidate_pool: int = 50
+    fusion: Literal["rrf", "convex"] = "rrf"  # convex: weighted sum of min-max normalised scores
     rrf_k: int = 60
-    dense_weight: float = 1.0               # weighted RRF: each ranking's 1/(k + rank) times its weight
+    dense_weight: float = 1.0               # each ranking's weight in the fusion (RRF or convex)
     bm25_weight: float = 1.0
     # A cap of 2 per document starved answers (library dev, 89 q: cap 10 vs 2 +0.085 nDCG@10
     # [+0.045, +0.127]; cap 5 and 3 lose to 10 significantly); README "Retrieval quality".

@@ -23,7 +23,7 @@ from serving.coherence import INGEST_COMMAND
 from serving.errors import IncoherentState, InvalidArgument, Unavailable
 from serving.expansion import QueryExpander
 from serving.scaffolding import drop_scaffolding
-from serving.selection import (Candidate, reciprocal_rank_fusion, select, with_document_evidence,
+from serving.selection import (Candidate, convex_fusion, reciprocal_rank_fusion, select, with_document_evidence,
                                with_neighbour_evidence)
 
 if TYPE_CHECKING:  # opened lazily: the server must start without duckdb, bm25s or a model
@@ -236,9 +236,10 @@ class Engine:
             ranked = self.lexical(text, size, allowed)
         else:
             dense = self.dense(text, size, allowed)
-            ranked = reciprocal_rank_fusion(
-                [dense, self.lexical(text, size, allowed)],
-                self.config.rrf_k, [self.config.dense_weight, self.config.bm25_weight])[:size]
+            rankings = [dense, self.lexical(text, size, allowed)]
+            weights = [self.config.dense_weight, self.config.bm25_weight]
+            ranked = (convex_fusion(rankings, weights) if self.config.fusion == "convex"
+                      else reciprocal_rank_fusion(rankings, self.config.rrf_k, weights))[:size]
             if self.config.document_weight:
                 ranked = with_document_evidence(ranked, self.reader.passages, self.config.document_weight)
             if self.config.neighbour_weight:

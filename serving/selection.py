@@ -81,6 +81,28 @@ def reciprocal_rank_fusion(rankings: list[list[Candidate]], k: int,
     return [Candidate(cid, scores[cid]) for cid in order]
 
 
+def convex_fusion(rankings: list[list[Candidate]], weights: list[float] | None = None) -> list[Candidate]:
+    """Fuse rankings by a weighted sum of their scores, each min-max normalised over its own list.
+
+    Unlike RRF it keeps how far apart two candidates score, not only their order. A candidate
+    missing from a ranking gets 0 there (below that ranking's weakest kept candidate). Ties as in
+    `reciprocal_rank_fusion`.
+    """
+    scores: dict[str, float] = {}
+    best_rank: dict[str, int] = {}
+    for ranking, weight in zip(rankings, weights or [1.0] * len(rankings)):
+        if not ranking:
+            continue
+        low, high = min(c.score for c in ranking), max(c.score for c in ranking)
+        span = high - low
+        for rank, candidate in enumerate(ranking, start=1):
+            norm = (candidate.score - low) / span if span > 0 else 1.0
+            scores[candidate.chunk_id] = scores.get(candidate.chunk_id, 0.0) + weight * norm
+            best_rank[candidate.chunk_id] = min(best_rank.get(candidate.chunk_id, rank), rank)
+    order = sorted(scores, key=lambda cid: (-scores[cid], best_rank[cid], cid))
+    return [Candidate(cid, scores[cid]) for cid in order]
+
+
 def with_document_evidence(ranked: list[Candidate], passages: dict[str, Passage],
                            weight: float) -> list[Candidate]:
     """Add to each passage's score `weight` times the summed score of its document's candidates.

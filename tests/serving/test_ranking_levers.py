@@ -6,7 +6,7 @@ import pytest
 
 from corpus.models import BlockKind, Passage
 from serving.expansion import QueryExpander
-from serving.selection import (Candidate, reciprocal_rank_fusion, select, with_document_evidence,
+from serving.selection import (Candidate, convex_fusion, reciprocal_rank_fusion, select, with_document_evidence,
                                with_neighbour_evidence)
 
 LONG = "x " * 150
@@ -33,6 +33,20 @@ def test_fill_uses_capped_passages_only_when_other_documents_run_out():
     ranked = _ranked(["a1", "a2", "a3", "p", "q", "r"])
     assert (select(ranked, many, {}, limit=5, per_document=2, min_chars=200, fill=True)
             == select(ranked, many, {}, limit=5, per_document=2, min_chars=200))
+
+
+def test_convex_fusion_keeps_score_gaps_that_rrf_discards():
+    # dense: a far ahead of b; lexical: b barely ahead of a. RRF sees one first place each (a tie
+    # broken by chunk id); the convex sum keeps a's large lead and b's tiny one.
+    dense = [Candidate("a", 0.9), Candidate("b", 0.1), Candidate("c", 0.0)]
+    lexical = [Candidate("b", 10.0), Candidate("a", 9.9), Candidate("d", 0.0)]
+    fused = convex_fusion([dense, lexical], [1.0, 1.0])
+    assert [c.chunk_id for c in fused][:2] == ["a", "b"]
+    assert fused[0].score == pytest.approx(1.0 + 0.99)
+    assert {c.chunk_id: c.score for c in fused}["c"] == 0.0          # the weakest of a list scores 0
+    lexical_heavy = convex_fusion([dense, lexical], [0.01, 1.0])
+    assert lexical_heavy[0].chunk_id == "b"                          # weights move the balance
+    assert convex_fusion([[], [Candidate("x", 3.0)]])[0].score == 1.0  # one-item list: no division by 0
 
 
 def test_weighted_fusion_scales_each_ranking():
