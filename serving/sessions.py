@@ -44,10 +44,14 @@ class _Strict(BaseModel):
 
 
 class Scope(_Strict):
-    year_min: int | None = Field(None, ge=1900, le=2099)
-    year_max: int | None = Field(None, ge=1900, le=2099)
-    authors: list[str] = Field(default_factory=list, max_length=MAX_LIST_LENGTH)
-    document_ids: list[str] = Field(default_factory=list, max_length=MAX_LIST_LENGTH)
+    year_min: int | None = Field(None, ge=1900, le=2099, description=(
+        "Earliest publication year, inclusive; a call's own year_min wins."))
+    year_max: int | None = Field(None, ge=1900, le=2099, description=(
+        "Latest publication year, inclusive; a call's own year_max wins."))
+    authors: list[str] = Field(default_factory=list, max_length=MAX_LIST_LENGTH, description=(
+        "Author names or parts of them; a document matches if any one matches (a call's `author` wins)."))
+    document_ids: list[str] = Field(default_factory=list, max_length=MAX_LIST_LENGTH, description=(
+        "Restrict to these documents (ids from list_documents); a call's document_id narrows it."))
 
     @field_validator("authors")
     @classmethod
@@ -72,9 +76,10 @@ class Scope(_Strict):
 
 
 class EvidenceItem(_Strict):
-    document_id: str
-    quote: str = Field(min_length=1, max_length=MAX_QUOTE_CHARS)
-    chunk_id: str | None = None
+    document_id: str = Field(description="document_id of the passage the quote was read in.")
+    quote: str = Field(min_length=1, max_length=MAX_QUOTE_CHARS, description=(
+        "The exact words to verify later with verify_citations."))
+    chunk_id: str | None = Field(None, description="Optional chunk_id the quote was read in.")
 
     @field_validator("document_id")
     @classmethod
@@ -88,7 +93,8 @@ class EvidenceItem(_Strict):
 
 
 class Evidence(_Strict):
-    items: list[EvidenceItem] = Field(min_length=1, max_length=MAX_LIST_LENGTH)
+    items: list[EvidenceItem] = Field(min_length=1, max_length=MAX_LIST_LENGTH, description=(
+        "Quotes with their document, in the order to check them."))
 
 
 _MODELS: dict[str, type[_Strict]] = {"scope": Scope, "evidence": Evidence}

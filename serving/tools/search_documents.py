@@ -96,7 +96,8 @@ def describe(ctx: ToolContext) -> str:
     c = ctx.config
     fill = " (more when fewer documents match)" if c.fill_limit else ""
     return (
-        f"Find passages that answer a research question (ask in English). mode={c.default_mode} "
+        "Find passages that answer a research question. Use it first for any question the library "
+        f"may answer; ask in English. mode={c.default_mode} "
         "unless `mode` is given (hybrid fuses dense and BM25 by reciprocal rank; bm25 suits exact "
         "tokens: acronyms, tickers, formula names). Filters: inclusive year bounds (which exclude "
         "undated documents), author, document, a stored scope session. A period in the query "

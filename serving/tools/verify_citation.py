@@ -148,8 +148,8 @@ def render_batch(out: VerifyCitationsOutput) -> str:
 
 _WHEN = ("Use it before putting any quotation in an answer: only `verified` (exact) or "
          "`verified_normalised` quotes may stand between quotation marks; `not_found` means the "
-         "document does not hold the quote, and `closest` gives its nearest passage, similarity and "
-         "differing words (quote that, or paraphrase). An unknown document_id or chunk_id is an "
+         "document does not hold the quote; `closest` then gives its nearest passage (if any shares "
+         "words), similarity and differing words: quote that, or paraphrase. An unknown document_id or chunk_id is an "
          "error, not a result, in both verify tools, so `not_found` keeps that one meaning.")
 _UNKNOWN_IDS = ("not_found", "an unknown document_id or chunk_id")
 SPECS = [
