@@ -20,9 +20,11 @@ def test_tool_set_schemas_and_prompt(served_home):
     async def scenario(session):
         prompt = await session.get_prompt("research_protocol", {"question": "Is VaR subadditive?"})
         return ((await session.list_tools()).tools, (await session.list_prompts()).prompts,
-                prompt.messages[0].content.text)
+                prompt.messages[0].content.text, session.instructions)
 
-    tools, prompts, protocol = run_session(served_home, scenario, warm_up=False)
+    tools, prompts, protocol, instructions = run_session(served_home, scenario, warm_up=False)
+    for word in ("invalid_argument", "not_found", "incoherent_state", "`rebuild`", "corpus_status"):
+        assert word in instructions, word  # the error model, where every client shows it
     assert {t.name for t in tools} == TOOLS and len(tools) == len(TOOLS)
     for tool in tools:
         schema = tool.input_schema
