@@ -41,8 +41,8 @@ class ToolSpec:
     read_only: bool = True
     destructive: bool = False
     idempotent: bool = True
-    # (code, when) for the failures this tool itself can answer; invalid_argument for an argument
-    # outside the schema and incoherent_state are added by `describe`.
+    # (code, when) for the failures this tool itself can answer; invalid_argument (any argument
+    # outside the schema) and incoherent_state are added by `error_line`.
     errors: tuple[tuple[ErrorCode, str], ...] = ()
     needs_coherent_state: bool = True          # False: answers on an incoherent state (corpus_status)
 
@@ -57,13 +57,13 @@ class ToolSpec:
         return f"{text} Errors: {self.error_line()}."
 
     def error_line(self) -> str:
+        """This tool's own causes; the codes every tool shares are named bare (the server's
+        instructions say what each means)."""
         causes = dict(self.errors)
-        schema = "an argument outside the schema"
-        causes["invalid_argument"] = (f"{causes['invalid_argument']}, or {schema}"
-                                      if "invalid_argument" in causes else schema)
+        causes.setdefault("invalid_argument", "")
         if self.needs_coherent_state:
-            causes["incoherent_state"] = "the indexes disagree with the corpus: see corpus_status"
-        return "; ".join(f"{code} ({when})" for code, when in causes.items())
+            causes["incoherent_state"] = ""
+        return "; ".join(f"{code} ({when})" if when else code for code, when in causes.items())
 
     @property
     def error_codes(self) -> list[str]:

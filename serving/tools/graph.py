@@ -208,8 +208,8 @@ SPECS = [
              description=lambda ctx: (
                  f"Passages mentioning a named entity ({', '.join(ENTITY_TYPES)}), optionally of one type or stating one "
                  "relation, best first, at most "
-                 f"{ctx.config.per_document} per document, with the entities matched. " + NAMES
-                 + " Use it to find where a named thing is discussed; for questions use "
+                 f"{ctx.config.per_document} per document, with the entities matched. Names match as in "
+                 "expand_entity (canonical name, alias or acronym, any case). Use it to find where a named thing is discussed; for questions use "
                  "search_documents. " + _GRAPH_NOTE),
              input_model=SearchGraphInput, output_model=SearchGraphOutput, handler=search_graph,
              render=render_search, window="search"),

