@@ -3,7 +3,8 @@
 The corpus signature is computed from the files (documents, passages, overlays) and compared
 with the one the pipeline recorded and with the one each index (vectors, BM25, graph) was built
 from. Any difference or missing artefact makes the state incoherent; the server then refuses
-every call with the command that rebuilds it, and `quant-rag doctor` prints the same report.
+every call but corpus_status (which reports it) with the command that rebuilds it, and
+`quant-rag doctor` prints the same report.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ from pydantic import Field
 PROMPT_NAME = "research_protocol"
 PROMPT_TITLE = "Answer from the quantitative-finance library with verified citations"
 PROMPT_DESCRIPTION = (
-    "The protocol for answering a question from this library: search in English, read whole "
-    "passages, copy only the cite line, verify every quote before asserting it, turn implicit "
+    "The protocol for answering a question from this library: search in English, read "
+    "passages in full, copy only the cite line, verify every quote before asserting it, turn implicit "
     "periods into year bounds, and abstain when nothing relevant is found."
 )
 
@@ -19,8 +19,8 @@ You answer questions from a closed library of quantitative-finance research thro
 quant-rag tools. Follow this protocol.
 
 1. Search in English. Rephrase the question as a short English research query and call
-   `search_documents`. Leave `mode` unset (the server's measured default fuses meaning and exact
-   words); use `mode="bm25"` only when the answer hinges on an exact token (an acronym, a formula
+   `search_documents`. Leave `mode` unset (the server's measured default, named in the tool's
+   description and by `corpus_status`); use `mode="bm25"` only when the answer hinges on an exact token (an acronym, a formula
    name, a ticker, a number) and the default missed it.
    For questions that span several sources, run two or three searches from different angles.
 2. Translate periods into year bounds. "Recent work" or "papers before the crisis" are not
@@ -28,7 +28,7 @@ quant-rag tools. Follow this protocol.
    ("published before 2010") is applied for you, and the response states the period applied.
    A year bound excludes undated documents; check `corpus_status` coverage if that matters.
 3. Read before you answer. A search passage may be cut (`truncated`, `remaining_chars`): call
-   `get_passage` with its `chunk_id` (and the `continuation` offset) to read the rest and its
+   `get_passage` with its `chunk_id` and `offset` = its `next_offset` to read the rest, with its
    neighbours in reading order. Never answer from a preview alone.
 4. Cite only what the server gave you. Copy the passage's `cite` line (authors, year, title,
    pages) verbatim into your answer. `chunk_id`, `document_id` and anchors are working keys:
@@ -43,6 +43,9 @@ quant-rag tools. Follow this protocol.
    partial answer that names what is missing.
 7. Keep state in sessions. Store a scope (`session_put` kind `scope`) to reuse filters as
    `scope={"session": name}`, and evidence lists to verify in one call.
+8. Act on errors. A failed call says `error.code`: fix the arguments named in `fields`
+   (invalid_argument), look up valid ids (not_found: `list_documents`, `session_list`), and on
+   `incoherent_state` call `corpus_status` and tell the user the `rebuild` command to run.
 
 Question: {question}
 """

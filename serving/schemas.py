@@ -21,11 +21,13 @@ class PassageOut(BaseModel):
     text: str
     anchor: Anchor
     flags: Flags
-    truncated: bool
+    truncated: bool = Field(description="True when the passage goes on past this window.")
     remaining_chars: int = Field(description="Characters left after this window.")
     offset: int = Field(description="Character offset in the passage where this window starts.")
-    next_offset: int | None
-    continuation: str | None = Field(description="The call that continues a cut passage.")
+    next_offset: int | None = Field(description=(
+        "The paging field: pass it as get_passage's `offset` to read on; null when nothing remains."))
+    continuation: str | None = Field(description=(
+        "The get_passage call that reads on (offset = next_offset), written out; null when whole."))
 
 
 class PeriodOut(BaseModel):

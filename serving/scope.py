@@ -18,6 +18,10 @@ from serving.tools import ToolInput
 from serving.tools.sessions import SessionRef, scope_from_session
 
 YEAR_MIN, YEAR_MAX = 1900, 2099
+# What the filters can refuse (the "Errors:" line of search_documents and timeline).
+FILTER_ERRORS = (("not_found", "an unknown document_id or scope session, or a scope naming "
+                               "unknown documents"),
+                 ("invalid_argument", "year_min after year_max, or a session that is not a scope"))
 
 
 @dataclass

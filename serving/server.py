@@ -1,4 +1,5 @@
-"""The MCP stdio server: fourteen tools, one prompt, a coherence gate in front of every call.
+"""The MCP stdio server: fourteen tools, one prompt, a coherence gate in front of every call but
+corpus_status's (which reports what is incoherent and what to run).
 
 Importing this module opens nothing and loads no model; the state is checked on the first call
 and the engine opens its stores lazily (a background warm-up starts them after launch).
@@ -39,9 +40,17 @@ log = logging.getLogger("quant_rag.server")
 
 SERVER_NAME = "quant-rag"
 WARM_UP_ENV = "QUANT_RAG_WARM_UP"  # "0" skips the background model load (tests, doctor-like uses)
-INSTRUCTIONS = ("Retrieval over a closed quantitative-finance library. Passages arrive whole with "
-                f"a citable source and an anchor; verify quotes before asserting them. Get the "
-                f"`{prompt.PROMPT_NAME}` prompt for the full protocol.")
+INSTRUCTIONS = (
+    "Retrieval over a closed quantitative-finance library. Passages come with a `cite` line to copy "
+    "and an anchor, never cut inside a formula, table row or word; verify quotes before asserting "
+    f"them. Get the `{prompt.PROMPT_NAME}` prompt for the full protocol. Every result carries a "
+    "`trace`. A failed call is an error result whose structured content is {\"error\": {code, "
+    "message, fields, rebuild}, \"trace\"}; by code: invalid_argument: fix the arguments named in "
+    "`fields`; not_found: an id or session name this server does not hold (list_documents and "
+    "session_list give valid ones); incoherent_state: the indexes disagree with the corpus, every "
+    "tool but corpus_status refuses until the `rebuild` commands are run (corpus_status says what "
+    "is wrong; tell the user); unavailable: a store or model could not be opened (`rebuild` says "
+    "how); internal: a server bug, logged by the server.")
 
 
 class ServingContext:
@@ -107,7 +116,8 @@ def error_result(error: ServingError, trace: Trace) -> CallToolResult:
 def call_tool(spec: ToolSpec, context: ServingContext, arguments: dict[str, Any]) -> CallToolResult:
     """Validate, run and render one call; every failure becomes a structured tool error."""
     try:
-        context.ensure_coherent()
+        if spec.needs_coherent_state:  # corpus_status answers anyway: it reports the incoherence
+            context.ensure_coherent()
         try:
             args = spec.input_model.model_validate(arguments)
         except ValidationError as exc:
@@ -132,7 +142,7 @@ def build_tool(spec: ToolSpec, context: ServingContext) -> Tool:
     annotations = ToolAnnotations(title=spec.title, read_only_hint=spec.read_only,
                                   destructive_hint=spec.destructive if not spec.read_only else None,
                                   idempotent_hint=spec.idempotent, open_world_hint=False)
-    return Tool(fn=run, name=spec.name, title=spec.title, description=spec.description,
+    return Tool(fn=run, name=spec.name, title=spec.title, description=spec.describe(context),
                 parameters=spec.input_model.model_json_schema(),
                 fn_metadata=FuncMetadata(arg_model=_RawArguments, output_schema=published_schema(spec)),
                 is_async=False, annotations=annotations)

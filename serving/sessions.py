@@ -1,8 +1,9 @@
 """Session store (DESIGN §7): named, validated objects kept for later calls in this process.
 
-Kinds: `scope` (year range, authors, document ids), `evidence` (quotes to verify),
-`reading_list` (chunk ids). Every entry records where its content came from; there is no
-provenance for recalled or invented content. Least-recently-used eviction beyond
+Kinds: `scope` (year range, authors, document ids; used by search_documents and timeline) and
+`evidence` (quotes; used by verify_citations): every kind is one a tool accepts, so a reading
+list of chunk ids, which no tool would read, is not one. Every entry records where its content
+came from; there is no provenance for recalled or invented content. Least-recently-used eviction beyond
 QUANT_RAG_SESSION_MAX_ITEMS entries (default 64) or beyond MAX_TOTAL_BYTES of values; a value
 over MAX_VALUE_BYTES is refused. Sizes are the UTF-8 bytes of the value's compact JSON.
 """
@@ -30,7 +31,7 @@ MAX_VALUE_BYTES = 3_000_000
 MAX_TOTAL_BYTES = 16_000_000
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
-Kind = Literal["scope", "evidence", "reading_list"]
+Kind = Literal["scope", "evidence"]
 SessionProvenance = Literal["served", "user_pasted", "user_file", "session"]
 
 
@@ -43,10 +44,14 @@ class _Strict(BaseModel):
 
 
 class Scope(_Strict):
-    year_min: int | None = Field(None, ge=1900, le=2099)
-    year_max: int | None = Field(None, ge=1900, le=2099)
-    authors: list[str] = Field(default_factory=list, max_length=MAX_LIST_LENGTH)
-    document_ids: list[str] = Field(default_factory=list, max_length=MAX_LIST_LENGTH)
+    year_min: int | None = Field(None, ge=1900, le=2099, description=(
+        "Earliest publication year, inclusive; a call's own year_min wins."))
+    year_max: int | None = Field(None, ge=1900, le=2099, description=(
+        "Latest publication year, inclusive; a call's own year_max wins."))
+    authors: list[str] = Field(default_factory=list, max_length=MAX_LIST_LENGTH, description=(
+        "Author names or parts of them; a document matches if any one matches (a call's `author` wins)."))
+    document_ids: list[str] = Field(default_factory=list, max_length=MAX_LIST_LENGTH, description=(
+        "Restrict to these documents (ids from list_documents); a call's document_id narrows it."))
 
     @field_validator("authors")
     @classmethod
@@ -71,9 +76,10 @@ class Scope(_Strict):
 
 
 class EvidenceItem(_Strict):
-    document_id: str
-    quote: str = Field(min_length=1, max_length=MAX_QUOTE_CHARS)
-    chunk_id: str | None = None
+    document_id: str = Field(description="document_id of the passage the quote was read in.")
+    quote: str = Field(min_length=1, max_length=MAX_QUOTE_CHARS, description=(
+        "The exact words to verify later with verify_citations."))
+    chunk_id: str | None = Field(None, description="Optional chunk_id the quote was read in.")
 
     @field_validator("document_id")
     @classmethod
@@ -87,28 +93,20 @@ class EvidenceItem(_Strict):
 
 
 class Evidence(_Strict):
-    items: list[EvidenceItem] = Field(min_length=1, max_length=MAX_LIST_LENGTH)
+    items: list[EvidenceItem] = Field(min_length=1, max_length=MAX_LIST_LENGTH, description=(
+        "Quotes with their document, in the order to check them."))
 
 
-class ReadingList(_Strict):
-    chunk_ids: list[str] = Field(min_length=1, max_length=MAX_LIST_LENGTH)
-
-    @field_validator("chunk_ids")
-    @classmethod
-    def _chunks(cls, value: list[str]) -> list[str]:
-        return list(dict.fromkeys(validate_chunk_id(v) for v in value))  # order kept, repeats dropped
-
-
-_MODELS: dict[str, type[_Strict]] = {"scope": Scope, "evidence": Evidence, "reading_list": ReadingList}
+_MODELS: dict[str, type[_Strict]] = {"scope": Scope, "evidence": Evidence}
 
 
 class SessionEntry(BaseModel):
     name: str
     kind: Kind
-    value: Scope | Evidence | ReadingList
+    value: Scope | Evidence
     provenance: SessionProvenance
     created_at: str
-    size: int  # ids, authors or quotes held
+    size: int = Field(description="Ids, authors and year bounds, or quotes, held.")
     bytes: int = Field(description="UTF-8 bytes of the value as compact JSON.")
 
 
@@ -119,7 +117,7 @@ class SessionSummary(BaseModel):
     kind: Kind
     provenance: SessionProvenance
     created_at: str
-    size: int = Field(description="Ids, authors or quotes held.")
+    size: int = Field(description="Ids, authors and year bounds, or quotes, held.")
     bytes: int = Field(description="UTF-8 bytes of the value as compact JSON.")
 
     @classmethod
@@ -130,18 +128,16 @@ class SessionSummary(BaseModel):
 def _size(value: BaseModel) -> int:
     if isinstance(value, Scope):
         return len(value.authors) + len(value.document_ids) + (value.year_min is not None) + (value.year_max is not None)
-    return len(value.items) if isinstance(value, Evidence) else len(value.chunk_ids)
+    return len(value.items)
 
 
 def _coerce(kind: str, value: Any) -> BaseModel:
-    """Validate `value` for `kind`; evidence and reading lists may be given as bare lists."""
+    """Validate `value` for `kind`; evidence may be given as a bare list of items."""
     model = _MODELS[kind]
     if isinstance(value, model):
         return value
     if kind == "evidence" and isinstance(value, list):
         value = {"items": value}
-    elif kind == "reading_list" and isinstance(value, list):
-        value = {"chunk_ids": value}
     if not isinstance(value, Mapping):
         raise SessionError(f"value of a {kind!r} entry must be an object or a list, got {type(value).__name__}")
     try:

@@ -4,10 +4,11 @@ import that package: listing them there would close an import circle)."""
 from __future__ import annotations
 
 from serving.tools import ToolSpec, corpus_status, get_passage, graph, list_documents, search_documents
-from serving.tools import sessions, timeline, verify_citation
+from serving.tools import sessions, timeline, verify_citation, verify_citations
 
 
 def all_tools() -> list[ToolSpec]:
     """Every tool spec, in the order tools/list shows them."""
     return [search_documents.SPEC, get_passage.SPEC, list_documents.SPEC, timeline.SPEC,
-            *verify_citation.SPECS, corpus_status.SPEC, *graph.SPECS, *sessions.SPECS]
+            verify_citation.SPEC, verify_citations.SPEC, corpus_status.SPEC, *graph.SPECS,
+            *sessions.SPECS]

@@ -3,16 +3,22 @@
 A tool is a `ToolSpec`: closed input model, output model (the output schema), a handler taking
 the shared `ToolContext` (serving.context) and the validated input, and a text rendering of the
 output. The tool set itself is listed in serving.toolset.
+
+A description is text, or a function of the context when it quotes a configured value (default
+mode, per-document cap, session limits): the number an agent reads is then the one the server
+runs with, rendered from its one home. Each description ends with the tool's "Errors:" line,
+built from `errors` (the error model itself is stated once, in the server's instructions).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, get_args
 
 from pydantic import BaseModel, ConfigDict
 
 from serving.context import ToolContext
+from serving.errors import ErrorCode
 
 
 class ToolInput(BaseModel):
@@ -26,7 +32,7 @@ class ToolInput(BaseModel):
 class ToolSpec:
     name: str
     title: str
-    description: str
+    description: str | Callable[[ToolContext], str]
     input_model: type[ToolInput]
     output_model: type[BaseModel]
     handler: Callable[[ToolContext, Any], BaseModel]   # (context, validated input) -> output
@@ -35,3 +41,30 @@ class ToolSpec:
     read_only: bool = True
     destructive: bool = False
     idempotent: bool = True
+    # (code, when) for the failures this tool itself can answer; invalid_argument (any argument
+    # outside the schema) and incoherent_state are added by `error_line`.
+    errors: tuple[tuple[ErrorCode, str], ...] = ()
+    needs_coherent_state: bool = True          # False: answers on an incoherent state (corpus_status)
+
+    def __post_init__(self) -> None:
+        unknown = {code for code, _ in self.errors} - set(get_args(ErrorCode))
+        if unknown:
+            raise ValueError(f"{self.name}: unknown error code(s) {sorted(unknown)}")
+
+    def describe(self, ctx: ToolContext) -> str:
+        """The description tools/list publishes: the text, then the "Errors:" line."""
+        text = self.description(ctx) if callable(self.description) else self.description
+        return f"{text} Errors: {self.error_line()}."
+
+    def error_line(self) -> str:
+        """This tool's own causes; the codes every tool shares are named bare (the server's
+        instructions say what each means)."""
+        causes = dict(self.errors)
+        causes.setdefault("invalid_argument", "")
+        if self.needs_coherent_state:
+            causes["incoherent_state"] = ""
+        return "; ".join(f"{code} ({when})" if when else code for code, when in causes.items())
+
+    @property
+    def error_codes(self) -> list[str]:
+        return [code for code, _ in self.errors]

@@ -1,6 +1,12 @@
-"""corpus_status: what is served — counts, coverage, signature, configuration, index coherence."""
+"""corpus_status: what is served — counts, coverage, signature, configuration, index coherence.
+
+The one tool that answers on an incoherent or stale state (the server's coherence gate lets it
+through): it says what is wrong and what to run, which every other tool's error only points to.
+"""
 
 from __future__ import annotations
+
+import logging
 
 from pydantic import BaseModel, Field
 
@@ -8,6 +14,8 @@ from serving.context import ToolContext
 from serving.contract import Trace
 from serving.schemas import render_trace
 from serving.tools import ToolInput, ToolSpec
+
+log = logging.getLogger(__name__)
 
 
 class CorpusStatusInput(ToolInput):
@@ -32,8 +40,8 @@ class IndexState(BaseModel):
 
 
 class CorpusStatusOutput(BaseModel):
-    documents: int
-    passages: int
+    documents: int | None = Field(description="Served documents; null when the corpus cannot be read.")
+    passages: int | None = Field(description="Served passages; null when the corpus cannot be read.")
     corpus_signature: str
     config_hash: str
     embedding_model: str
@@ -43,21 +51,33 @@ class CorpusStatusOutput(BaseModel):
     reranker: str = Field(description="Cross-encoder used by hybrid mode, or 'none'.")
     graph_extractor: str | None
     graph_counts: dict[str, int]
-    metadata_coverage: Coverage
-    coherent: bool
+    metadata_coverage: Coverage | None
+    coherent: bool = Field(description="False: every other tool refuses with incoherent_state.")
+    problem: str | None = Field(description="What is incoherent, in one sentence; null when coherent.")
+    rebuild: list[str] = Field(description="Commands that repair the state; empty when coherent.")
     indexes: list[IndexState]
     trace: Trace
 
 
-def handle(ctx: ToolContext, args: CorpusStatusInput) -> CorpusStatusOutput:
-    engine, report = ctx.engine, ctx.coherence
-    reader = engine.reader
+def _corpus(ctx: ToolContext) -> tuple[int | None, int | None, Coverage | None]:
+    """Counts and coverage; None when the corpus files cannot be read (a status must answer)."""
+    try:
+        reader = ctx.engine.reader
+    except Exception:
+        log.warning("corpus_status: the corpus cannot be read", exc_info=True)
+        return None, None, None
     entries = list(reader.documents.values())
     years = [e.year for e in entries if e.year is not None]
     coverage = Coverage(with_title=sum(1 for d in reader.documents if reader.title(d)),
                         with_authors=sum(1 for e in entries if e.authors),
                         with_year=len(years), undated=len(entries) - len(years),
                         year_min=min(years, default=None), year_max=max(years, default=None))
+    return len(reader.documents), len(reader.passages), coverage
+
+
+def handle(ctx: ToolContext, args: CorpusStatusInput) -> CorpusStatusOutput:
+    engine, report = ctx.engine, ctx.coherence
+    documents, passages, coverage = _corpus(ctx)
     try:
         graph = engine.graph
         extractor, counts = graph.extractor, dict(graph.counts())
@@ -65,12 +85,13 @@ def handle(ctx: ToolContext, args: CorpusStatusInput) -> CorpusStatusOutput:
         extractor, counts = None, {}
     config = ctx.config
     return CorpusStatusOutput(
-        documents=len(reader.documents), passages=len(reader.passages),
+        documents=documents, passages=passages,
         corpus_signature=report.signature, config_hash=ctx.config_hash,
         embedding_model=config.embedding_model, embedding_revision=config.embedding_revision,
         vector_backend=config.vector_backend, default_mode=config.default_mode,
         reranker=engine.reranker_name, graph_extractor=extractor, graph_counts=counts,
         metadata_coverage=coverage, coherent=report.coherent,
+        problem=None if report.coherent else report.problem(), rebuild=report.rebuild_commands,
         indexes=[IndexState(name=a.name, status=a.status, signature=a.signature, detail=a.detail,
                             rebuild=None if a.status == "coherent" else a.rebuild)
                  for a in report.artefacts],
@@ -79,17 +100,21 @@ def handle(ctx: ToolContext, args: CorpusStatusInput) -> CorpusStatusOutput:
 
 def render(out: CorpusStatusOutput) -> str:
     c = out.metadata_coverage
+    counted = (f"{out.documents} documents, {out.passages} passages" if out.documents is not None
+               else "corpus unreadable")
     lines = [
-        f"{out.documents} documents, {out.passages} passages · corpus signature "
+        f"{counted} · corpus signature "
         f"{out.corpus_signature} · config {out.config_hash}",
         f"embedding: {out.embedding_model} ({out.embedding_revision}) · vectors: "
         f"{out.vector_backend} · default mode: {out.default_mode} · reranker: {out.reranker}",
         f"graph: extractor {out.graph_extractor or 'none'} · "
         + (", ".join(f"{k} {v}" for k, v in out.graph_counts.items()) or "no counts"),
-        f"metadata: title {c.with_title}, authors {c.with_authors}, year {c.with_year} "
-        f"({c.undated} undated; years {c.year_min}–{c.year_max})",
-        "indexes: " + "; ".join(f"{i.name} {i.status}" for i in out.indexes),
-        render_trace(out.trace)]
+        (f"metadata: title {c.with_title}, authors {c.with_authors}, year {c.with_year} "
+         f"({c.undated} undated; years {c.year_min}–{c.year_max})" if c else "metadata: unreadable"),
+        "indexes: " + "; ".join(f"{i.name} {i.status}" for i in out.indexes)]
+    if not out.coherent:
+        lines.append(f"NOT COHERENT: {out.problem}")
+    lines.append(render_trace(out.trace))
     return "\n".join(lines)
 
 
@@ -97,10 +122,13 @@ SPEC = ToolSpec(
     name="corpus_status",
     title="Corpus status",
     description=(
-        "What this server serves: document and passage counts, metadata coverage (how many "
-        "documents are undated, the year span), corpus signature, config hash, embedding model, "
-        "vector backend, reranker, graph extractor and the coherence of every index. Use it once "
-        "at the start of a session or to explain an empty or filtered result. Not for content. "
-        "Cheap: no model."),
+        "What this server serves and whether it can: document and passage counts, metadata "
+        "coverage (undated documents, year span), corpus signature, config hash, embedding model, "
+        "vector backend, default search mode, reranker, graph extractor, and each index's "
+        "coherence. The one tool that answers on an incoherent or stale state: `coherent` is then "
+        "false, `problem` says what is wrong and `rebuild` what to run (tell the user; every other "
+        "tool fails with incoherent_state until then). Use it at the start of a session, to explain "
+        "an empty or filtered result, or after an incoherent_state error. Not for content. Cheap: "
+        "no model."),
     input_model=CorpusStatusInput, output_model=CorpusStatusOutput, handler=handle,
-    render=render)
+    render=render, needs_coherent_state=False)

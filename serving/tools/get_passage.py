@@ -1,4 +1,5 @@
-"""get_passage: read one passage whole (paginated) with its neighbours in reading order."""
+"""get_passage: read one passage, a window of PASSAGE_WINDOW characters at a time, with its
+neighbours in reading order."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pydantic import BaseModel, Field
 
 from corpus.ids import ChunkId
 from serving.context import ToolContext
-from serving.contract import PASSAGE_WINDOW, Trace
+from serving.contract import PASSAGE_WINDOW, SEARCH_WINDOW, Trace
 from serving.errors import InvalidArgument, NotFound
 from serving.schemas import PassageOut, passage_out, render_passage, render_trace
 from serving.tools import ToolInput, ToolSpec
@@ -15,12 +16,14 @@ MAX_NEIGHBOURS = 3
 
 
 class GetPassageInput(ToolInput):
-    chunk_id: ChunkId = Field(description="chunk_id of a passage returned by another tool.")
-    offset: int = Field(0, ge=0, le=10_000_000,
-                        description="Character offset in the passage to read from (use the "
-                                    "`next_offset` of a cut passage to continue).")
-    neighbours: int = Field(1, ge=0, le=MAX_NEIGHBOURS,
-                            description="Passages to add on each side, in reading order.")
+    chunk_id: ChunkId = Field(description=(
+        "chunk_id of a passage returned by search_documents, timeline or a graph tool."))
+    offset: int = Field(0, ge=0, le=10_000_000, description=(
+        "Character offset in the passage to read from: 0 for its start, or the `next_offset` of "
+        "a cut window to read on. An offset inside a word, formula or table row moves back to "
+        "the safe position before it (`offset` in the answer says where reading started)."))
+    neighbours: int = Field(1, ge=0, le=MAX_NEIGHBOURS, description=(
+        "Passages to add on each side in reading order (each from its start), for context."))
 
 
 class Neighbour(BaseModel):
@@ -72,11 +75,15 @@ SPEC = ToolSpec(
     name="get_passage",
     title="Read a passage",
     description=(
-        "Read one passage whole, with its neighbours in the document's reading order. Use it "
-        "after search_documents, timeline or a graph tool to read a passage before answering "
-        "from it, or to continue a cut passage (pass its next_offset as `offset`). Not for "
-        "finding passages: it needs a chunk_id. Cheap: no model, a few milliseconds. Each "
-        f"passage is served up to {PASSAGE_WINDOW:,} characters, never cut inside a formula, "
-        "table row or word."),
+        "Read one passage by chunk_id, with its neighbours in the document's reading order. Use "
+        "it before answering from a passage, to see its context, or to read on where a passage "
+        "was cut. One call serves at most "
+        f"{PASSAGE_WINDOW:,} characters of a passage from `offset` (search results: "
+        f"{SEARCH_WINDOW:,}), never cut inside a formula, table row or word; when more remains, "
+        "`truncated` is true, `remaining_chars` says how much and `next_offset` is the `offset` "
+        "of the next call (`continuation` spells that call out). Not for finding passages: it "
+        "needs a chunk_id. Cheap: no model, a few milliseconds."),
     input_model=GetPassageInput, output_model=GetPassageOutput, handler=handle, render=render,
-    window="passage")
+    window="passage",
+    errors=(("not_found", "unknown chunk_id"),
+            ("invalid_argument", "an offset past the end of the passage")))

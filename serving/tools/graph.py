@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from corpus.graph_store import ENTITY_TYPES, RELATION_TYPES
+from corpus.graph_store import (ENTITY_TYPES, EXAMPLE_CHUNKS, MIN_CONTAINING_QUERY, RELATION_TYPES,
+                                 TOP_DOCUMENTS)
 from serving.context import ToolContext
 from serving.contract import SEARCH_WINDOW, Trace
 from serving.schemas import Cite, PassageOut, cite_of, passage_out, render_passage, render_trace
@@ -17,6 +18,13 @@ Relation = Literal[RELATION_TYPES]  # type: ignore[valid-type]
 MAX_NAME = 200
 MAX_RESULTS = 20
 MAX_NEIGHBOURS = 50
+# How a name finds entities (corpus.graph_store.GraphStore.find_entities), quoted by the tools.
+NAMES = ("Names: a canonical name, alias or acronym as the library writes it ('CVaR' and "
+         "'conditional value at risk' are one entity), case and accents ignored (weight 1.0); a "
+         f"name of at least {MIN_CONTAINING_QUERY} characters also matches inside longer names as "
+         "whole words (weight 0.5: 'garch' finds 'GJR-GARCH').")
+_NAME_PARAM = ("A canonical name, alias or acronym, any case (e.g. 'CVaR', 'expected shortfall'); "
+               "search_graph or this tool's `matches` show the names the graph holds.")
 
 
 class EntityMatch(BaseModel):
@@ -24,7 +32,7 @@ class EntityMatch(BaseModel):
     name: str
     type: str
     mentions: int
-    weight: float = Field(description="1.0 exact name match, 0.5 containing match.")
+    weight: float = Field(description="1.0: the name equals one of its forms; 0.5: contained in one.")
 
 
 class GraphPassage(PassageOut):
@@ -48,11 +56,12 @@ def _passages(ctx: ToolContext, chunks: list[dict], limit: int) -> list[GraphPas
 # -- search_graph --------------------------------------------------------------------------
 class SearchGraphInput(ToolInput):
     query: str = Field(min_length=1, max_length=MAX_NAME, description=(
-        "An entity name or part of one (a method, measure, instrument, person…), in English."))
+        "An entity name or part of one (a method, measure, instrument, person…), in English; "
+        "aliases and acronyms match, any case."))
     entity_type: EntityType | None = Field(None, description="Only entities of this type.")
     relation: Relation | None = Field(None, description=(
         "Only passages that state this relation about the matched entities."))
-    limit: int = Field(10, ge=1, le=MAX_RESULTS, description="Passages to return.")
+    limit: int = Field(10, ge=1, le=MAX_RESULTS, description="Passages to return, best first.")
 
 
 class SearchGraphOutput(BaseModel):
@@ -82,11 +91,12 @@ def render_search(out: SearchGraphOutput) -> str:
 
 # -- expand_entity -------------------------------------------------------------------------
 class ExpandEntityInput(ToolInput):
-    entity_name: str = Field(min_length=1, max_length=MAX_NAME, description="The entity to expand.")
+    entity_name: str = Field(min_length=1, max_length=MAX_NAME, description="The entity to expand. " + _NAME_PARAM)
     relation: Relation | None = Field(None, description="Only neighbours linked by this relation "
                                                         "(co-mentions are then omitted).")
     entity_type: EntityType | None = Field(None, description="Only match entities of this type.")
-    limit: int = Field(20, ge=1, le=MAX_NEIGHBOURS, description="Neighbours and co-mentions to return.")
+    limit: int = Field(20, ge=1, le=MAX_NEIGHBOURS, description=(
+        "Neighbours to return, and as many co-mentions."))
 
 
 class Example(BaseModel):
@@ -152,9 +162,9 @@ def render_expand(out: ExpandEntityOutput) -> str:
 
 # -- connect_entities ----------------------------------------------------------------------
 class ConnectEntitiesInput(ToolInput):
-    entity_a: str = Field(min_length=1, max_length=MAX_NAME, description="First entity name.")
-    entity_b: str = Field(min_length=1, max_length=MAX_NAME, description="Second entity name.")
-    limit: int = Field(10, ge=1, le=MAX_RESULTS, description="Passages to return.")
+    entity_a: str = Field(min_length=1, max_length=MAX_NAME, description="The first entity. " + _NAME_PARAM)
+    entity_b: str = Field(min_length=1, max_length=MAX_NAME, description="The second entity, named the same way.")
+    limit: int = Field(10, ge=1, le=MAX_RESULTS, description="Passages to return, best first.")
 
 
 class SharedDocument(BaseModel):
@@ -190,27 +200,35 @@ def render_connect(out: ConnectEntitiesOutput) -> str:
     return "\n\n".join(blocks)
 
 
-_GRAPH_NOTE = ("The graph is built from entity mentions extracted at ingestion; it complements "
-               "search_documents, never replaces it. Cheap: in memory, no model.")
+_GRAPH_NOTE = ("The graph holds entity mentions and relations extracted at ingestion (extractor "
+               "in corpus_status); it complements search_documents, never replaces it. Cheap: in "
+               "memory, no model.")
 SPECS = [
     ToolSpec(name="search_graph", title="Search the entity graph",
-             description=("Passages mentioning an entity (method, measure, instrument, person, "
-                          "organisation…) matched by name, optionally by type or by a relation "
-                          "they state. Use it to find where a named thing is discussed; for "
-                          "questions, prefer search_documents. " + _GRAPH_NOTE),
+             description=lambda ctx: (
+                 f"Passages mentioning a named entity ({', '.join(ENTITY_TYPES)}), optionally of one type or stating one "
+                 "relation, best first, at most "
+                 f"{ctx.config.per_document} per document, with the entities matched. Names match as in "
+                 "expand_entity (canonical name, alias or acronym, any case). Use it to find where a named thing is discussed; for questions use "
+                 "search_documents. " + _GRAPH_NOTE),
              input_model=SearchGraphInput, output_model=SearchGraphOutput, handler=search_graph,
              render=render_search, window="search"),
     ToolSpec(name="expand_entity", title="Expand an entity",
              description=("An entity's typed neighbours (relations stated in the library, with "
-                          "supporting passages) and the entities most often mentioned with it, "
-                          "weighted by rarity. Use it to explore what the library connects to a "
-                          "concept. Not for reading passages. " + _GRAPH_NOTE),
+                          f"direction and up to {EXAMPLE_CHUNKS} supporting passages) and, without a relation "
+                          "filter, the entities mentioned with it, weighted by rarity. " + NAMES
+                          + " An exact match expands alone, else every containing match (`matches`); "
+                          "no match answers `entity` null. Use it to explore what the library "
+                          "connects to a concept, then read the passages with get_passage. "
+                          + _GRAPH_NOTE),
              input_model=ExpandEntityInput, output_model=ExpandEntityOutput,
              handler=expand_entity, render=render_expand),
     ToolSpec(name="connect_entities", title="Connect two entities",
-             description=("Passages where two entities are both mentioned, and the documents "
-                          "that hold them. Use it for 'how does A relate to B' before a broader "
-                          "search. " + _GRAPH_NOTE),
+             description=("Passages where an entity matching `entity_a` and one matching `entity_b` "
+                          f"are both mentioned, best first, and up to {TOP_DOCUMENTS} documents that "
+                          "hold them. " + NAMES + " Use it for 'how does A relate to B' before a "
+                          "broader search; no passage means the graph never saw them together, not "
+                          "that the library is silent: then use search_documents. " + _GRAPH_NOTE),
              input_model=ConnectEntitiesInput, output_model=ConnectEntitiesOutput,
              handler=connect_entities, render=render_connect, window="search"),
 ]

@@ -18,14 +18,15 @@ MAX_LIMIT = 200
 class ListDocumentsInput(ToolInput):
     author: str | None = Field(None, min_length=1, max_length=200,
                                description="Accent- and case-insensitive substring of any author.")
-    year_min: int | None = Field(None, ge=YEAR_MIN, le=YEAR_MAX,
-                                 description="Earliest publication year (excludes undated documents).")
-    year_max: int | None = Field(None, ge=YEAR_MIN, le=YEAR_MAX,
-                                 description="Latest publication year (excludes undated documents).")
+    year_min: int | None = Field(None, ge=YEAR_MIN, le=YEAR_MAX, description=(
+        "Earliest publication year, inclusive. Any year bound excludes undated documents."))
+    year_max: int | None = Field(None, ge=YEAR_MIN, le=YEAR_MAX, description=(
+        "Latest publication year, inclusive. Any year bound excludes undated documents."))
     title: str | None = Field(None, min_length=1, max_length=300,
-                              description="Case-insensitive substring of the title.")
-    offset: int = Field(0, ge=0, le=1_000_000, description="Documents to skip (pagination).")
-    limit: int = Field(50, ge=1, le=MAX_LIMIT, description="Documents to return.")
+                              description="Accent- and case-insensitive substring of the title.")
+    offset: int = Field(0, ge=0, le=1_000_000, description=(
+        "Documents to skip: 0, then the `next_offset` of the previous page."))
+    limit: int = Field(50, ge=1, le=MAX_LIMIT, description="Documents to return in this page.")
 
     @model_validator(mode="after")
     def _ordered_years(self) -> "ListDocumentsInput":
@@ -74,9 +75,12 @@ SPEC = ToolSpec(
     name="list_documents",
     title="List documents",
     description=(
-        "The library's bibliography, newest first, filtered by author, year range and title "
-        "text, paginated with offset/limit. Use it to see what the library holds, find a "
-        "document_id to restrict a search, or check coverage of a period. Not for finding "
+        "The library's bibliography: document_id, title, authors, year, venue, format, passage "
+        "count and cite line, newest first, undated documents last (ties by title). Filters: "
+        "author, title text, year_min/year_max (inclusive; a year bound excludes undated "
+        f"documents). Paged: up to `limit` (at most {MAX_LIMIT}) from `offset`; `total` counts "
+        "every match and `next_offset` is null on the last page. Use it to see what the library "
+        "holds, to find a document_id for a filter, or to check a period's coverage. Not for "
         "content: use search_documents. Cheap: metadata only, no model."),
     input_model=ListDocumentsInput, output_model=ListDocumentsOutput, handler=handle,
-    render=render)
+    render=render, errors=(("invalid_argument", "year_min after year_max"),))

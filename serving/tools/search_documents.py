@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from corpus.config import ServedConfig
 from serving.context import ToolContext
 from serving.contract import SEARCH_WINDOW, Trace
 from serving.engine import Mode as ModeName
 from serving.known_ids import require_known_documents
 from serving.schemas import PassageOut, PeriodOut, passage_out, render_passage, render_trace
-from serving.scope import Filters, resolve_filters
+from serving.scope import FILTER_ERRORS, Filters, resolve_filters
 from serving.tools import ToolSpec
 
 MAX_QUERY_CHARS = 2000
@@ -20,10 +19,10 @@ MAX_RESULTS = 20
 class SearchDocumentsInput(Filters):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description=(
         "The research question or topic, in English natural language."))
-    limit: int = Field(5, ge=1, le=MAX_RESULTS, description="Passages to return.")
+    limit: int = Field(5, ge=1, le=MAX_RESULTS, description="Passages to return, best first.")
     mode: ModeName | None = Field(None, description=(
-        "Omit for the server's default (hybrid, chosen by measured comparisons). hybrid: dense and "
-        "BM25 fused by reciprocal rank; dense: meaning only; bm25: exact words only (identifiers, numbers)."))
+        "Omit for the server's default (named in this tool's description). hybrid: dense and BM25 "
+        "fused by reciprocal rank; dense: meaning only; bm25: exact words only (identifiers, numbers)."))
 
 
 class SearchDocumentsOutput(BaseModel):
@@ -92,21 +91,30 @@ def render(out: SearchDocumentsOutput) -> str:
     return "\n\n---\n\n".join(blocks)
 
 
-_DEFAULTS = ServedConfig()
+def describe(ctx: ToolContext) -> str:
+    """The description, quoting the configured mode, per-document cap and abstention threshold."""
+    c = ctx.config
+    fill = " (more when fewer documents match)" if c.fill_limit else ""
+    return (
+        "Find passages that answer a research question. Use it first for any question the library "
+        f"may answer; ask in English. mode={c.default_mode} "
+        "unless `mode` is given (hybrid fuses dense and BM25 by reciprocal rank; bm25 suits exact "
+        "tokens: acronyms, tickers, formula names). Filters: inclusive year bounds (which exclude "
+        "undated documents), author, document, a stored scope session. A period in the query "
+        "(\"papers before 2010\" → year_max=2009) becomes year bounds and leaves the searched "
+        "text; `period` gives the clause and each bound's source (caller, question, session; a "
+        f"bound you pass wins). Returns up to `limit` passages, at most {c.per_document} per "
+        f"document{fill}, each with a `cite` line to copy, an anchor and flags; text over "
+        f"{SEARCH_WINDOW:,} characters is cut (read on with get_passage). `no_answer_likely`: "
+        f"the best dense similarity in scope is below {c.abstain_below} (dense and hybrid modes), "
+        "so the library likely holds no answer; say so rather than guess. Not for the bibliography (list_documents) or "
+        "checking a quote (verify_citation). Cost: one query embedding (tens of milliseconds "
+        "warm; a process's first call loads the model).")
+
 
 SPEC = ToolSpec(
     name="search_documents",
     title="Search the library",
-    description=(
-        "Find passages that answer a research question. Ask in English natural language. By "
-        f"default ({_DEFAULTS.default_mode}) dense and BM25 results are fused by reciprocal rank; mode='dense' is "
-        "meaning only, mode='bm25' exact words only (acronyms, tickers, formula names). Filters: "
-        "year range, author, document, a stored scope session; a period written in the query "
-        "becomes a year filter (the answer says which words became which bounds). Returns at most "
-        f"{_DEFAULTS.per_document} passages per document while other documents have candidates, "
-        "each with a cite line to copy, an anchor and flags; `no_answer_likely` says when the best "
-        "match is too weak to trust. Read a cut passage in full with get_passage. Not for "
-        "listing the bibliography (list_documents) or checking a quote (verify_citation). Cost: "
-        "one embedding (~20 ms warm; the first call of a process loads the model)."),
+    description=describe,
     input_model=SearchDocumentsInput, output_model=SearchDocumentsOutput, handler=handle,
-    render=render, window="search")
+    render=render, window="search", errors=FILTER_ERRORS)

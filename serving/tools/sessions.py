@@ -10,8 +10,9 @@ from pydantic import BaseModel, Field
 from serving.contract import Trace
 from serving.errors import InvalidArgument, NotFound
 from serving.schemas import render_trace
-from serving.sessions import (MAX_TOTAL_BYTES, NAME_RE, Evidence, Kind, ReadingList, Scope,
-                              SessionEntry, SessionError, SessionProvenance, SessionSummary)
+from serving.sessions import (MAX_ITEMS_ENV, MAX_LIST_LENGTH, MAX_TOTAL_BYTES, MAX_VALUE_BYTES,
+                              NAME_RE, Evidence, Kind, Scope, SessionEntry, SessionError,
+                              SessionProvenance, SessionSummary)
 from serving.tools import ToolInput, ToolSpec
 
 _NAME = Field(pattern=NAME_RE.pattern, min_length=1, max_length=64,
@@ -19,7 +20,8 @@ _NAME = Field(pattern=NAME_RE.pattern, min_length=1, max_length=64,
 
 
 class SessionRef(ToolInput):
-    session: str = _NAME
+    session: str = Field(pattern=NAME_RE.pattern, min_length=1, max_length=64, description=(
+        "Name of an entry stored with session_put (session_list shows them)."))
 
 
 @dataclass(frozen=True)
@@ -56,11 +58,12 @@ def evidence_from_session(ctx, name: str) -> tuple[list[dict], str]:
 # -- tools -------------------------------------------------------------------------------------
 class SessionPutInput(ToolInput):
     name: str = _NAME
-    kind: Kind = Field(description="scope: filters for search tools; evidence: quotes for "
-                                   "verify_citations; reading_list: chunk ids to read later.")
-    value: Scope | Evidence | ReadingList = Field(description=(
-        "scope: {year_min?, year_max?, authors?, document_ids?}; evidence: {items: "
-        "[{document_id, quote, chunk_id?}]}; reading_list: {chunk_ids: [...]}."))
+    kind: Kind = Field(description=(
+        "scope: filters for search_documents and timeline; evidence: quotes for verify_citations."))
+    value: Scope | Evidence = Field(description=(
+        "scope: {year_min?, year_max?, authors?, document_ids?} (at least one); evidence: {items: "
+        f"[{{document_id, quote, chunk_id?}}]}}. At most {MAX_LIST_LENGTH} ids, authors or items, "
+        f"and {MAX_VALUE_BYTES:,} bytes as compact JSON."))
     provenance: SessionProvenance = Field(description=(
         "Where the content came from: served (copied from this server's output), user_pasted, "
         "user_file, or session (derived from another entry). Recalled or invented content "
@@ -101,7 +104,7 @@ class SessionDeleteOutput(BaseModel):
     trace: Trace
 
 
-_KIND_OF = {Scope: "scope", Evidence: "evidence", ReadingList: "reading_list"}
+_KIND_OF = {Scope: "scope", Evidence: "evidence"}
 assert set(_KIND_OF.values()) == set(get_args(Kind))
 
 
@@ -157,26 +160,48 @@ def render_delete(out: SessionDeleteOutput) -> str:
     return f"{out.name}: {done}\n{render_trace(out.trace)}"
 
 
-_NOTE = ("Entries live in this server process only (least recently used dropped beyond its "
-         "limit). Cheap: in memory.")
+def _limits(ctx, full: bool = False) -> str:
+    """The store's limits as the server runs with them (max items from the environment)."""
+    total = f" and {MAX_TOTAL_BYTES:,} bytes in all" if full else ""
+    return (f"Entries live in this server process only: at most {ctx.sessions.max_items} "
+            f"({MAX_ITEMS_ENV}){total}, least recently used dropped beyond. Cheap: in memory.")
+
+
 SPECS = [
     ToolSpec(name="session_put", title="Store a session entry",
-             description=("Store a named scope, evidence list or reading list to reference later "
-                          'as {"session": name}: a scope in search_documents/timeline, evidence '
-                          "in verify_citations. Replaces an entry of the same name. State where "
-                          "the content came from; never store recalled content. " + _NOTE),
+             description=lambda ctx: (
+                 'Store a named entry to pass later as {"session": name}: a `scope` (year range, '
+                 "authors, document ids) as search_documents' or timeline's `scope`, or an "
+                 "`evidence` list (quotes with their document_id) as verify_citations' `evidence`. "
+                 "Use it to reuse filters across searches or to verify an answer's quotes in one "
+                 "call. Replaces an entry of the same name. State where the content came from "
+                 "(`provenance`); never store recalled or invented content. One value holds at "
+                 f"most {MAX_LIST_LENGTH} items and {MAX_VALUE_BYTES:,} bytes; entries dropped to "
+                 "make room are named in `evicted`. " + _limits(ctx, full=True)),
              input_model=SessionPutInput, output_model=SessionPutOutput, handler=put,
-             render=render_put, read_only=False, destructive=True, idempotent=True),
+             render=render_put, read_only=False, destructive=True, idempotent=True,
+             errors=(("invalid_argument", "a value not of its kind's shape, or over a limit"),)),
     ToolSpec(name="session_get", title="Read a session entry",
-             description="Read one stored entry with its provenance. " + _NOTE,
+             description=lambda ctx: (
+                 "Read one stored entry whole: kind, value, provenance, size and creation time "
+                 "(reading marks it recently used). Use it to recall what a scope or evidence "
+                 'list holds; to use one in a call, pass {"session": name} there instead. To find '
+                 "names, use session_list. " + _limits(ctx)),
              input_model=SessionNameInput, output_model=SessionGetOutput, handler=get,
-             render=render_get),
+             render=render_get, errors=(("not_found", "no entry of that name"),)),
     ToolSpec(name="session_list", title="List session entries",
-             description="List stored entries, most recently used first. " + _NOTE,
+             description=lambda ctx: (
+                 "List the stored entries, most recently used first: name, kind, provenance, size "
+                 "and bytes, never values (session_get reads one), with the store's limits and "
+                 "current total. Use it to find a name to reuse, read or delete. Listing does not "
+                 "change the order. " + _limits(ctx, full=True)),
              input_model=SessionListInput, output_model=SessionListOutput, handler=list_entries,
              render=render_list),
     ToolSpec(name="session_delete", title="Delete a session entry",
-             description="Delete one stored entry by name (answers deleted=false if absent). " + _NOTE,
+             description=lambda ctx: (
+                 "Delete one stored entry by name; `deleted` is false when there was none (not an "
+                 "error). Use it to drop an entry no longer wanted; replacing one needs no delete "
+                 "(session_put overwrites). " + _limits(ctx)),
              input_model=SessionNameInput, output_model=SessionDeleteOutput, handler=delete,
              render=render_delete, read_only=False, destructive=True, idempotent=True),
 ]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from serving.contract import Trace, timeline_preview
+from serving.contract import TIMELINE_PREVIEW, Trace, timeline_preview
 from serving.known_ids import require_known_documents
 from serving.schemas import Cite, PeriodOut, cite_of, render_trace
 from serving.context import ToolContext
-from serving.scope import Filters, resolve_filters
+from serving.scope import FILTER_ERRORS, Filters, resolve_filters
 from serving.tools import ToolSpec
 from serving.tools.search_documents import MAX_QUERY_CHARS, ModeName, render_header
 
@@ -20,7 +20,8 @@ class TimelineInput(Filters):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description=(
         "The topic to trace through the library, in English natural language."))
     limit: int = Field(20, ge=1, le=MAX_DOCUMENTS, description="Documents to return (one passage each).")
-    mode: ModeName | None = Field(None, description="Retrieval mode, as in search_documents.")
+    mode: ModeName | None = Field(None, description=(
+        "Retrieval mode as in search_documents; omit for the server's default."))
 
 
 class TimelineEntry(BaseModel):
@@ -79,14 +80,20 @@ def render(out: TimelineOutput) -> str:
     return "\n".join(lines)
 
 
+def describe(ctx: ToolContext) -> str:
+    return (
+        "Trace a topic through time: the best passage of each document on it (one per document, "
+        "up to `limit` documents), grouped by publication year, oldest first, undated last, each "
+        f"with a {TIMELINE_PREVIEW}-character preview and a cite line. Use it for 'how did thinking "
+        "on X evolve' or 'who wrote on X first'. Not for reading or quoting: previews are cut, "
+        "open a passage with get_passage. Same filters and period handling as search_documents; "
+        f"mode={ctx.config.default_mode} unless `mode` says otherwise. Cost: one query embedding, "
+        "like a search.")
+
+
 SPEC = ToolSpec(
     name="timeline",
     title="Topic timeline",
-    description=(
-        "Trace a topic through time: the best passage of each document on it, grouped by "
-        "publication year (oldest first, undated last), each with a short preview and a cite "
-        "line. Use it for 'how did thinking on X evolve' or 'who wrote on X first'. Not for "
-        "reading: previews are short, open a passage with get_passage. Same filters as "
-        "search_documents. Cost: one embedding, like a search."),
+    description=describe,
     input_model=TimelineInput, output_model=TimelineOutput, handler=handle, render=render,
-    window="timeline_preview")
+    window="timeline_preview", errors=FILTER_ERRORS)

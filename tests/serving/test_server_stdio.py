@@ -14,16 +14,17 @@ TOOLS = {"search_documents", "get_passage", "list_documents", "timeline", "verif
          "verify_citations", "corpus_status", "search_graph", "expand_entity", "connect_entities",
          "session_put", "session_get", "session_list", "session_delete"}
 WRITERS = {"session_put", "session_delete"}
-MAX_DESCRIPTION = 1000
 
 
 def test_tool_set_schemas_and_prompt(served_home):
     async def scenario(session):
         prompt = await session.get_prompt("research_protocol", {"question": "Is VaR subadditive?"})
         return ((await session.list_tools()).tools, (await session.list_prompts()).prompts,
-                prompt.messages[0].content.text)
+                prompt.messages[0].content.text, session.instructions)
 
-    tools, prompts, protocol = run_session(served_home, scenario, warm_up=False)
+    tools, prompts, protocol, instructions = run_session(served_home, scenario, warm_up=False)
+    for word in ("invalid_argument", "not_found", "incoherent_state", "`rebuild`", "corpus_status"):
+        assert word in instructions, word  # the error model, where every client shows it
     assert {t.name for t in tools} == TOOLS and len(tools) == len(TOOLS)
     for tool in tools:
         schema = tool.input_schema
@@ -31,7 +32,7 @@ def test_tool_set_schemas_and_prompt(served_home):
         for name, prop in schema.get("properties", {}).items():
             assert prop.get("description"), (tool.name, name)
         assert tool.output_schema and "trace" in tool.output_schema["properties"], tool.name
-        assert tool.title and 80 < len(tool.description) <= MAX_DESCRIPTION, tool.name
+        assert tool.title and "Errors: " in tool.description, tool.name  # wording: tools/test_descriptions.py
         assert tool.annotations.read_only_hint is (tool.name not in WRITERS), tool.name
     mode = next(t for t in tools if t.name == "search_documents").input_schema["properties"]["mode"]
     enums = [option.get("enum") for option in mode.get("anyOf", [mode]) if option.get("enum")]
@@ -58,7 +59,7 @@ def test_bad_arguments_are_structured_errors_and_the_server_keeps_answering(serv
     assert not status.is_error and status.structured_content["coherent"]
 
 
-def test_incoherent_state_makes_every_tool_name_the_rebuild(served_copy):
+def test_incoherent_state_makes_every_tool_but_corpus_status_name_the_rebuild(served_copy):
     layout = StateLayout(served_copy)
     atomic_write_json(layout.signature_file, {"signature": "000000000000"})
 
@@ -68,6 +69,12 @@ def test_incoherent_state_makes_every_tool_name_the_rebuild(served_copy):
 
     results = run_session(served_copy, scenario, warm_up=False)
     assert set(results) == TOOLS
+    status = results.pop("corpus_status")
+    assert not status.is_error, status.content[0].text
+    report = status.structured_content
+    assert report["coherent"] is False and report["rebuild"] == ["quant-rag ingest"]
+    assert "recorded signature is stale" in report["problem"] and report["documents"] == 3
+    assert "NOT COHERENT" in status.content[0].text
     for name, result in results.items():
         error = assert_error(result, "incoherent_state", "recorded signature")
         assert "quant-rag ingest" in error["rebuild"], name

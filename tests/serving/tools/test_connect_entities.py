@@ -12,3 +12,13 @@ def test_connect_entities_over_stdio(served_home):
 
     connect = run_calls(served_home, scenario, warm_up=False)
     assert connect["results"] and connect["documents"]
+
+
+def test_entities_are_named_as_in_expand_entity(invoke):
+    def meet(a, b):
+        return invoke("connect_entities", {"entity_a": a, "entity_b": b}).structured_content
+
+    canonical = meet("CVaR", "VaR")
+    assert canonical["results"] and meet("cvar", "VAR")["results"] == canonical["results"]
+    alias = meet("conditional value at risk", "VaR")   # an alias: the same entity, matched exactly
+    assert (alias["a"][0]["key"], alias["a"][0]["weight"]) == (canonical["a"][0]["key"], 1.0)

@@ -34,3 +34,29 @@ def test_get_passage_neighbours_and_offset(context, invoke):
     assert middle.text[later["offset"]:].rstrip() == later["text"] and later["offset"] <= space
     past = invoke("get_passage", {"chunk_id": middle.chunk_id, "offset": len(middle.text) + 1})
     assert past.is_error and past.structured_content["error"]["fields"] == ["offset"]
+
+
+def test_a_long_passage_is_read_in_windows_by_next_offset(context, invoke, monkeypatch):
+    """The description's paging: `truncated`, `remaining_chars`, `next_offset` as the next
+    `offset`, `continuation` spelling that call; the windows together are the passage. The window
+    is shrunk (every fixture passage fits the real one)."""
+    import serving.tools.get_passage as tool
+
+    monkeypatch.setattr(tool, "PASSAGE_WINDOW", 300)
+    passage = max(context.engine.reader.passages.values(), key=lambda p: len(p.text))
+    assert len(passage.text) > 700
+    offset, windows = 0, []
+    while True:
+        served = invoke("get_passage", {"chunk_id": passage.chunk_id, "offset": offset,
+                                        "neighbours": 0}).structured_content["passage"]
+        assert served["offset"] == offset and len(served["text"]) <= 300
+        assert passage.text[offset:].startswith(served["text"])
+        windows.append(served)
+        if not served["truncated"]:
+            assert served["next_offset"] is None and served["remaining_chars"] == 0
+            break
+        offset = served["next_offset"]
+        assert served["remaining_chars"] == len(passage.text) - offset
+        assert served["continuation"] == f'get_passage(chunk_id="{passage.chunk_id}", offset={offset})'
+    assert len(windows) >= 3
+    assert "".join("".join(w["text"].split()) for w in windows) == "".join(passage.text.split())

@@ -25,3 +25,14 @@ def test_list_documents_filters_and_pages(invoke):
     assert [d["title"] for d in titled["documents"]] == ["Measures of Dispersion"]
     dated = invoke("list_documents", {"year_max": 2016}).structured_content
     assert [d["year"] for d in dated["documents"]] == [2015]
+
+
+def test_year_bounds_are_inclusive_and_undated_documents_come_last(invoke):
+    """The description's claims: inclusive bounds, a bound drops undated documents, undated last."""
+    def years(**arguments):
+        return [d["year"] for d in invoke("list_documents", arguments).structured_content["documents"]]
+
+    assert years() == [2019, 2015, None]
+    assert years(year_min=2015, year_max=2015) == [2015]
+    assert years(year_min=2015, year_max=2019) == [2019, 2015]
+    assert years(year_min=2019) == [2019] and years(year_max=2015) == [2015]

@@ -103,3 +103,27 @@ def test_a_narrow_scope_fills_the_limit_and_the_period_says_its_rule(context, in
     assert (dated["period"]["year_min"], dated["period"]["year_max"]) == (2015, 2015)
     assert "a 2015 publication" in dated["period"]["note"] and dated["searched_text"] == "What did a study say about kurtosis?"
     assert isinstance(dated["no_answer_likely"], bool) and dated["evidence"] is not None
+
+
+def test_the_description_states_what_the_server_does(served_home):
+    """Mode, per-document cap (with and without fill), abstention threshold and the caller's
+    bound winning over the query's period: each as the description renders it for its config."""
+    from serving.server import ServingContext, call_tool
+    from serving.tools.search_documents import SPEC
+
+    def run(config, **arguments):
+        ctx = ServingContext(StateLayout(served_home), config)
+        out = call_tool(SPEC, ctx, {"query": "variance and standard deviation of returns", **arguments})
+        return SPEC.describe(ctx), out.structured_content
+
+    capped = ServedConfig(default_mode="dense", per_document=1, fill_limit=False, abstain_below=1.01)
+    text, out = run(capped, limit=10)
+    assert out["mode"] == "dense" and "mode=dense unless" in text
+    documents = [p["document_id"] for p in out["results"]]
+    assert len(documents) == len(set(documents)) == 3 and "at most 1 per document," in text
+    assert out["no_answer_likely"] and "below 1.01 " in text
+    filled = ServedConfig(per_document=1, fill_limit=True, abstain_below=0.0)
+    text, out = run(filled, limit=5, query="kurtosis of papers published before 2018", year_max=2019)
+    assert len(out["results"]) == 5 and "at most 1 per document (more when fewer documents match)" in text
+    assert not out["no_answer_likely"] and "below 0.0 " in text
+    assert out["period"]["year_max"] == 2019 and out["period"]["source_max"] == "caller"

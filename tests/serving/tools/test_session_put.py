@@ -17,3 +17,25 @@ def test_session_put_over_stdio(served_home):
 
     put = run_calls(served_home, scenario, warm_up=False)
     assert put["entry"]["name"] == "recent" and put["entry"]["provenance"] == "user_pasted"
+
+
+def test_the_limits_the_description_quotes_are_enforced(served_home, monkeypatch):
+    from corpus.config import ServedConfig
+    from corpus.state import StateLayout
+    from serving.server import ServingContext, call_tool
+    from serving.sessions import MAX_ITEMS_ENV, MAX_VALUE_BYTES
+    from serving.tools.sessions import SPECS
+
+    monkeypatch.setenv(MAX_ITEMS_ENV, "2")
+    ctx = ServingContext(StateLayout(served_home), ServedConfig())
+    put = SPECS[0]
+    assert f"at most 2 ({MAX_ITEMS_ENV})" in put.describe(ctx) and f"{MAX_VALUE_BYTES:,} bytes" in put.describe(ctx)
+    evicted = [call_tool(put, ctx, {"name": name, "kind": "scope", "provenance": "served",
+                                    "value": {"year_min": 2000}}).structured_content["evicted"]
+               for name in ("a", "b", "c")]
+    assert evicted == [[], [], ["a"]]
+    items = [{"document_id": "doc-0000000000000000", "quote": "é" * 5000}] * 400  # 4 MB of JSON
+    big = call_tool(put, ctx, {"name": "big", "kind": "evidence", "provenance": "user_file",
+                               "value": {"items": items}})
+    assert big.is_error and big.structured_content["error"]["code"] == "invalid_argument"
+    assert f"{MAX_VALUE_BYTES}-byte limit" in big.structured_content["error"]["message"]

@@ -17,3 +17,35 @@ def test_verify_citations_over_stdio(served_home):
 
     batch = run_calls(served_home, scenario)
     assert batch["summary"]["verified"] == 1 and batch["evidence_provenance"] == "served"
+
+
+def test_an_unknown_id_is_an_error_in_both_verify_tools(context, invoke):
+    """One meaning of `not_found`: a status is a served document without the quote; an unknown id
+    is a not_found error naming every such item, and nothing is checked."""
+    chunk = next(iter(context.engine.reader.passages.values()))
+    good = {"document_id": chunk.document_id, "quote": chunk.text[:60]}
+    words = chunk.text.split()[:10]
+    altered = " ".join(words[:5] + ["zebra"] + words[6:])   # one word changed: a near miss
+    absent = {"document_id": chunk.document_id, "quote": altered}
+    unknown_doc = {"document_id": "doc-0000000000000000", "quote": "a quote long enough"}
+    unknown_chunk = {**good, "chunk_id": "chunk-0000000000000000"}
+    one = invoke("verify_citation", unknown_doc)
+    assert one.is_error and one.structured_content["error"]["code"] == "not_found"
+    assert one.structured_content["error"]["fields"] == ["document_id"]
+    batch = invoke("verify_citations", {"citations": [good, unknown_doc, absent, unknown_chunk]})
+    assert batch.is_error and batch.structured_content["error"]["code"] == "not_found"
+    assert batch.structured_content["error"]["fields"] == ["citations.1.document_id", "citations.3.chunk_id"]
+    checked = invoke("verify_citations", {"citations": [good, absent]}).structured_content
+    assert [r["status"] for r in checked["results"]] == ["verified", "not_found"]
+    assert checked["results"][1]["closest"]["word_edits"] >= 1
+    assert invoke("verify_citation", absent).structured_content["status"] == "not_found"
+
+    invoke("session_put", {"name": "ev-unknown", "kind": "evidence", "provenance": "served",
+                           "value": {"items": [good, unknown_doc]}})
+    stored = invoke("verify_citations", {"evidence": {"session": "ev-unknown"}})
+    assert stored.structured_content["error"]["fields"] == ["evidence.items.1.document_id"]
+    invoke("session_put", {"name": "ev-short", "kind": "evidence", "provenance": "served",
+                           "value": {"items": [good, {**good, "quote": "short"}]}})
+    short = invoke("verify_citations", {"evidence": {"session": "ev-short"}})
+    assert short.structured_content["error"]["code"] == "invalid_argument"
+    assert short.structured_content["error"]["fields"] == ["evidence.items.1.quote"]

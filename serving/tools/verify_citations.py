@@ -1,0 +1,104 @@
+"""verify_citations: many quotes, or a stored evidence session, checked in one call."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+from serving.citation import MAX_BATCH, MAX_BATCH_BYTES, CitationResult, verify_batch
+from serving.contract import Trace
+from serving.errors import InvalidArgument, describe_validation_error
+from serving.schemas import render_trace
+from serving.tools import ToolInput, ToolSpec
+from serving.tools.sessions import SessionRef, evidence_from_session
+from serving.tools.verify_citation import WHEN, CitationItem, render_result, require_known
+
+
+class VerifyCitationsInput(ToolInput):
+    citations: list[CitationItem] | None = Field(None, min_length=1, max_length=MAX_BATCH, description=(
+        f"Quotes to check, in order: 1 to {MAX_BATCH} items {{document_id, quote, chunk_id?}}."))
+    evidence: SessionRef | None = Field(None, description=(
+        'A stored `evidence` session to check instead of `citations`, e.g. {"session": "answer-1"}.'))
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> "VerifyCitationsInput":
+        if (self.citations is None) == (self.evidence is None):
+            raise ValueError("give exactly one of `citations` or `evidence`")
+        size = sum(len(c.quote.encode("utf-8")) for c in self.citations or [])
+        if size > MAX_BATCH_BYTES:
+            raise ValueError(f"quotes total {size} bytes; at most {MAX_BATCH_BYTES} per call")
+        return self
+
+
+class Summary(BaseModel):
+    checked: int
+    verified: int
+    verified_normalised: int
+    not_found: int
+
+
+class VerifyCitationsOutput(BaseModel):
+    summary: Summary
+    results: list[CitationResult]
+    evidence_provenance: str | None = Field(description="Provenance of the evidence session used.")
+    trace: Trace
+
+
+class _EvidenceItems(ToolInput):
+    items: list[CitationItem]
+
+
+class _EvidenceItems(ToolInput):
+    items: list[CitationItem]
+
+
+def _session_items(ctx, name: str) -> tuple[list[dict], str]:
+    """An evidence session's items, held to the limits a `citations` list is held to."""
+    items, provenance = evidence_from_session(ctx, name)
+    try:
+        checked = _EvidenceItems.model_validate({"items": items}).items
+    except ValidationError as exc:
+        error = describe_validation_error(exc)
+        raise InvalidArgument(f"evidence session {name!r}: {error.message}",
+                              fields=[f"evidence.{f}" for f in error.fields]) from exc
+    return [item.model_dump() for item in checked], provenance
+
+
+def handle_batch(ctx, args: VerifyCitationsInput) -> VerifyCitationsOutput:
+    provenance = None
+    if args.evidence is not None:
+        items, provenance = _session_items(ctx, args.evidence.session)
+        where = "evidence.items"
+    else:
+        items, where = [item.model_dump() for item in args.citations or []], "citations"
+    reader = ctx.engine.reader
+    require_known(reader, items, where)
+    results = verify_batch(reader, items)
+    statuses = [r.status for r in results]
+    summary = Summary(checked=len(results), verified=statuses.count("verified"),
+                      verified_normalised=statuses.count("verified_normalised"),
+                      not_found=statuses.count("not_found"))
+    return VerifyCitationsOutput(summary=summary, results=results,
+                                 evidence_provenance=provenance, trace=ctx.trace(None))
+
+
+def render_batch(out: VerifyCitationsOutput) -> str:
+    s = out.summary
+    head = (f"{s.checked} checked: {s.verified} verified, {s.verified_normalised} verified after "
+            f"normalisation, {s.not_found} not found")
+    return "\n".join([head, *map(render_result, out.results), render_trace(out.trace)])
+
+
+SPEC = ToolSpec(
+    name="verify_citations", title="Verify several quotes",
+    description=(f"Check up to {MAX_BATCH} quotes ({MAX_BATCH_BYTES:,} bytes in all), or a "
+                 "stored `evidence` session, in one call: one verify_citation result each, in "
+                 "order, and a summary; each document is read once. Matching and quote bounds as "
+                 "in verify_citation. " + WHEN + " The ids of every item are checked first: "
+                 "one unknown id fails the call and `fields` names every such item."),
+    input_model=VerifyCitationsInput, output_model=VerifyCitationsOutput,
+    handler=handle_batch, render=render_batch,
+    errors=(("not_found", "an unknown document_id or chunk_id in any item, or an unknown "
+                          "evidence session"),
+            ("invalid_argument", "both or neither of citations and evidence, too many quotes "
+                                 "or bytes, a quote out of bounds, a session that is not "
+                                 "evidence")))
