@@ -2,5 +2,5 @@
 
 PARSER_VERSION = "parse-v1"
 CHUNKER_VERSION = "chunk-v1"
-CONTRACT_VERSION = "1.0.0"
+CONTRACT_VERSION = "1.1.0"  # 1.1: corpus_status answers on a broken state (problem, rebuild; counts may be null)
 SERVER_VERSION = "0.1.0"
