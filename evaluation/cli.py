@@ -108,7 +108,7 @@ def summarise(result: RunResult) -> dict:
     target = result.target
     summary.update(benchmark=target.benchmark, benchmark_hash=target.benchmark_hash,
                    corpus_signature=target.signature, config_hash=target.config_hash,
-                   model=target.config.embedding_model, modes=result.arms,
+                   profile=target.profile, model=target.config.embedding_model, modes=result.arms,
                    questions=len(target.questions), skipped=target.skipped, **_side_facts(result))
     return summary
 
@@ -134,6 +134,7 @@ def log_runs(result: RunResult, summary: dict, mlflow_dir: Path) -> dict[str, st
                       "model": target.config.embedding_model, "mode": mode, "arm": arm,
                       "reference_arm": reference, "benchmark": target.benchmark,
                       "benchmark_hash": target.benchmark_hash, "evaluation_id": evaluation_id,
+                      "profile": target.profile,
                       "questions": len(rows)}
             records = [r for r in result.records if r["arm"] == arm]
             run_ids[arm] = log_evaluation(uri, EXPERIMENT, params, metrics, records, plot,
@@ -182,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(summary, indent=1, sort_keys=False))
     else:
         print(f"{summary['benchmark']} · signature {summary['corpus_signature']} · config "
-              f"{summary['config_hash']} · {summary['questions']} questions · skipped {summary['skipped']}")
+              f"{summary['config_hash']} · profile {summary['profile']} · {summary['questions']} questions"
+              f" · skipped {summary['skipped']}")
         print(format_table(summary))
     return 0

@@ -23,6 +23,7 @@ from evaluation.beir_state import build_beir_state
 from evaluation.datasets import (GoldQuoteNotFound, chunk_documents, gold_passages, library_file_map,
                                  load_beir, load_library_questions, questions_hash)
 from evaluation.metrics import MISS_K, NDCG_K, RECALL_KS, score_query
+from evaluation.profiles import describe as describe_profile, with_profile
 from serving.coherence import check_state
 from serving.contract import WINDOWS
 from serving.engine import Engine, Retrieval
@@ -60,6 +61,7 @@ class Target:
     item_of: Callable[[str], str]             # chunk_id -> the id qrels use
     doc_of: dict[str, str] | None = None      # graded nDCG neighbour credit (library only)
     skipped: dict[str, int] = field(default_factory=dict)
+    profile: str = "none"                     # the corpus's ranking profile (evaluation/profiles.py)
 
     @property
     def config(self) -> ServedConfig:
@@ -118,12 +120,13 @@ def beir_target(home: StateLayout, config: ServedConfig, folder: Path, split: st
                 limit: int | None = None) -> Target:
     """A BEIR set over its scratch state (indexed on first use, cached after)."""
     beir = load_beir(folder, split)
+    config = with_profile(config, beir.name)
     state = build_beir_state(home, beir, config)
     engine = Engine(state.layout, config, signature=state.signature)
     corpus_of = state.corpus_of
     questions = [Question(qid, text, beir.qrels[qid]) for qid, text in beir.queries.items()]
     return Target(f"{beir.name}-{beir.split}", beir.content_hash[:12], engine, state.signature,
-                  questions[:limit], corpus_of.__getitem__)
+                  questions[:limit], corpus_of.__getitem__, profile=describe_profile(beir.name))
 
 
 def retrieve(engine: Engine, text: str, arm_spec: str) -> tuple[Retrieval, tuple[int | None, int | None]]:

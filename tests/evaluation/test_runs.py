@@ -13,6 +13,7 @@ from corpus.state import StateLayout
 from evaluation.beir_state import build_beir_state, scratch_layout
 from evaluation.datasets import load_beir
 from evaluation.arms import arm_engine, parse_arm
+from evaluation.profiles import describe as describe_profile, with_profile
 from evaluation.runs import PLACEBO, arm_modes, beir_target, run_arms
 
 TOPICS = ["volcanic ash aviation", "sourdough fermentation yeast", "glacier meltwater runoff",
@@ -110,5 +111,25 @@ def test_an_arm_with_another_analyser_searches_an_index_built_with_it(tiny):
         assert stemmed.reader is base.reader and stemmed.bm25 is not base.bm25
         assert stemmed.bm25.manifest["analyzer"] == stemmed.config.analyzer.name != base.config.analyzer.name
         assert arm_engine(base, base.config) is base
+    finally:
+        target.close()
+
+
+def test_a_corpus_with_a_profile_runs_under_it_and_says_so(tiny, tmp_path):
+    folder, home = tiny
+    plain = beir_target(home, ServedConfig(), folder)
+    plain.close()
+    assert plain.profile == "none" and plain.config == ServedConfig()
+    # the same corpus under the name of a profiled benchmark: its overrides apply, arms stack on top
+    named = write_beir(tmp_path / "tatqa")
+    target = beir_target(home, ServedConfig(), named)
+    try:
+        assert target.profile == describe_profile("tatqa") != "none"
+        assert target.config == with_profile(ServedConfig(), "tatqa") != ServedConfig()
+        assert target.config.fusion == "convex"
+        # the profile written as arm overrides is the same configuration: reproducible on any bench
+        assert parse_arm("hybrid+" + target.profile).config(ServedConfig()) == target.config
+        result = run_arms(target, ["hybrid", "hybrid+fusion=rrf"])
+        assert {r["id"] for r in result.records} == {q.id for q in target.questions}
     finally:
         target.close()
