@@ -31,7 +31,8 @@ def _acquire(fd: int, path: Path, wait_seconds: float) -> None:
         except BlockingIOError:
             if time.monotonic() >= deadline:
                 holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
-                raise WriterBusyError(f"another writer holds {path} (pid {holder}); retry when it ends") from None
+                raise WriterBusyError(f"another writer (pid {holder}) holds the writer lock ({path.name} in "
+                                      f"the state directory, QUANT_RAG_HOME); retry when it ends") from None
             time.sleep(POLL_SECONDS)
 
 

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from corpus.lock import WriterBusyError
 from corpus.state import StateLayout
 
 
@@ -20,22 +21,31 @@ def ingest(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     from orchestration.console import closing_summary, use_terminal
     use_terminal(verbose=args.verbose)
+    from ingest.intake import Intake, collect_paths
     from ingest.library import library_files
     from orchestration.runner import ingest as run_ingest
     if args.paths:
-        files = [(p, None) for root in args.paths for p in (sorted(root.rglob("*")) if root.is_dir() else [root]) if p.is_file()]
+        intake = collect_paths(args.paths)
     else:
-        files = library_files()[: args.limit] if args.limit else library_files()
+        intake = Intake(files=library_files()[: args.limit] if args.limit else library_files())
+    files = intake.files
     layout = StateLayout.from_env()
+    for path, reason in intake.skipped.items():
+        print(f"skipped {path}: {reason}", file=sys.stderr)
     print(f"ingesting {len(files)} files into {layout.root}", file=sys.stderr)
-    report = run_ingest(layout, [(Path(p), key) for p, key in files])
+    try:
+        report = run_ingest(layout, intake)
+    except WriterBusyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     failed = [name for name, passed in report.checks.items() if not passed]
     if args.json:
         print(json.dumps({"documents": report.documents, "registered": len(report.registered),
                           "already_known": len(report.already_known), "set_aside": report.set_aside,
+                          "skipped": report.skipped,
                           "signature": report.signature, "checks_failed": failed}, indent=1))
     print(closing_summary(layout, report, failed), file=sys.stderr)
-    nothing_ingested = bool(files) and not report.registered and not report.already_known
+    nothing_ingested = bool(files or intake.skipped) and not report.registered and not report.already_known
     return 1 if failed or nothing_ingested else 0
 
 
@@ -55,7 +65,12 @@ def remove(argv: list[str]) -> int:
         print(f"error: {document_id} is not registered; nothing removed "
               f"(the list_documents tool lists the registered ids)", file=sys.stderr)
         return 1
-    print(json.dumps({"removed": document_id, "signature": run_remove(layout, document_id)}))
+    try:
+        signature = run_remove(layout, document_id)
+    except WriterBusyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps({"removed": document_id, "signature": signature}))
     return 0
 
 

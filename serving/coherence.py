@@ -135,7 +135,7 @@ def check_state(layout: StateLayout, config: ServedConfig) -> CoherenceReport:
     report = CoherenceReport(signature=computed)
     if not layout.registered_document_ids():
         report.artefacts.append(Artefact("corpus documents", "missing", None,
-                                         f"no registered document under {layout.root}"))
+                                         "no registered document in the state directory (QUANT_RAG_HOME)"))
     recorded = recorded_signature(layout)
     report.artefacts.append(_judge("recorded signature", recorded, computed))
     for name, probe in PROBES:

@@ -7,6 +7,8 @@ instead of a traceback.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -55,6 +57,18 @@ class IncoherentState(ServingError):
 
 class Unavailable(ServingError):
     code: ErrorCode = "unavailable"
+
+
+STATE_VARIABLE = "$QUANT_RAG_HOME"
+
+
+def without_state_paths(text: str, root: Path) -> str:
+    """An error names the artefact relative to the state directory's variable, never the host's
+    absolute path (`$QUANT_RAG_HOME/vectors/...`): the client needs the artefact, not the disk."""
+    for form in sorted({str(root), str(Path(root).resolve())}, key=len, reverse=True):
+        if form != "/":
+            text = re.sub(re.escape(form) + r"(?![^/\s'\"),;:\]])", STATE_VARIABLE, text)
+    return text
 
 
 def describe_validation_error(exc: Exception) -> InvalidArgument:

@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -30,7 +31,7 @@ from serving.coherence import CoherenceReport, check_state
 from serving.contract import WINDOWS, Trace, make_trace
 from serving.engine import Engine
 from serving.errors import (IncoherentState, InvalidArgument, ServingError,
-                            describe_validation_error)
+                            describe_validation_error, without_state_paths)
 from serving.schemas import render_trace
 from serving.tools import ToolSpec
 from serving.toolset import all_tools
@@ -96,8 +97,10 @@ class _RawArguments(ArgModelBase):
         return {"arguments": dict(self.model_extra or {})}
 
 
-def error_result(error: ServingError, trace: Trace) -> CallToolResult:
+def error_result(error: ServingError, trace: Trace, state_root: Path | None = None) -> CallToolResult:
     detail = error.detail()
+    if state_root is not None:
+        detail.message = without_state_paths(detail.message, state_root)
     text = f"error ({detail.code}): {detail.message}\n{render_trace(trace)}"
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True,
                           structured_content={"error": detail.model_dump(mode="json"),
@@ -122,7 +125,7 @@ def call_tool(spec: ToolSpec, context: ServingContext, arguments: dict[str, Any]
     except Exception:  # a bug or a broken store: logged with its traceback on stderr only
         log.exception("tool %s failed", spec.name)
         error = ServingError(f"internal error in {spec.name}; the server logged the details")
-    return error_result(error, context.trace(spec.window))
+    return error_result(error, context.trace(spec.window), context.layout.root)
 
 
 def build_tool(spec: ToolSpec, context: ServingContext) -> Tool:
