@@ -14,6 +14,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.prompts import Prompt
 from mcp.server.mcpserver.tools import Tool
@@ -27,6 +29,7 @@ from corpus.ids import InvalidIdError
 from corpus.state import StateLayout
 from corpus.versions import SERVER_VERSION
 from serving import prompt
+from serving.cancel import run_with_flag
 from serving.coherence import CoherenceReport, check_state
 from serving.contract import WINDOWS, Trace, make_trace
 from serving.engine import Engine
@@ -128,9 +131,24 @@ def call_tool(spec: ToolSpec, context: ServingContext, arguments: dict[str, Any]
     return error_result(error, context.trace(spec.window), context.layout.root)
 
 
+async def _raise_when_cancelled(flag: threading.Event) -> None:
+    try:
+        await anyio.sleep_forever()
+    finally:
+        flag.set()  # cancelled: the client gave up (or the call is over, when it no longer matters)
+
+
 def build_tool(spec: ToolSpec, context: ServingContext) -> Tool:
-    def run(arguments: dict[str, Any]) -> CallToolResult:
-        return call_tool(spec, context, arguments)
+    async def run(arguments: dict[str, Any]) -> CallToolResult:
+        # The call runs in a worker thread, which cannot be interrupted. When the client gives up,
+        # the SDK cancels this task: the watcher raises the flag the thread's work checks, and the
+        # task still waits for the thread (so the SDK's thread limit keeps bounding the work).
+        flag = threading.Event()
+        async with anyio.create_task_group() as group:
+            group.start_soon(_raise_when_cancelled, flag)
+            result = await anyio.to_thread.run_sync(run_with_flag, flag, call_tool, spec, context, arguments)
+            group.cancel_scope.cancel()
+        return result
 
     annotations = ToolAnnotations(title=spec.title, read_only_hint=spec.read_only,
                                   destructive_hint=spec.destructive if not spec.read_only else None,
@@ -138,7 +156,7 @@ def build_tool(spec: ToolSpec, context: ServingContext) -> Tool:
     return Tool(fn=run, name=spec.name, title=spec.title, description=spec.description,
                 parameters=spec.input_model.model_json_schema(),
                 fn_metadata=FuncMetadata(arg_model=_RawArguments, output_schema=published_schema(spec)),
-                is_async=False, annotations=annotations)
+                is_async=True, annotations=annotations)
 
 
 def published_schema(spec: ToolSpec) -> dict[str, Any]:
