@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from corpus.state import HOME_ENV
+
 ErrorCode = Literal["invalid_argument", "not_found", "incoherent_state", "unavailable", "internal"]
 
 
@@ -59,7 +61,7 @@ class Unavailable(ServingError):
     code: ErrorCode = "unavailable"
 
 
-STATE_VARIABLE = "$QUANT_RAG_HOME"
+STATE_VARIABLE = f"${HOME_ENV}"
 
 
 def without_state_paths(text: str, root: Path) -> str:
