@@ -90,14 +90,22 @@ def register_batch(layout: StateLayout, intake: Intake) -> list[Registration]:
     return [register_file(layout, path, key, name=intake.met.get(path, path).name) for path, key in intake.files]
 
 
-def register_locked(layout: StateLayout, intake: Intake, wait_seconds: float = 0.0) -> list[Registration]:
-    """Take the writer lock (WriterBusyError if another writer holds it), record the intent with
-    the resolved paths, register, close the intent."""
-    with writer_lock(layout.lock_file, wait_seconds=wait_seconds):
+def take_inbox(layout: StateLayout) -> tuple[Intake, list[Registration]]:
+    """Empty the inbox the writer's way: under the writer lock (WriterBusyError while another
+    writer holds it) and inside a journal intent naming the resolved paths, register its files,
+    set aside what cannot be read, and remove both from the inbox."""
+    if not any(not p.name.startswith(".") for p in layout.inbox.iterdir()):
+        return Intake(), []
+    with writer_lock(layout.lock_file):
+        intake = collect_inbox(layout.inbox)
         intent = open_intent(layout, "ingest", [], {"files": [str(p) for p, _ in intake.files]})
         registrations = register_batch(layout, intake)
+        for entry, reason in intake.skipped.items():
+            set_aside_inbox_entry(layout, Path(entry), reason)
+        for path, _ in intake.files:
+            intake.met[path].unlink(missing_ok=True)  # registered (copied under its id) or quarantined
         close_intent(intent)
-    return registrations
+    return intake, registrations
 
 
 def set_aside_inbox_entry(layout: StateLayout, path: Path, reason: str) -> None:

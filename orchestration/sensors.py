@@ -7,7 +7,7 @@ import dagster as dg
 from assets.partitions import documents_partitions
 from corpus.lock import WriterBusyError
 from corpus.state import StateLayout
-from ingest.intake import collect_inbox, register_locked, set_aside_inbox_entry
+from ingest.intake import take_inbox
 from orchestration.jobs import corpus_job, document_job
 
 
@@ -17,18 +17,14 @@ def inbox_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.Sk
     """Registration goes through the writer's own path (writer lock, journal intent); while
     another writer holds the lock the tick is skipped and the files wait in the inbox."""
     layout = StateLayout.from_env().ensure()
-    intake = collect_inbox(layout.inbox)
-    if not intake.files and not intake.skipped:
-        return dg.SkipReason("the inbox is empty")
     try:
-        registrations = register_locked(layout, intake)
+        intake, registrations = take_inbox(layout)
     except WriterBusyError as exc:
         return dg.SkipReason(f"{exc}; the inbox is read again at the next tick")
+    if not intake.files and not intake.skipped:
+        return dg.SkipReason("the inbox is empty")
     for entry, reason in intake.skipped.items():
-        set_aside_inbox_entry(layout, Path(entry), reason)
         context.log.warning(f"{Path(entry).name} skipped: {reason}")
-    for path, _ in intake.files:
-        intake.met[path].unlink(missing_ok=True)  # registered (copied under its id) or quarantined
     known = set(context.instance.get_dynamic_partitions(documents_partitions.name))
     new_ids: list[str] = []
     for registration in registrations:

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from corpus.state import StateLayout, read_json
-from ingest.intake import DANGLING, OUTSIDE_INBOX, collect_inbox, collect_paths, register_locked
+from ingest.intake import DANGLING, OUTSIDE_INBOX, collect_inbox, collect_paths, register_batch
 from ingest.library import LIBRARY_ROOT
 
 LECTURE = LIBRARY_ROOT / "markdown/quantopian_lecture07_variance.md"
@@ -48,7 +48,7 @@ def test_the_cli_follows_a_link_it_is_given_and_records_the_resolved_path(tmp_pa
     assert {Path(p).name: r for p, r in intake.skipped.items()} == {
         "gone.md": DANGLING, "pipe.md": "a FIFO (named pipe), not a regular file", "missing.pdf": "no such file"}
     layout = StateLayout(tmp_path / "state").ensure()
-    [registration] = register_locked(layout, intake)
+    [registration] = register_batch(layout, intake)
     assert registration.name == "x.md" and registration.new  # the name the user gave
-    [done] = (layout.journal / "done").glob("*.json")
-    assert read_json(done)["detail"]["files"] == [str(real.resolve())]
+    record = read_json(layout.registry_entry(registration.document_id))
+    assert record["original_name"] == "x.md" and record["bytes"] == real.stat().st_size
