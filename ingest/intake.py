@@ -60,10 +60,13 @@ def collect_paths(paths: list[Path]) -> Intake:
     intake = Intake()
     for root in paths:
         walked = sorted(root.rglob("*")) if root.is_dir() else [root]
+        met = len(intake.files) + len(intake.skipped)
         for path in walked:
             if path.is_dir() and not path.is_symlink():
                 continue  # a folder met in a walk is walked (rglob does not follow linked folders)
             _take(intake, path, None)
+        if root.is_dir() and len(intake.files) + len(intake.skipped) == met:
+            intake.skipped[str(root)] = "a folder with no file in it"
     return intake
 
 

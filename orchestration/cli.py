@@ -19,20 +19,26 @@ def ingest(argv: list[str]) -> int:
     parser.add_argument("--verbose", action="store_true", help="also print Dagster's event log (it is always in Dagster)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     args = parser.parse_args(argv)
-    from orchestration.console import closing_summary, use_terminal
-    use_terminal(verbose=args.verbose)
     from ingest.intake import Intake, collect_paths
     from ingest.library import library_files
-    from orchestration.runner import ingest as run_ingest
     if args.paths:
         intake = collect_paths(args.paths)
     else:
         intake = Intake(files=library_files()[: args.limit] if args.limit else library_files())
     files = intake.files
+    if args.paths and not files:  # nothing to read: say why for each path, and touch no state
+        if args.json:
+            print(json.dumps({"registered": 0, "skipped": intake.skipped}, indent=1))
+        for path, reason in intake.skipped.items():
+            print(f"skipped {path}: {reason}", file=sys.stderr)
+        print("error: no file to ingest among the given paths", file=sys.stderr)
+        return 1
+    from orchestration.console import closing_summary, use_terminal
+    use_terminal(verbose=args.verbose)
+    from orchestration.runner import ingest as run_ingest
     layout = StateLayout.from_env()
-    for path, reason in intake.skipped.items():
-        print(f"skipped {path}: {reason}", file=sys.stderr)
-    print(f"ingesting {len(files)} files into {layout.root}", file=sys.stderr)
+    skipped = f" ({len(intake.skipped)} path(s) skipped, listed at the end)" if intake.skipped else ""
+    print(f"ingesting {len(files)} files into {layout.root}{skipped}", file=sys.stderr)
     try:
         report = run_ingest(layout, intake)
     except WriterBusyError as exc:
@@ -45,7 +51,7 @@ def ingest(argv: list[str]) -> int:
                           "skipped": report.skipped,
                           "signature": report.signature, "checks_failed": failed}, indent=1))
     print(closing_summary(layout, report, failed), file=sys.stderr)
-    nothing_ingested = bool(files or intake.skipped) and not report.registered and not report.already_known
+    nothing_ingested = bool(files) and not report.registered and not report.already_known
     return 1 if failed or nothing_ingested else 0
 
 

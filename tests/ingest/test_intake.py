@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -52,3 +53,20 @@ def test_the_cli_follows_a_link_it_is_given_and_records_the_resolved_path(tmp_pa
     assert registration.name == "x.md" and registration.new  # the name the user gave
     record = read_json(layout.registry_entry(registration.document_id))
     assert record["original_name"] == "x.md" and record["bytes"] == real.stat().st_size
+
+
+def test_the_cli_reports_each_path_it_cannot_read_and_touches_no_state(tmp_path, monkeypatch, capsys):
+    from orchestration.cli import ingest
+
+    monkeypatch.setenv("QUANT_RAG_HOME", str(tmp_path / "state"))
+    (tmp_path / "y.pdf").mkdir()
+    (tmp_path / "gone.md").symlink_to(tmp_path / "nowhere.md")
+    os.mkfifo(tmp_path / "pipe.pdf")
+    paths = [str(tmp_path / name) for name in ("y.pdf", "gone.md", "pipe.pdf")]
+    assert ingest([*paths, "--json"]) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["skipped"] == {str(tmp_path / "y.pdf"): "a folder with no file in it",
+                                                   str(tmp_path / "gone.md"): DANGLING,
+                                                   str(tmp_path / "pipe.pdf"): "a FIFO (named pipe), not a regular file"}
+    assert f"skipped {tmp_path / 'pipe.pdf'}: a FIFO" in captured.err and "no file to ingest" in captured.err
+    assert not (tmp_path / "state").exists()
