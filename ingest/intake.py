@@ -44,9 +44,8 @@ def classify(path: Path, inside: Path | None = None) -> tuple[Path | None, str |
         return None, DANGLING if path.is_symlink() else "no such file"
     except PermissionError:
         return None, "not readable (permission denied)"
-    except (OSError, RuntimeError) as exc:  # a symbolic link loop among others
-        return None, f"cannot be resolved ({exc.strerror or type(exc).__name__})" \
-            if isinstance(exc, OSError) else "cannot be resolved (symbolic link loop)"
+    except (OSError, RuntimeError) as exc:  # RuntimeError: pathlib's report of a symbolic link loop
+        return None, f"cannot be resolved ({getattr(exc, 'strerror', None) or 'symbolic link loop'})"
     if inside is not None and not target.is_relative_to(inside):
         return None, OUTSIDE_INBOX
     if not stat.S_ISREG(mode):
