@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from corpus.state import HOME_ENV
+
 _held: dict[Path, int] = {}   # lock file -> depth, for this process
 POLL_SECONDS = 0.2
 
@@ -31,7 +33,8 @@ def _acquire(fd: int, path: Path, wait_seconds: float) -> None:
         except BlockingIOError:
             if time.monotonic() >= deadline:
                 holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
-                raise WriterBusyError(f"another writer holds {path} (pid {holder}); retry when it ends") from None
+                raise WriterBusyError(f"another writer (pid {holder}) holds the writer lock ({path.name} in "
+                                      f"the state directory, {HOME_ENV}); retry when it ends") from None
             time.sleep(POLL_SECONDS)
 
 

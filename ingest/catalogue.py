@@ -64,9 +64,9 @@ def _load_raw_table(connection: duckdb.DuckDBPyConnection, name: str, rows: list
     with path.open("w", encoding="utf-8") as handle:
         for row in rows:
             handle.write(json.dumps(dict(zip((c for c, _ in columns), row))) + "\n")
-    spec = "{" + ", ".join(f"'{c}': '{t.upper()}'" for c, t in columns) + "}"
-    connection.execute(f"insert into {name} select * from read_json('{path}', format='newline_delimited', "
-                       f"columns={spec})")
+    # The path and the column spec are bound parameters: a state directory may contain a quote.
+    connection.execute(f"insert into {name} select * from read_json($path, format='newline_delimited', "
+                       "columns=$columns)", {"path": str(path), "columns": {c: t.upper() for c, t in columns}})
     path.unlink()
 
 

@@ -31,33 +31,38 @@ def source_path(layout: StateLayout, record: SourceRecord) -> Path:
     return layout.sources / f"{record.document_id}{SOURCE_SUFFIX[record.format]}"
 
 
-def register_file(layout: StateLayout, path: Path, library_file: str | None = None) -> Registration:
-    """Validate and register one file; never raises for bad input (it is quarantined instead)."""
+def register_file(layout: StateLayout, path: Path, library_file: str | None = None,
+                  name: str | None = None) -> Registration:
+    """Validate and register one file (`path`: the resolved path read; `name`: the name the user
+    gave it, default the path's own); never raises for bad input (it is quarantined instead)."""
+    name = name or path.name
     try:
         fmt = detect_format(path)
     except RejectedSource as exc:
-        quarantine(layout, path, str(exc))
-        return Registration(path.name, rejected=str(exc))
+        rejected = f"{name}: {exc.reason}"
+        quarantine(layout, path, rejected, name=name)
+        return Registration(name, rejected=rejected)
     data = path.read_bytes()
     document_id = document_id_for_bytes(data)
     entry = layout.registry_entry(document_id)
     if entry.exists():
-        return Registration(path.name, document_id=document_id)
+        return Registration(name, document_id=document_id)
     digest = sha256_hex(data)
     library_file = library_file or manifest_key_by_sha256().get(digest)
     record = SourceRecord(document_id=document_id, format=fmt, source_sha256=digest,
-                          bytes=len(data), original_name=path.name, library_file=library_file,
+                          bytes=len(data), original_name=name, library_file=library_file,
                           registered_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     atomic_write_bytes(source_path(layout, record), data)
     atomic_write_json(entry, record.model_dump(mode="json"))
-    return Registration(path.name, document_id=document_id, new=True)
+    return Registration(name, document_id=document_id, new=True)
 
 
-def quarantine(layout: StateLayout, path: Path, reason: str, name: str | None = None) -> Path:
-    """Copy a rejected file aside (as `name`, default its own) with a `.reason.json` beside it."""
+def quarantine(layout: StateLayout, path: Path, reason: str, name: str | None = None, copy: bool = True) -> Path:
+    """Copy a rejected file aside (as `name`, default its own) with a `.reason.json` beside it
+    (`copy=False`: the reason only)."""
     name = name or path.name
     target = layout.quarantine / name
-    if path.exists() and path.is_file():
+    if copy and path.exists() and path.is_file():
         shutil.copyfile(path, target)
     atomic_write_json(layout.quarantine / f"{name}.reason.json",
                       {"file": name, "reason": reason,

@@ -45,3 +45,14 @@ def retire_set_aside(layout: StateLayout) -> dict[str, tuple[str, str]]:
         retire_document(layout, document_id)
         retired[document_id] = (record.original_name, reason)
     return retired
+
+
+def quarantined_since(layout: StateLayout, since: float) -> dict[str, str]:
+    """{file: reason} of every file set aside in quarantine from time `since` on (whichever stage or
+    repair did it), so a run's report misses none of them."""
+    found = {}
+    for path in sorted(layout.quarantine.glob("*.reason.json")):
+        if path.stat().st_mtime >= since:
+            record = read_json(path)
+            found[record["file"]] = record["reason"]
+    return found

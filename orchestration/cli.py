@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from corpus.lock import WriterBusyError
 from corpus.state import StateLayout
 
 
@@ -18,21 +19,36 @@ def ingest(argv: list[str]) -> int:
     parser.add_argument("--verbose", action="store_true", help="also print Dagster's event log (it is always in Dagster)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     args = parser.parse_args(argv)
+    from ingest.intake import Intake, collect_paths
+    from ingest.library import library_files
+    if args.paths:
+        intake = collect_paths(args.paths)
+    else:
+        intake = Intake(files=library_files()[: args.limit] if args.limit else library_files())
+    files = intake.files
+    if args.paths and not files:  # nothing to read: say why for each path, and touch no state
+        if args.json:
+            print(json.dumps({"registered": 0, "skipped": intake.skipped}, indent=1))
+        for path, reason in intake.skipped.items():
+            print(f"skipped {path}: {reason}", file=sys.stderr)
+        print("error: no file to ingest among the given paths", file=sys.stderr)
+        return 1
     from orchestration.console import closing_summary, use_terminal
     use_terminal(verbose=args.verbose)
-    from ingest.library import library_files
     from orchestration.runner import ingest as run_ingest
-    if args.paths:
-        files = [(p, None) for root in args.paths for p in (sorted(root.rglob("*")) if root.is_dir() else [root]) if p.is_file()]
-    else:
-        files = library_files()[: args.limit] if args.limit else library_files()
     layout = StateLayout.from_env()
-    print(f"ingesting {len(files)} files into {layout.root}", file=sys.stderr)
-    report = run_ingest(layout, [(Path(p), key) for p, key in files])
+    skipped = f" ({len(intake.skipped)} path(s) skipped, listed at the end)" if intake.skipped else ""
+    print(f"ingesting {len(files)} files into {layout.root}{skipped}", file=sys.stderr)
+    try:
+        report = run_ingest(layout, intake)
+    except WriterBusyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     failed = [name for name, passed in report.checks.items() if not passed]
     if args.json:
         print(json.dumps({"documents": report.documents, "registered": len(report.registered),
                           "already_known": len(report.already_known), "set_aside": report.set_aside,
+                          "skipped": report.skipped,
                           "signature": report.signature, "checks_failed": failed}, indent=1))
     print(closing_summary(layout, report, failed), file=sys.stderr)
     nothing_ingested = bool(files) and not report.registered and not report.already_known
@@ -55,7 +71,12 @@ def remove(argv: list[str]) -> int:
         print(f"error: {document_id} is not registered; nothing removed "
               f"(the list_documents tool lists the registered ids)", file=sys.stderr)
         return 1
-    print(json.dumps({"removed": document_id, "signature": run_remove(layout, document_id)}))
+    try:
+        signature = run_remove(layout, document_id)
+    except WriterBusyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps({"removed": document_id, "signature": signature}))
     return 0
 
 

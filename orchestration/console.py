@@ -59,6 +59,9 @@ def closing_summary(layout: StateLayout, report, failed_checks: list[str]) -> st
     if report.set_aside:
         lines.append(f"set aside: {len(report.set_aside)} file(s), copies and reasons in {layout.quarantine}")
         lines += [f"  {name}: {reason}" for name, reason in report.set_aside.items()]
+    if report.skipped:
+        lines.append(f"skipped (not read): {len(report.skipped)} path(s)")
+        lines += [f"  {path}: {reason}" for path, reason in report.skipped.items()]
     if failed_checks:
         lines.append(f"checks FAILED: {', '.join(failed_checks)} (see the runs in Dagster)")
     return "\n".join(lines + next_steps(layout))

@@ -7,6 +7,7 @@ writer lock and inside a journal intent; an intent left open by a crash is repai
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,8 +19,9 @@ from corpus.journal import close_intent, open_intent, open_intents
 from corpus.lock import writer_lock
 from corpus.signature import recorded_signature
 from corpus.state import StateLayout
-from ingest.register import register_file
+from ingest.intake import Intake, register_batch
 from ingest.retire import retire_document
+from ingest.setaside import quarantined_since
 from orchestration.jobs import corpus_job, document_job, evaluation_job
 from orchestration.console import CONSOLE
 from orchestration.outcome import RunOutcome
@@ -37,6 +39,7 @@ class IngestReport:
     registered: list[str] = field(default_factory=list)
     already_known: list[str] = field(default_factory=list)
     set_aside: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)   # paths not read (not regular files, …)
     documents: int = 0
     signature: str | None = None
     checks: dict[str, bool] = field(default_factory=dict)
@@ -146,16 +149,18 @@ def _drop_orphan_sources(layout: StateLayout) -> None:
             path.unlink(missing_ok=True)
 
 
-def ingest(layout: StateLayout, files: list[tuple[Path, str | None]]) -> IngestReport:
-    """Register, ingest and index `files` ((path, manifest key)); bad files are set aside."""
+def ingest(layout: StateLayout, files: list[tuple[Path, str | None]] | Intake) -> IngestReport:
+    """Register, ingest and index `files` ((path, manifest key), or an intake with the paths it
+    skipped); bad files are set aside, and every file set aside during the run is reported."""
     layout.ensure()
     instance = instance_for(layout)
-    report = IngestReport()
+    intake = files if isinstance(files, Intake) else Intake(files=list(files))
+    report = IngestReport(skipped=dict(intake.skipped))
+    started = time.time() - 0.05  # file times come from the kernel's coarse clock, a tick behind
     with writer_lock(layout.lock_file):
         repair(layout, instance)
-        intent = open_intent(layout, "ingest", [], {"files": [str(p) for p, _ in files]})
-        for path, library_file in files:
-            registration = register_file(layout, path, library_file)
+        intent = open_intent(layout, "ingest", [], {"files": [str(p) for p, _ in intake.files]})
+        for registration in register_batch(layout, intake):
             if registration.rejected:
                 report.set_aside[registration.name] = registration.rejected
             elif registration.new:
@@ -170,6 +175,7 @@ def ingest(layout: StateLayout, files: list[tuple[Path, str | None]]) -> IngestR
         report.checks.update(documents.checks)
         report.checks.update(refresh_corpus(layout, instance))
         close_intent(intent)
+    report.set_aside.update(quarantined_since(layout, started))  # a repair's retirements included
     report.signature = recorded_signature(layout)
     report.documents = len(layout.registered_document_ids())
     return report

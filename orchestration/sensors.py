@@ -1,31 +1,35 @@
 """Sensors: the inbox watcher, and the corpus refresh after documents are ingested."""
 
+from pathlib import Path
 
 import dagster as dg
 
 from assets.partitions import documents_partitions
-from ingest.register import register_file
+from corpus.lock import WriterBusyError
 from corpus.state import StateLayout
+from ingest.intake import take_inbox
 from orchestration.jobs import corpus_job, document_job
-
-INBOX_SUFFIXES = {".pdf", ".md", ".markdown"}
-
-
-def inbox_files(layout: StateLayout) -> list:
-    return sorted(p for p in layout.inbox.iterdir() if p.is_file() and not p.name.startswith("."))
 
 
 @dg.sensor(job=document_job, minimum_interval_seconds=15, default_status=dg.DefaultSensorStatus.RUNNING,
            description="Registers new files dropped in $QUANT_RAG_HOME/inbox and requests their ingestion.")
-def inbox_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult:
+def inbox_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
+    """Registration goes through the writer's own path (writer lock, journal intent); while
+    another writer holds the lock the tick is skipped and the files wait in the inbox."""
     layout = StateLayout.from_env().ensure()
+    try:
+        intake, registrations = take_inbox(layout)
+    except WriterBusyError as exc:
+        return dg.SkipReason(f"{exc}; the inbox is read again at the next tick")
+    if not intake.files and not intake.skipped:
+        return dg.SkipReason("the inbox is empty")
+    for entry, reason in intake.skipped.items():
+        context.log.warning(f"{Path(entry).name} skipped: {reason}")
     known = set(context.instance.get_dynamic_partitions(documents_partitions.name))
     new_ids: list[str] = []
-    for path in inbox_files(layout):
-        registration = register_file(layout, path)
-        path.unlink(missing_ok=True)  # registered (copied under its id) or quarantined with a reason
+    for registration in registrations:
         if registration.rejected:
-            context.log.warning(f"{path.name} set aside: {registration.rejected}")
+            context.log.warning(f"{registration.name} set aside: {registration.rejected}")
         elif registration.document_id not in known and registration.document_id not in new_ids:
             new_ids.append(registration.document_id)
     return dg.SensorResult(

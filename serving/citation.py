@@ -32,6 +32,7 @@ from pydantic import BaseModel
 from corpus.ids import InvalidIdError, validate_chunk_id, validate_document_id
 from corpus.normalise import canonical_end, normalise_with_map
 from corpus.reader import CorpusReader
+from serving.cancel import cancelled as call_cancelled
 
 MIN_QUOTE_CHARS = 12
 MAX_QUOTE_CHARS = 5_000          # longest quote accepted, in a call or an evidence session
@@ -121,15 +122,21 @@ class OverBudget(Exception):
 
 class Budget:
     """Wall-clock budget of the closest-passage search in one call; `spend` before each alignment.
-    `cancelled` (optional) lets a caller that knows the client gave up stop the work early."""
+    It also stops the work once the client has given up on the call (`cancelled`, by default the
+    server's per-call flag); `stopped` says which ended it."""
 
     def __init__(self, seconds: float = CLOSEST_BUDGET_S, cancelled=None) -> None:
         self.seconds = seconds
         self.deadline = time.monotonic() + seconds
-        self.cancelled = cancelled
+        self.cancelled = cancelled or call_cancelled
+        self.stopped: Literal["deadline", "cancelled"] | None = None
 
     def spend(self) -> None:
-        if time.monotonic() > self.deadline or (self.cancelled is not None and self.cancelled()):
+        if self.cancelled():
+            self.stopped = "cancelled"
+            raise OverBudget
+        if time.monotonic() > self.deadline:
+            self.stopped = "deadline"
             raise OverBudget
 
 

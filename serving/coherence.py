@@ -15,7 +15,7 @@ from typing import Callable, Literal
 
 from corpus.config import ServedConfig
 from corpus.signature import compute_signature, recorded_signature
-from corpus.state import StateLayout, read_json
+from corpus.state import HOME_ENV, StateLayout, read_json
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +136,7 @@ def check_state(layout: StateLayout, config: ServedConfig) -> CoherenceReport:
     report = CoherenceReport(signature=computed)
     if not layout.registered_document_ids():
         report.artefacts.append(Artefact("corpus documents", "missing", None,
-                                         f"no registered document under {layout.root}"))
+                                         f"no registered document in the state directory ({HOME_ENV})"))
     recorded = recorded_signature(layout)
     report.artefacts.append(_judge("recorded signature", recorded, computed))
     for name, probe in PROBES:

@@ -7,9 +7,13 @@ instead of a traceback.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from corpus.state import HOME_ENV
 
 ErrorCode = Literal["invalid_argument", "not_found", "incoherent_state", "unavailable", "internal"]
 
@@ -55,6 +59,18 @@ class IncoherentState(ServingError):
 
 class Unavailable(ServingError):
     code: ErrorCode = "unavailable"
+
+
+STATE_VARIABLE = f"${HOME_ENV}"
+
+
+def without_state_paths(text: str, root: Path) -> str:
+    """An error names the artefact relative to the state directory's variable, never the host's
+    absolute path (`$QUANT_RAG_HOME/vectors/...`): the client needs the artefact, not the disk."""
+    for form in sorted({str(root), str(Path(root).resolve())}, key=len, reverse=True):
+        if form != "/":
+            text = re.sub(re.escape(form) + r"(?![^/\s'\"),;:\]])", STATE_VARIABLE, text)
+    return text
 
 
 def describe_validation_error(exc: Exception) -> InvalidArgument:

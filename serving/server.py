@@ -12,8 +12,11 @@ import logging
 import os
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.prompts import Prompt
 from mcp.server.mcpserver.tools import Tool
@@ -27,11 +30,12 @@ from corpus.ids import InvalidIdError
 from corpus.state import StateLayout
 from corpus.versions import SERVER_VERSION
 from serving import prompt
+from serving.cancel import run_with_flag
 from serving.coherence import CoherenceReport, check_state
 from serving.contract import WINDOWS, Trace, make_trace
 from serving.engine import Engine
 from serving.errors import (IncoherentState, InvalidArgument, ServingError,
-                            describe_validation_error)
+                            describe_validation_error, without_state_paths)
 from serving.schemas import render_trace
 from serving.tools import ToolSpec
 from serving.toolset import all_tools
@@ -105,8 +109,10 @@ class _RawArguments(ArgModelBase):
         return {"arguments": dict(self.model_extra or {})}
 
 
-def error_result(error: ServingError, trace: Trace) -> CallToolResult:
+def error_result(error: ServingError, trace: Trace, state_root: Path | None = None) -> CallToolResult:
     detail = error.detail()
+    if state_root is not None:
+        detail.message = without_state_paths(detail.message, state_root)
     text = f"error ({detail.code}): {detail.message}\n{render_trace(trace)}"
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True,
                           structured_content={"error": detail.model_dump(mode="json"),
@@ -132,12 +138,27 @@ def call_tool(spec: ToolSpec, context: ServingContext, arguments: dict[str, Any]
     except Exception:  # a bug or a broken store: logged with its traceback on stderr only
         log.exception("tool %s failed", spec.name)
         error = ServingError(f"internal error in {spec.name}; the server logged the details")
-    return error_result(error, context.trace(spec.window))
+    return error_result(error, context.trace(spec.window), context.layout.root)
+
+
+async def _raise_when_cancelled(flag: threading.Event) -> None:
+    try:
+        await anyio.sleep_forever()
+    finally:
+        flag.set()  # cancelled: the client gave up (or the call is over, when it no longer matters)
 
 
 def build_tool(spec: ToolSpec, context: ServingContext) -> Tool:
-    def run(arguments: dict[str, Any]) -> CallToolResult:
-        return call_tool(spec, context, arguments)
+    async def run(arguments: dict[str, Any]) -> CallToolResult:
+        # The call runs in a worker thread, which cannot be interrupted. When the client gives up,
+        # the SDK cancels this task: the watcher raises the flag the thread's work checks, and the
+        # task still waits for the thread (so the SDK's thread limit keeps bounding the work).
+        flag = threading.Event()
+        async with anyio.create_task_group() as group:
+            group.start_soon(_raise_when_cancelled, flag)
+            result = await anyio.to_thread.run_sync(run_with_flag, flag, call_tool, spec, context, arguments)
+            group.cancel_scope.cancel()
+        return result
 
     annotations = ToolAnnotations(title=spec.title, read_only_hint=spec.read_only,
                                   destructive_hint=spec.destructive if not spec.read_only else None,
@@ -145,7 +166,7 @@ def build_tool(spec: ToolSpec, context: ServingContext) -> Tool:
     return Tool(fn=run, name=spec.name, title=spec.title, description=spec.describe(context),
                 parameters=spec.input_model.model_json_schema(),
                 fn_metadata=FuncMetadata(arg_model=_RawArguments, output_schema=published_schema(spec)),
-                is_async=False, annotations=annotations)
+                is_async=True, annotations=annotations)
 
 
 def published_schema(spec: ToolSpec) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import duckdb
 import numpy as np
 import pypdf
@@ -109,3 +111,13 @@ def test_bad_files_are_set_aside_and_the_batch_goes_on(tmp_path):
     for name in report.set_aside:
         assert (layout.quarantine / f"{name}.reason.json").exists()
     assert all(report.checks.values()), report.checks
+
+
+def test_the_catalogue_builds_under_a_state_path_with_quotes(ingested_home, tmp_path):
+    from ingest.catalogue import build_catalogue
+
+    target = tmp_path / "it's a \"state\""
+    shutil.copytree(ingested_home, target, ignore=shutil.ignore_patterns("writer.lock"))
+    counts, failures = build_catalogue(StateLayout(target))
+    assert counts["documents"] == len(SLICE) and counts["passages"] > 0
+    assert not any(failures.values()), failures

@@ -1,10 +1,16 @@
 """The inbox sensor registers new files, requests their runs and sets bad files aside."""
 
+import os
+import subprocess
+import sys
+
 import dagster as dg
 
+from ingest.intake import DANGLING, OUTSIDE_INBOX
 from ingest.library import LIBRARY_ROOT
-from corpus.state import StateLayout
+from corpus.state import StateLayout, read_json
 from orchestration.sensors import inbox_sensor
+from tests.corpus.test_lock import HOLD
 
 
 def test_inbox_sensor_adds_partitions_and_requests_runs(tmp_path, monkeypatch):
@@ -26,3 +32,47 @@ def test_inbox_sensor_adds_partitions_and_requests_runs(tmp_path, monkeypatch):
         (layout.inbox / good.name).write_bytes(good.read_bytes())
         again = inbox_sensor(dg.build_sensor_context(instance=instance))
         assert again.run_requests == [] and not again.dynamic_partitions_requests
+
+
+def test_inbox_sensor_refuses_links_out_and_sets_odd_entries_aside_with_reasons(tmp_path, monkeypatch):
+    monkeypatch.setenv("QUANT_RAG_HOME", str(tmp_path / "state"))
+    layout = StateLayout(tmp_path / "state").ensure()
+    secret = tmp_path / "passwd"
+    secret.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    (layout.inbox / "x.md").symlink_to(secret)
+    (layout.inbox / "gone.md").symlink_to(tmp_path / "nowhere.md")
+    (layout.inbox / "y.pdf").mkdir()
+    os.mkfifo(layout.inbox / "pipe.pdf")
+    with dg.instance_for_test() as instance:
+        result = inbox_sensor(dg.build_sensor_context(instance=instance))
+    assert result.run_requests == [] and layout.registered_document_ids() == []
+    reasons = {p.name.removesuffix(".reason.json"): read_json(p)["reason"]
+               for p in layout.quarantine.glob("*.reason.json")}
+    assert reasons == {"x.md": OUTSIDE_INBOX, "gone.md": DANGLING, "y.pdf": "a folder, not a regular file",
+                       "pipe.pdf": "a FIFO (named pipe), not a regular file"}
+    assert not (layout.quarantine / "x.md").exists()  # the link's target is never copied
+    assert secret.read_text().startswith("root:")     # nor touched
+    assert list(layout.inbox.iterdir()) == []         # reported once, not at every tick
+
+
+def test_inbox_sensor_registers_under_the_writer_lock_and_journal(tmp_path, monkeypatch):
+    monkeypatch.setenv("QUANT_RAG_HOME", str(tmp_path / "state"))
+    layout = StateLayout(tmp_path / "state").ensure()
+    good = LIBRARY_ROOT / "markdown/quantopian_lecture07_variance.md"
+    (layout.inbox / good.name).write_bytes(good.read_bytes())
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(layout.lock_file)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with dg.instance_for_test() as instance:
+            skipped = inbox_sensor(dg.build_sensor_context(instance=instance))
+        assert isinstance(skipped, dg.SkipReason) and "another writer" in skipped.skip_message
+        assert layout.registered_document_ids() == [] and (layout.inbox / good.name).exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    with dg.instance_for_test() as instance:
+        result = inbox_sensor(dg.build_sensor_context(instance=instance))
+    assert [r.partition_key for r in result.run_requests] == layout.registered_document_ids()
+    [intent] = (layout.journal / "done").glob("*.json")
+    assert read_json(intent)["action"] == "ingest"
+    assert read_json(intent)["detail"]["files"] == [str((layout.inbox / good.name).resolve())]

@@ -104,3 +104,28 @@ def test_a_changed_passages_file_makes_every_index_stale(served_copy):
     statuses = _statuses(layout)
     assert statuses.pop("embedding model") == "coherent"  # the same model, other content
     assert all(status == "stale" for status in statuses.values()), statuses
+
+
+def test_error_messages_carry_no_absolute_state_path(context, tmp_path, monkeypatch, capsys):
+    from serving.errors import Unavailable
+    from serving.server import ServingContext, call_tool
+
+    root = context.layout.root
+
+    def busy(ctx, args):  # what a store error says: the artefact, under the state directory
+        raise Unavailable(f"vector store at {root}/vectors/gen-3 is open in another process")
+
+    error = call_tool(_spec(busy), context, {"n": 1}).structured_content["error"]
+    assert error["message"] == "vector store at $QUANT_RAG_HOME/vectors/gen-3 is open in another process"
+    empty = ServingContext(StateLayout(tmp_path / "empty").ensure(), ServedConfig())
+    monkeypatch.setenv("QUANT_RAG_HOME", str(tmp_path / "empty"))
+    from serving.cli import search
+    from serving.toolset import all_tools
+
+    spec = next(s for s in all_tools() if s.name == "search_documents")
+    result = call_tool(spec, empty, {"query": "value at risk"})
+    assert result.is_error and "QUANT_RAG_HOME" in result.content[0].text
+    capsys.readouterr()
+    assert search(["value at risk"]) == EXIT_FAILED
+    for text in (result.content[0].text, str(result.structured_content), capsys.readouterr().err):
+        assert str(tmp_path) not in text
