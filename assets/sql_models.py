@@ -59,9 +59,12 @@ def manifest_path() -> Path:
         return manifest
     cache.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="parse-", dir=cache))
-    subprocess.run([dbt_executable(), "parse", "--quiet", "--project-dir", str(PROJECT_DIR),
-                    "--profiles-dir", str(PROJECT_DIR), "--target-path", str(scratch), "--log-path", str(scratch)],
-                   env={**os.environ, **DBT_ENV}, check=True, capture_output=True)
+    parsed = subprocess.run([dbt_executable(), "parse", "--quiet", "--project-dir", str(PROJECT_DIR),
+                             "--profiles-dir", str(PROJECT_DIR), "--target-path", str(scratch), "--log-path", str(scratch)],
+                            env={**os.environ, **DBT_ENV, CATALOGUE_ENV: str(scratch / "catalogue.duckdb")},  # never opened
+                            capture_output=True, text=True)
+    if parsed.returncode != 0:
+        raise RuntimeError(f"dbt parse of {PROJECT_DIR} failed: {(parsed.stdout + parsed.stderr)[-2000:]}")
     try:
         scratch.rename(target)  # atomic: a concurrent parse of the same content simply loses the race
     except OSError:
