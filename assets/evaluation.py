@@ -11,7 +11,7 @@ import dagster as dg
 from assets.resources import StateResource
 from corpus.signature import recorded_signature
 from corpus.state import StateLayout, atomic_write_json
-from evaluation.cli import BUNDLED, DEFAULT_ARMS, REQUEST_ERRORS, evaluate
+from evaluation.cli import BUNDLED, DEFAULT_ARMS, REQUEST_ERRORS, evaluate, main as evaluation_main
 from evaluation.datasets import load_beir, load_library_questions, questions_hash
 from evaluation.metrics import PRIMARY_METRIC
 from evaluation.report import format_table
@@ -89,3 +89,9 @@ def evaluation_runs(context: dg.AssetExecutionContext, state: StateResource,
     context.log.info(f"evaluation {summary['benchmark']}: " + ", ".join(
         f"{arm} {row[PRIMARY_METRIC]:.3f}" for arm, row in summary["arms"].items()))
     return dg.MaterializeResult(metadata=evaluation_metadata(summary))
+
+
+def eval_command(argv: list[str], run, errors: tuple) -> int:
+    """`quant-rag eval`'s command line (evaluation's) with the orchestration's `run`: this module is
+    where the evaluation package meets Dagster, so orchestration needs no import of it."""
+    return evaluation_main(argv, run=run, errors=errors)

@@ -29,7 +29,7 @@ from assets.resources import StateResource
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent / "dbt_like_sql"
 # The profile reads the catalogue's path from here; its one home is StateLayout.catalogue.
-CATALOGUE_ENV = "QUANT_RAG_CATALOGUE"
+CATALOGUE_ENV = "CATALOGUE_DUCKDB_PATH"
 KEY_PREFIX = "sql"
 # dbt sends usage statistics by default: this project runs offline.
 DBT_ENV = {"DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DBT_PARTIAL_PARSE": "true"}

@@ -42,12 +42,12 @@ def ingest(argv: list[str]) -> int:
 def evaluate(argv: list[str]) -> int:
     """`quant-rag eval`: the `evaluate` job on the state's Dagster instance, so `evaluation_runs` is
     materialised with the arm table and the MLflow run ids; the arms are still logged to MLflow."""
-    from evaluation.cli import main as evaluation_main
+    from assets.evaluation import eval_command
     from orchestration.console import use_terminal
     from orchestration.outcome import RunFailed
     from orchestration.runner import evaluate as run_evaluate
     use_terminal(verbose="--verbose" in argv)
-    return evaluation_main([a for a in argv if a != "--verbose"], run=run_evaluate, errors=(RunFailed,))
+    return eval_command([a for a in argv if a != "--verbose"], run=run_evaluate, errors=(RunFailed,))
 
 
 def remove(argv: list[str]) -> int:
