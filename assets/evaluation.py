@@ -4,14 +4,17 @@ paired evaluation runs of the library dev set, logged to MLflow.
 No `from __future__ import annotations` here: Dagster rejects string annotations on `context`.
 """
 
+from typing import Optional
+
 import dagster as dg
 
 from assets.resources import StateResource
 from corpus.signature import recorded_signature
 from corpus.state import StateLayout, atomic_write_json
-from evaluation.cli import BUNDLED, DEFAULT_ARMS, evaluate
+from evaluation.cli import BUNDLED, DEFAULT_ARMS, REQUEST_ERRORS, evaluate, main as evaluation_main
 from evaluation.datasets import load_beir, load_library_questions, questions_hash
 from evaluation.metrics import PRIMARY_METRIC
+from evaluation.report import format_table
 
 LIBRARY_BENCH = "library"
 HASH_CHARS = 12
@@ -46,16 +49,49 @@ def benchmarks(context: dg.AssetExecutionContext, state: StateResource) -> dg.Ma
         **{f"{name}.questions": r["questions"] for name, r in records.items()}})
 
 
+class EvaluationRequest(dg.Config):
+    """What to evaluate: the nightly schedule and the UI use the defaults, `quant-rag eval` its flags."""
+
+    bench: str = LIBRARY_BENCH
+    arms: list[str] = DEFAULT_ARMS.split(",")
+    split: Optional[str] = None
+    limit_queries: Optional[int] = None
+
+
+def evaluation_metadata(summary: dict) -> dict:
+    """The arm table (as `quant-rag eval` prints it), each arm's figures and MLflow run id, the paired
+    differences, and the whole summary (the CLI prints it from here)."""
+    metadata = {"benchmark": summary["benchmark"], "signature": summary["corpus_signature"],
+                "config_hash": summary["config_hash"], "questions": summary["questions"],
+                "skipped": sum(summary["skipped"].values()), "table": dg.MetadataValue.md(f"```\n{format_table(summary)}\n```"),
+                "summary": dg.MetadataValue.json(summary)}
+    for arm, row in summary["arms"].items():
+        metadata.update({f"{arm}.{name}": row[name] for name in ARM_FIGURES if name in row})
+        metadata[f"{arm}.ci"] = f"[{row['ci'][0]:.3f}, {row['ci'][1]:.3f}]"
+        metadata[f"{arm}.mlflow_run_id"] = summary["mlflow"]["runs"][arm]
+    metadata.update({f"diff.{p['a']}-{p['b']}": p["diff"] for p in summary["pairs"]})
+    return metadata
+
+
+ARM_FIGURES = (PRIMARY_METRIC, "recall@10", "mrr")
+
+
 @dg.asset(deps=["benchmarks", "vector_index", "bm25_index"], group_name="evaluation",
-          code_version="evaluation-runs-v1",
-          description="Library dev set under dense, bm25, hybrid and a placebo arm; paired CIs, logged to MLflow.")
-def evaluation_runs(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
-    summary = evaluate(state.layout, state.config, LIBRARY_BENCH, DEFAULT_ARMS.split(","))
+          code_version="evaluation-runs-v2",
+          description="Paired evaluation of retrieval arms on a benchmark (default: the library dev set under "
+                      "dense, bm25, hybrid and a placebo arm), bootstrap CIs, every arm logged to MLflow.")
+def evaluation_runs(context: dg.AssetExecutionContext, state: StateResource,
+                    config: EvaluationRequest) -> dg.MaterializeResult:
+    try:
+        summary = evaluate(state.layout, state.config, config.bench, config.arms, config.split, config.limit_queries)
+    except REQUEST_ERRORS as exc:  # a request error, not a crash: its message is the run's failure
+        raise dg.Failure(description=str(exc), allow_retries=False) from exc
     context.log.info(f"evaluation {summary['benchmark']}: " + ", ".join(
         f"{arm} {row[PRIMARY_METRIC]:.3f}" for arm, row in summary["arms"].items()))
-    return dg.MaterializeResult(metadata={
-        "signature": summary["corpus_signature"], "config_hash": summary["config_hash"],
-        "questions": summary["questions"], "skipped": sum(summary["skipped"].values()),
-        **{f"run_id.{arm}": run for arm, run in summary["mlflow"]["runs"].items()},
-        **{f"{PRIMARY_METRIC}.{arm}": row[PRIMARY_METRIC] for arm, row in summary["arms"].items()},
-        **{f"diff.{p['a']}-{p['b']}": p["diff"] for p in summary["pairs"]}})
+    return dg.MaterializeResult(metadata=evaluation_metadata(summary))
+
+
+def eval_command(argv: list[str], run, errors: tuple) -> int:
+    """`quant-rag eval`'s command line (evaluation's) with the orchestration's `run`: this module is
+    where the evaluation package meets Dagster, so orchestration needs no import of it."""
+    return evaluation_main(argv, run=run, errors=errors)

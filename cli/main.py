@@ -17,7 +17,7 @@ COMMANDS = {
     "remove": ("orchestration.cli", "remove", "remove one document symmetrically"),
     "freeze": ("orchestration.cli", "freeze", "freeze the corpus signature (--reason)"),
     "unfreeze": ("orchestration.cli", "unfreeze", "unfreeze the corpus signature (--reason)"),
-    "eval": ("evaluation.cli", "main", "run a benchmark with paired comparisons"),
+    "eval": ("orchestration.cli", "evaluate", "run a benchmark with paired comparisons (a Dagster run)"),
 }
 
 

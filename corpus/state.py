@@ -64,6 +64,8 @@ class StateLayout:
     @property
     def catalogue(self) -> Path: return self.root / "catalogue.duckdb"
     @property
+    def dbt_target(self) -> Path: return self.root / "dbt"  # dbt's target/ and logs (assets/sql_models.py)
+    @property
     def signature_file(self) -> Path: return self.root / "signature.json"
     @property
     def freeze_file(self) -> Path: return self.root / "freeze.json"

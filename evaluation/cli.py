@@ -16,6 +16,7 @@ import logging
 import sys
 import tempfile
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -143,11 +144,25 @@ def log_runs(result: RunResult, summary: dict, mlflow_dir: Path) -> dict[str, st
     return run_ids
 
 
+def check_request(layout: StateLayout, bench: str, arms: list[str]) -> Path:
+    """Refuse what cannot run before anything is written: an unknown benchmark, a bad arm, the
+    library set without an ingested state. Returns the benchmark's path."""
+    path = resolve_bench(bench)
+    arm_modes(arms)  # refuse bad arm names before any indexing
+    if not path.is_dir() and not layout.registered_document_ids():
+        raise StateNotReady(f"no ingested corpus under {layout.root}: run `quant-rag ingest` "
+                            f"(or set QUANT_RAG_HOME) before evaluating the library")
+    return path
+
+
+# What a request can fail with, reported as a one-line error (exit 2), never a traceback.
+REQUEST_ERRORS = (StateNotReady, ServingError, FileNotFoundError, ValueError)
+
+
 def evaluate(layout: StateLayout, config: ServedConfig, bench: str, arms: list[str],
              split: str | None = None, limit: int | None = None) -> dict:
     """Run, summarise and log one evaluation; the summary carries the MLflow run ids."""
-    path = resolve_bench(bench)
-    arm_modes(arms)  # refuse bad arm names before any indexing
+    path = check_request(layout, bench, arms)
     if path.is_dir():
         target = beir_target(layout.ensure(), config, path, split, limit)
     else:
@@ -163,7 +178,7 @@ def evaluate(layout: StateLayout, config: ServedConfig, bench: str, arms: list[s
     return summary
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="quant-rag eval", description=__doc__.split("\n")[0])
     parser.add_argument("--bench", required=True, help=f"{', '.join(BUNDLED)} or a path")
     parser.add_argument("--arms", default=DEFAULT_ARMS, help="comma-separated arms MODE[@POOL][+FIELD=VALUE...] (modes dense, bm25, hybrid, placebo; FIELD any ranking field of ServedConfig); the first is the reference")
@@ -171,19 +186,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit-queries", type=int, default=None, help="first N questions only")
     parser.add_argument("--split", default=None, help="BEIR qrels split (default: test, else the only one)")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    arms = [a.strip() for a in args.arms.split(",") if a.strip()]
-    try:
-        summary = evaluate(StateLayout.from_env(), ServedConfig.from_env(), args.bench, arms,
-                           args.split, args.limit_queries)
-    except (StateNotReady, ServingError, FileNotFoundError, ValueError) as exc:
-        print(f"quant-rag eval: {exc}", file=sys.stderr)
-        return 2
-    if args.json:
+    args.arms = [a.strip() for a in args.arms.split(",") if a.strip()]
+    return args
+
+
+def print_summary(summary: dict, as_json: bool) -> None:
+    if as_json:
         print(json.dumps(summary, indent=1, sort_keys=False))
     else:
         print(f"{summary['benchmark']} · signature {summary['corpus_signature']} · config "
               f"{summary['config_hash']} · profile {summary['profile']} · {summary['questions']} questions"
               f" · skipped {summary['skipped']}")
         print(format_table(summary))
+
+
+def main(argv: list[str] | None = None, run: Callable[..., dict] | None = None, errors: tuple = ()) -> int:
+    """`run(layout, bench, arms, split, limit)` evaluates; by default in this process. `quant-rag
+    eval` passes the orchestration's, which materialises `evaluation_runs` in Dagster (and the
+    `errors` its failed runs raise)."""
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    layout = StateLayout.from_env()
+    run = run or (lambda layout, *rest: evaluate(layout, ServedConfig.from_env(), *rest))
+    try:
+        check_request(layout, args.bench, args.arms)
+        summary = run(layout, args.bench, args.arms, args.split, args.limit_queries)
+    except (*REQUEST_ERRORS, *errors) as exc:
+        print(f"quant-rag eval: {exc}", file=sys.stderr)
+        return 2
+    print_summary(summary, args.json)
     return 0

@@ -1,4 +1,4 @@
-"""The catalogue: state files → raw DuckDB tables → SQL models and data tests."""
+"""The catalogue: state files → raw DuckDB tables (dbt_like_sql/ builds its models on them)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import os
 import duckdb
 
 from ingest.integrity import load_passages
-from ingest.sql_models import run_models, run_tests
 from corpus.models import DocumentMetadata
 from corpus.state import StateLayout, read_json
 
@@ -70,19 +69,17 @@ def _load_raw_table(connection: duckdb.DuckDBPyConnection, name: str, rows: list
     path.unlink()
 
 
-def build_catalogue(layout: StateLayout) -> tuple[dict[str, int], dict[str, int]]:
-    """Build the catalogue in a temp file, run models and tests, then promote it by rename."""
+def build_catalogue(layout: StateLayout) -> dict[str, int]:
+    """Load the raw tables into a temp file and promote it by rename; returns rows per raw table.
+    The models and data tests are dbt's (assets/sql_models.py), run on the promoted file."""
     tmp = layout.catalogue.with_name(layout.catalogue.name + ".tmp")
     tmp.unlink(missing_ok=True)
     connection = duckdb.connect(str(tmp))
     try:
         for name, rows in _raw_rows(layout).items():
             _load_raw_table(connection, name, rows, layout.scratch)
-        run_models(connection)
-        failures = run_tests(connection)
-        counts = {t: connection.execute(f"select count(*) from {t}").fetchone()[0]
-                  for t in ("documents", "passages")}
+        counts = {t: connection.execute(f"select count(*) from {t}").fetchone()[0] for t in RAW_SCHEMAS}
     finally:
         connection.close()
     os.replace(tmp, layout.catalogue)
-    return counts, failures
+    return counts

@@ -55,6 +55,17 @@ def ingest(argv: list[str]) -> int:
     return 1 if failed or nothing_ingested else 0
 
 
+def evaluate(argv: list[str]) -> int:
+    """`quant-rag eval`: the `evaluate` job on the state's Dagster instance, so `evaluation_runs` is
+    materialised with the arm table and the MLflow run ids; the arms are still logged to MLflow."""
+    from assets.evaluation import eval_command
+    from orchestration.console import use_terminal
+    from orchestration.outcome import RunFailed
+    from orchestration.runner import evaluate as run_evaluate
+    use_terminal(verbose="--verbose" in argv)
+    return eval_command([a for a in argv if a != "--verbose"], run=run_evaluate, errors=(RunFailed,))
+
+
 def remove(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="quant-rag remove", description="Remove one document symmetrically.")
     parser.add_argument("document_id")

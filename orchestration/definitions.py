@@ -16,4 +16,7 @@ defs = dg.Definitions(
     sensors=[inbox_sensor, refresh_after_ingest],
     schedules=[nightly_evaluation],
     resources=local_resources(),
+    # Every step of a run in the run's own process: the steps of refresh_corpus share the loaded
+    # embedding model instead of each starting a process that loads it again.
+    executor=dg.in_process_executor,
 )

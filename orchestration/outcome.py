@@ -28,11 +28,20 @@ SHOWN_VALUES = 3
 WIDTH = 70
 
 
+class RunFailed(RuntimeError):
+    """A run of ours failed; the message names the job, the run and the step's own failure."""
+
+
 @dataclass
 class RunOutcome:
     checks: dict[str, bool] = field(default_factory=dict)
     set_aside: dict[str, tuple[str, str]] = field(default_factory=dict)  # document_id -> (file, reason)
     stages: list[tuple[str, float, list[Metadata]]] = field(default_factory=list)
+    failure: str = ""
+
+    def metadata(self, asset: str) -> Metadata:
+        """The last materialisation metadata of `asset` in this run."""
+        return next(rows[-1] for name, _, rows in self.stages if name == asset)
 
     @classmethod
     def of(cls, result: dg.ExecuteInProcessResult) -> RunOutcome:
@@ -45,7 +54,11 @@ class RunOutcome:
                 {k: v.value for k, v in materialization.metadata.items()})
         checks = {f"{e.asset_key.to_user_string()}:{e.check_name}": e.passed
                   for e in result.get_asset_check_evaluations()}
-        return cls(checks=checks, stages=[(asset, seconds.get(asset, 0.0), found) for asset, found in rows.items()])
+        failures = [e.step_failure_data for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
+        failure = "; ".join((f.user_failure_data.description if f.user_failure_data and f.user_failure_data.description
+                             else f.error.message.strip()) for f in failures)
+        return cls(checks=checks, stages=[(asset, seconds.get(asset, 0.0), found) for asset, found in rows.items()],
+                   failure=failure)
 
     def merge(self, other: RunOutcome) -> None:
         self.checks.update(other.checks)

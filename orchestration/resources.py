@@ -7,12 +7,13 @@ separate test set to drift from what production runs.
 """
 
 from assets.resources import StateResource
+from assets.sql_models import dbt_resource
 from corpus.state import StateLayout
 
 
 def local_resources() -> dict:
-    return {"state": StateResource()}
+    return {"state": StateResource(), "dbt": dbt_resource()}
 
 
 def production_resources(layout: StateLayout) -> dict:
-    return {"state": StateResource(home=str(layout.root))}
+    return {"state": StateResource(home=str(layout.root)), "dbt": dbt_resource()}

@@ -24,7 +24,7 @@ from ingest.retire import retire_document
 from ingest.setaside import quarantined_since
 from orchestration.jobs import corpus_job, document_job, evaluation_job
 from orchestration.console import CONSOLE
-from orchestration.outcome import RunOutcome
+from orchestration.outcome import RunFailed, RunOutcome
 from orchestration.pipeline import ASSET_CHECKS, ASSETS
 from orchestration.resources import production_resources
 
@@ -61,13 +61,18 @@ def _definitions(layout: StateLayout) -> dg.Definitions:
                           resources=production_resources(layout))
 
 
-def _run(layout: StateLayout, instance, job_name: str, tags: dict | None = None) -> RunOutcome:
-    """Run one job in process. Dagster's event log goes to the instance (the UI shows it); the
-    terminal gets it only when VERBOSE is set (`--verbose`)."""
+def _run(layout: StateLayout, instance, job_name: str, tags: dict | None = None, ops: dict | None = None,
+         raise_on_error: bool = True) -> RunOutcome:
+    """Run one job in process (`ops`: the run config of its assets). Dagster's event log goes to the
+    instance (the UI shows it); the terminal gets it only when VERBOSE is set (`--verbose`). A failed
+    step raises its own exception, or RunFailed with its message when not `raise_on_error`."""
     level = "DEBUG" if CONSOLE.verbose else "CRITICAL"
+    run_config = {"loggers": {"console": {"config": {"log_level": level}}}, **({"ops": ops} if ops else {})}
     result = _definitions(layout).resolve_job_def(job_name).execute_in_process(
-        instance=instance, tags=tags or {}, run_config={"loggers": {"console": {"config": {"log_level": level}}}})
+        instance=instance, tags=tags or {}, run_config=run_config, raise_on_error=raise_on_error)
     outcome = RunOutcome.of(result)
+    if not result.success:
+        raise RunFailed(f"{job_name} (Dagster run {result.run_id[:8]}) failed: {outcome.failure}")
     CONSOLE.lines([f"{job_name} (Dagster run {result.run_id[:8]})", *outcome.stage_lines()])
     return outcome
 
@@ -100,8 +105,14 @@ def refresh_corpus(layout: StateLayout, instance) -> dict[str, bool]:
     return _run(layout, instance, corpus_job.name).checks
 
 
-def evaluate(layout: StateLayout, instance) -> dict[str, bool]:
-    return _run(layout, instance, evaluation_job.name).checks
+def evaluate(layout: StateLayout, bench: str, arms: list[str], split: str | None = None,
+             limit: int | None = None) -> dict:
+    """Run `evaluate` (benchmarks, then evaluation_runs for this request) on the state's instance;
+    returns the summary evaluation_runs recorded in its materialisation (MLflow run ids included)."""
+    request = {"bench": bench, "arms": arms, "split": split, "limit_queries": limit}
+    outcome = _run(layout, instance_for(layout), evaluation_job.name, ops={"evaluation_runs": {"config": request}},
+                   raise_on_error=False)  # a refused request is a message, not a traceback
+    return outcome.metadata("evaluation_runs")["summary"]
 
 
 def _incomplete(layout: StateLayout, instance) -> list[str]:

@@ -1,1 +1,0 @@
-select chunk_id, count(*) as n from {{ ref('passages') }} group by chunk_id having count(*) > 1
