@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 from corpus.models import Block, RawBlock
 
 BLOCK_SEPARATOR = "\n\n"
+# C0 and C1 control characters other than tab and newline (a carriage return is a line break first).
+CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean_text(text: str) -> str:
+    """The one rule for characters in canonical text, whatever the parser: one newline convention
+    (a stray \\r would shift offsets for any reader that translates it), and no control character
+    but tab and newline. Controls are dropped, not replaced: in the bundled PDFs they are glyphs of
+    fonts without a Unicode map (TeX's big delimiters, a bullet), which no reader can quote, and a
+    NUL would end the text for a C reader."""
+    return CONTROL_CHARS.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def assemble_canonical(raw_blocks: list[RawBlock]) -> tuple[str, list[Block]]:
@@ -17,8 +30,7 @@ def assemble_canonical(raw_blocks: list[RawBlock]) -> tuple[str, list[Block]]:
     blocks: list[Block] = []
     cursor = 0
     for raw in raw_blocks:
-        # One newline convention: a stray \r would shift offsets for any reader that translates it.
-        text = raw.text.replace("\r\n", "\n").replace("\r", "\n").strip("\n").rstrip()
+        text = clean_text(raw.text).strip("\n").rstrip()
         if not text.strip():
             continue
         if parts:

@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from corpus.canonical import CONTROL_CHARS
 from corpus.models import Passage
 from corpus.safe_cut import find_cut, forbidden_mask, scan
 from corpus.versions import CONTRACT_VERSION, SERVER_VERSION
@@ -25,7 +26,6 @@ ELLIPSIS = "…"
 
 _MATH_CONSTRUCTS = frozenset({"$", "$$", "\\[", "\\(", "begin"})
 _TABLE_ROW_RE = re.compile(r"(?m)^[ \t]*\|.*\|")
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _HTML_TAG_RE = re.compile(
     r"</?(?:sup|sub|br|p|div|span|table|thead|tbody|tr|td|th|b|i|u|em|strong|small|a|img|ul|ol|li"
     r"|hr|h[1-6]|code|pre|font|center)\b[^<>]{0,200}/?>", re.IGNORECASE)
@@ -90,7 +90,7 @@ def quality_flags(text: str, truncated: bool, garbled: bool) -> Flags:
         has_math=unbalanced or any(name in _MATH_CONSTRUCTS for _, _, name in found.spans),
         math_unbalanced=unbalanced,
         has_table=bool(_TABLE_ROW_RE.search(text)),
-        has_control_chars=bool(_CONTROL_RE.search(text)),
+        has_control_chars=bool(CONTROL_CHARS.search(text)),
         has_html_tags=bool(_HTML_TAG_RE.search(text)),
         truncated=truncated,
         garbled_text=garbled,

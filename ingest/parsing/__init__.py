@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ingest.parsing.garbled import garbled_score, is_garbled
 from ingest.parsing.markdown import parse_markdown
+from corpus.canonical import clean_text
 from corpus.models import RawBlock
 from corpus.versions import PARSER_VERSION
 
@@ -58,7 +59,8 @@ def parse_source(path: Path, fmt: str, parser: str | None = None) -> ParseOutput
     path = Path(path)
     if fmt == "markdown":
         name, pages = MARKDOWN_PARSER, None
-        blocks = parse_markdown(path.read_text(encoding="utf-8"))
+        # The canonical rule before markdown-it, which would turn a NUL into U+FFFD on its own.
+        blocks = parse_markdown(clean_text(path.read_text(encoding="utf-8")))
     elif fmt == "pdf":
         name = pdf_parser_name(parser)
         blocks, pages = _parse_pdf(path, name)
