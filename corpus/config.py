@@ -82,7 +82,10 @@ class ServedConfig(BaseModel):
                            ("QUANT_RAG_QDRANT_URL", "qdrant_url"),
                            ("QUANT_RAG_DEFAULT_MODE", "default_mode"),
                            ("QUANT_RAG_RERANKER_PATH", "reranker_model_path"),
-                           ("QUANT_RAG_QUERY_RUNTIME", "query_runtime")):
+                           ("QUANT_RAG_QUERY_RUNTIME", "query_runtime"),
+                           ("QUANT_RAG_FUSION", "fusion"),
+                           ("QUANT_RAG_DENSE_WEIGHT", "dense_weight"),
+                           ("QUANT_RAG_BM25_WEIGHT", "bm25_weight")):
             if env.get(key):
                 values[field] = env[key]
         for key, field in (("QUANT_RAG_EMBEDDING_PATH", "embedding_model_path"),
