@@ -7,14 +7,14 @@ def test_asset_keys_are_pinned():
     keys = {k.to_user_string() for a in defs.assets for k in a.keys}
     assert keys == {"source_document", "parsed_document", "passages", "document_metadata", "passage_embeddings",
                     "overlays", "catalogue", "corpus_signature", "vector_index", "bm25_index", "entity_graph",
-                    "benchmarks", "evaluation_runs"}
+                    "published_state", "benchmarks", "evaluation_runs"}
 
 
 def test_checks_jobs_sensors_schedules_are_pinned():
     checks = {c.name for c in defs.resolve_asset_graph().asset_check_keys}
     assert {"no_forbidden_cuts", "anchors_round_trip", "frozen_signature_unchanged", "sql_data_tests",
             "passages_whole", "metadata_coverage", "index_counts_agree", "signatures_coherent",
-            "dense_matches_brute_force"} <= checks
+            "dense_matches_brute_force", "state_published"} <= checks
     assert {j.name for j in defs.jobs} >= {"ingest_documents", "refresh_corpus", "evaluate", "remove_document_job"}
     assert {s.name for s in defs.sensors} == {"inbox_sensor", "refresh_after_ingest"}
     assert {s.name for s in defs.schedules} == {"nightly_evaluation"}
