@@ -3,10 +3,10 @@
 An embedded Qdrant store is held by one process at a time. The writer copies the current
 generation, updates the copy, and promotes it by atomically rewriting the CURRENT pointer; a
 running server keeps serving the generation it opened until it restarts. The previous generation
-is kept (a reader of a state read in place may be loading it); older ones are deleted. A published
-state (corpus.published) hard-links the current generation into its own folder, so deleting one
-here never takes it from a reader of a published generation; the same pointer mechanism names the
-current published generation.
+is kept (a reader of a state read in place may be loading it); older ones are deleted. Once a
+state is published (corpus.published), readers open only published folders, which hard-link the
+generation they serve, so publishing deletes the previous one here too; the same pointer mechanism
+names the current published generation.
 """
 
 from __future__ import annotations

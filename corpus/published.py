@@ -143,8 +143,21 @@ def publish(work: StateLayout, signature: str) -> Path:
     return final
 
 
+def _drop_superseded_vectors(work: StateLayout) -> None:
+    """Once a state is published, readers open only published folders, which link the vector
+    generation they serve: the writer's superseded generations are nobody's any more."""
+    for collection in (work.vectors / "edge").glob("passages-*"):
+        current = pointed_generation(collection)
+        for folder in collection.glob("g*"):
+            if current is not None and folder.is_dir() and folder.name != current.name:
+                shutil.rmtree(folder, ignore_errors=True)
+
+
 def prune(work: StateLayout) -> list[str]:
-    """Delete every published generation but the current one that no reader holds."""
+    """Delete every published generation but the current one that no reader holds (and the
+    writer's superseded vector generations)."""
+    if pointed_generation(work.published) is not None:
+        _drop_superseded_vectors(work)
     current = pointed_generation(work.published)
     removed = []
     for folder in sorted(work.published.glob("g*")):

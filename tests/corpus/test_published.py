@@ -22,6 +22,7 @@ def _working_state(root) -> StateLayout:
     atomic_write_json(layout.signature_file, {"signature": "sig-one"})
     atomic_write_json(layout.bm25 / "sig-one" / "manifest.json", {"signature": "sig-one"})
     collection = layout.vectors / "edge" / "passages-test"
+    atomic_write_json(collection / "g2" / "meta.json", {"signature": "sig-zero"})  # superseded
     atomic_write_json(collection / "g3" / "meta.json", {"signature": "sig-one"})
     point_at(collection, collection / "g3")
     return layout
@@ -40,7 +41,9 @@ def test_publish_switches_once_and_keeps_the_published_bytes(tmp_path):
     assert (served.bm25 / "sig-one" / "manifest.json").exists()
     edge = served.vectors / "edge" / "passages-test"
     assert read_json(edge / "g3" / "meta.json") == {"signature": "sig-one"}
-    assert pointed_generation(edge) == edge / "g3"
+    assert pointed_generation(edge) == edge / "g3" and not (edge / "g2").exists()
+    writer_edge = work.vectors / "edge" / "passages-test"  # readers open published folders only:
+    assert sorted(p.name for p in writer_edge.iterdir()) == ["CURRENT", "g3"]  # superseded one gone
     assert served.onnx_model("m") == work.onnx_model("m")  # not served: stays under root
     # The writer moves on: atomic rewrites make new inodes, the published generation is untouched.
     atomic_write_text(work.passages(DOC), '{"text": "second"}\n')
