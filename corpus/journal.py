@@ -39,3 +39,15 @@ def open_intents(layout: StateLayout) -> list[tuple[Path, dict]]:
     if not layout.journal.exists():
         return []
     return [(p, read_json(p)) for p in sorted(layout.journal.glob("*.json"))]
+
+
+def writer_activity(layout: StateLayout) -> list[dict]:
+    """Each open intent with whether its writer is still at work (`live`, `pid`) or was killed
+    (the next writer repairs it); readers meanwhile serve the last published generation."""
+    from corpus.lock import live_holder
+
+    pid = live_holder(layout.lock_file)
+    return [{"action": record.get("action"), "opened_at": record.get("opened_at"),
+             "documents": len(record.get("document_ids", [])), "files": len(record.get("detail", {}).get("files", [])),
+             "live": pid is not None, "pid": pid, "intent": path.name}
+            for path, record in open_intents(layout)]

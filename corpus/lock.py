@@ -62,3 +62,22 @@ def writer_lock(path: Path, wait_seconds: float = 0.0) -> Iterator[None]:
             del _held[path]
     finally:
         os.close(fd)  # closing the descriptor releases the flock
+
+
+def live_holder(path: Path) -> int | None:
+    """The pid last written into the lock file if that process is alive, else None. Read without
+    touching the lock (a probe that took it, even briefly, could turn a starting writer away); a
+    live pid with an open journal intent means a writer at work."""
+    try:
+        pid = int(path.read_text().strip() or 0)
+    except (OSError, ValueError):
+        return None
+    if pid <= 0:
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        return pid  # alive, someone else's
+    return pid

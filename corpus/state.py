@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -26,13 +26,37 @@ def state_home() -> Path:
 
 @dataclass(frozen=True)
 class StateLayout:
-    """Paths of the materialised corpus state under one root."""
+    """Paths of the materialised corpus state under one root.
+
+    `view`: a published generation (corpus.published). The served artefacts - registry, documents,
+    overlays, signature, catalogue and the three indexes - are then read from it; everything else
+    (sources, journal, lock, models, caches, MLflow, Dagster) stays under root. The writer's layout
+    has no view: it works on the state directory itself and publishes from it.
+    """
 
     root: Path
+    view: Path | None = None
 
     @classmethod
     def from_env(cls) -> "StateLayout":
         return cls(state_home())
+
+    @property
+    def served_root(self) -> Path:
+        """Where the served artefacts live: the published generation viewed, else root."""
+        return self.view or self.root
+
+    def viewing(self, generation: Path) -> "StateLayout":
+        """The same state with its served artefacts read from `generation`."""
+        return replace(self, view=generation)
+
+    # publishing (corpus.published)
+    @property
+    def published(self) -> Path: return self.root / "published"
+    @property
+    def readers_lock(self) -> Path:
+        """Readers of a published generation hold this shared; the writer deletes it exclusively."""
+        return self.served_root / "readers.lock"
 
     # inputs and bookkeeping
     @property
@@ -40,19 +64,19 @@ class StateLayout:
     @property
     def sources(self) -> Path: return self.root / "sources"
     @property
-    def registry(self) -> Path: return self.root / "registry"
+    def registry(self) -> Path: return self.served_root / "registry"
     @property
     def quarantine(self) -> Path: return self.root / "quarantine"
     @property
     def journal(self) -> Path: return self.root / "journal"
     @property
     def lock_file(self) -> Path: return self.root / "writer.lock"
-    # per-document outputs
+    # per-document outputs (served)
     @property
-    def documents(self) -> Path: return self.root / "documents"
+    def documents(self) -> Path: return self.served_root / "documents"
     # corpus-level outputs
     @property
-    def overlays(self) -> Path: return self.root / "overlays"
+    def overlays(self) -> Path: return self.served_root / "overlays"
     @property
     def near_duplicates_file(self) -> Path: return self.overlays / "near_duplicates.json"
     @property
@@ -62,21 +86,21 @@ class StateLayout:
         """Every overlay file, in the order their hashes enter the signature."""
         return (self.near_duplicates_file, self.titles_file)
     @property
-    def catalogue(self) -> Path: return self.root / "catalogue.duckdb"
+    def catalogue(self) -> Path: return self.served_root / "catalogue.duckdb"
     @property
     def dbt_target(self) -> Path: return self.root / "dbt"  # dbt's target/ and logs (assets/sql_models.py)
     @property
-    def signature_file(self) -> Path: return self.root / "signature.json"
+    def signature_file(self) -> Path: return self.served_root / "signature.json"
     @property
     def freeze_file(self) -> Path: return self.root / "freeze.json"
     @property
     def embedding_cache(self) -> Path: return self.root / "embedding_cache"
     @property
-    def vectors(self) -> Path: return self.root / "vectors"
+    def vectors(self) -> Path: return self.served_root / "vectors"
     @property
-    def bm25(self) -> Path: return self.root / "bm25"
+    def bm25(self) -> Path: return self.served_root / "bm25"
     @property
-    def graph(self) -> Path: return self.root / "graph.duckdb"
+    def graph(self) -> Path: return self.served_root / "graph.duckdb"
     @property
     def benchmarks(self) -> Path: return self.root / "benchmarks"
     @property

@@ -110,12 +110,43 @@ def doctor(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.ERROR)
-    layout = StateLayout.from_env()
-    report = check_state(layout, served_config())
+    from corpus.journal import writer_activity
+    from corpus.published import open_published
+
+    config = served_config()
+    published = open_published(StateLayout.from_env())  # what a server started now would serve
+    try:
+        layout = published.layout
+        report = check_state(layout, config)
+        writers = writer_activity(layout)
+    finally:
+        published.close()
     if args.json:
         print(json.dumps({"root": str(layout.root), "signature": report.signature,
                           "coherent": report.coherent, "rebuild": report.rebuild_commands,
-                          "artefacts": [a.__dict__ for a in report.artefacts]}, indent=1))
+                          "artefacts": [a.__dict__ for a in report.artefacts],
+                          "published": {"generation": published.generation, **published.manifest},
+                          "writers": writers}, indent=1))
     else:
-        print(f"state: {layout.root}\n" + doctor_text(report))
+        print(f"state: {layout.root}\n" + "\n".join(_published_lines(published, writers))
+              + "\n" + doctor_text(report))
     return EXIT_OK if report.coherent else EXIT_FAILED
+
+
+def _published_lines(published, writers: list[dict]) -> list[str]:
+    """Which generation readers open, and any ingest at work or killed midway."""
+    if published.generation is None:
+        lines = ["published: none - the state directory is read in place "
+                 "(the next `quant-rag ingest` publishes it)"]
+    else:
+        m = published.manifest
+        lines = [f"published: {published.generation} (signature {m.get('signature', '-')}, "
+                 f"{m.get('documents', '-')} documents, at {m.get('published_at', '-')}); "
+                 f"servers started now serve it"]
+    for w in writers:
+        what = f"opened at {w['opened_at']} ({w['files']} files, {w['documents']} documents)"
+        lines.append(f"{w['action']} in progress: {what}, writer pid {w['pid']}; readers keep the "
+                     f"published state until it publishes the next" if w["live"] else
+                     f"interrupted {w['action']}: {what}, its writer is gone; the next "
+                     f"`quant-rag ingest` repairs it")
+    return lines

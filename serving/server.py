@@ -61,9 +61,13 @@ class ServingContext:
     """State shared by every tool call in one server process."""
 
     def __init__(self, layout: StateLayout, config: ServedConfig) -> None:
+        from corpus.published import open_published
         from serving.sessions import SessionStore
 
-        self.layout = layout
+        # Resolved once: this process serves the generation published now, whatever an ingest
+        # does meanwhile, and its lease keeps that generation on disk until the process exits.
+        self.published = open_published(layout)
+        self.layout = self.published.layout
         self.config = config
         self.config_hash = config.config_hash(WINDOWS)
         self.sessions = SessionStore()

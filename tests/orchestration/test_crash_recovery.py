@@ -1,4 +1,5 @@
-"""kill -9 of an ingestion at several points, then a rerun: coherent, nothing lost or doubled."""
+"""kill -9 of an ingestion at many points spread over the run, then a rerun: coherent, nothing lost
+or doubled; after every kill a reader opens a coherent published state."""
 
 from __future__ import annotations
 
@@ -12,62 +13,133 @@ from pathlib import Path
 import pytest
 
 from library_slice import slice_files
+from corpus.generations import current_generation, pointed_generation
 from corpus.signature import compute_signature, recorded_signature
 from corpus.state import StateLayout
 
-FILES = [
-    "markdown/quantopian_lecture06_means.md",
-    "markdown/quantopian_lecture07_variance.md",
-    "markdown/quantopian_lecture08_statistical_moments.md",
-    "pdf/schumann_asset_selection_local_search.pdf",
-]
+BASE = ["markdown/quantopian_lecture06_means.md"]          # ingested whole first: a published state
+FILES = BASE + ["markdown/quantopian_lecture07_variance.md",
+                "markdown/quantopian_lecture08_statistical_moments.md"]
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _start(home: Path) -> subprocess.Popen:
-    paths = [str(p) for p, _ in slice_files(FILES)]
+def _start(home: Path, files: list[str] = FILES) -> subprocess.Popen:
+    paths = [str(p) for p, _ in slice_files(files)]
     env = {**os.environ, "QUANT_RAG_HOME": str(home), "HF_HUB_OFFLINE": "1"}
     return subprocess.Popen([sys.executable, "-m", "cli.main", "ingest", *paths], cwd=REPO, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def _wait_for(predicate, process, timeout=240.0) -> bool:
+def _mtime(path: Path) -> int:
+    return path.stat().st_mtime_ns if path.exists() else 0
+
+
+def _count(paths) -> int:
+    return sum(1 for _ in paths)
+
+
+# Kill points in pipeline order, each a change of the working state since the run started: the
+# journal intent, registration, parsing, chunking, embedding, then every corpus-level stage
+# (rewritten by the repair that opens each rerun), and finally the publish before its intent closes.
+KILL_POINTS = {
+    "intent opened": lambda l: _count(l.journal.glob("*.json")),
+    "registered": lambda l: len(l.registered_document_ids()),
+    "parsed": lambda l: _count(l.documents.glob("*/parsed.json")),
+    "chunked": lambda l: _count(l.documents.glob("*/passages.jsonl")),
+    "embedded": lambda l: _count(l.documents.glob("*/embeddings-*.npz")),
+    "overlays": lambda l: _mtime(l.titles_file),
+    "signature": lambda l: _mtime(l.signature_file),
+    "bm25": lambda l: sorted(p.name for p in l.bm25.iterdir()) if l.bm25.exists() else [],
+    "vectors": lambda l: [p.read_text() for p in sorted(l.vectors.glob("edge/*/CURRENT"))],
+    "published": lambda l: _mtime(l.published / "CURRENT"),
+}
+MIN_KILLS = 8
+
+
+def _kill_when_changed(layout: StateLayout, probe, timeout=300.0) -> bool:
+    """Start an ingest, kill -9 it the moment `probe(layout)` changes; False if it finished first."""
+    before = probe(layout)
+    process = _start(layout.root)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and process.poll() is None:
-        if predicate():
+        try:
+            changed = probe(layout) != before
+        except (OSError, ValueError):  # a file caught mid-rename: look again
+            changed = False
+        if changed:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait(timeout=60)
             return True
-        time.sleep(0.05)
+        time.sleep(0.01)
+    process.wait(timeout=60)
     return False
 
 
-# Kill points: after the first registration, after the first passages, after embeddings, during indexing.
-KILL_POINTS = {
-    "registered": lambda l: len(l.registered_document_ids()) >= 1,
-    "chunked": lambda l: any(l.passages(d).exists() for d in l.registered_document_ids()),
-    "embedded": lambda l: any(l.documents.glob("*/embeddings-*.npz")),
-    "indexing": lambda l: l.signature_file.exists(),
-}
+def _published_is_coherent(layout: StateLayout) -> str | None:
+    """The signature readers would open now (None before the first publish), checked coherent.
+    It may be an intermediate one: the repair that opens a rerun rolls the killed work forward and
+    publishes it before the rerun registers the rest."""
+    from corpus.config import ServedConfig
+    from corpus.published import open_published
+    from serving.coherence import check_state
+
+    view = open_published(layout)
+    try:
+        if view.generation is None:
+            return None
+        report = check_state(view.layout, ServedConfig())
+        assert report.coherent, report.problem()
+        return report.signature
+    finally:
+        view.close()
 
 
 @pytest.mark.slow
-def test_kill_at_several_points_then_rerun(tmp_path):
+def test_kill_at_many_points_then_rerun(tmp_path):
     clean = StateLayout(tmp_path / "clean")
     assert _start(clean.root).wait(timeout=600) == 0
     expected = recorded_signature(clean)
     layout = StateLayout(tmp_path / "crashed")
-    killed = 0
-    for name, predicate in KILL_POINTS.items():
-        process = _start(layout.root)
-        if _wait_for(lambda: predicate(layout), process):
-            os.kill(process.pid, signal.SIGKILL)
-            killed += 1
-        process.wait(timeout=60)
-    assert killed >= 2, "the ingestion finished before most kill points were reached"
+    assert _start(layout.root, BASE).wait(timeout=600) == 0
+    assert _published_is_coherent(layout) is not None
+    killed = []
+    for name, probe in KILL_POINTS.items():
+        if _kill_when_changed(layout, probe):
+            killed.append(name)
+        # whatever the kill interrupted, a reader opening the state now gets a coherent one
+        assert _published_is_coherent(layout) is not None, name
+    assert len(killed) >= MIN_KILLS, f"killed only at {killed}"
     assert _start(layout.root).wait(timeout=600) == 0
     assert len(layout.registered_document_ids()) == len(FILES)
     assert sorted(p.name for p in layout.sources.iterdir()) == sorted(p.name for p in clean.sources.iterdir())
     assert recorded_signature(layout) == compute_signature(layout) == expected
+    assert _published_is_coherent(layout) == expected
+    for document_id in layout.registered_document_ids():  # nothing doubled: same passages as clean
+        assert layout.passages(document_id).read_bytes() == clean.passages(document_id).read_bytes()
     assert list(layout.journal.glob("*.json")) == []
+    assert _served_counts(layout) == _served_counts(clean)  # points and BM25 rows: none doubled
+    current = pointed_generation(layout.published).name
+    assert sorted(p.name for p in layout.published.iterdir()) == ["CURRENT", current]  # older ones pruned
+
+
+def _served_counts(layout: StateLayout) -> tuple[int, int]:
+    """(vector points, BM25 documents) of the published generation."""
+    from corpus.bm25_store import BM25Index
+    from corpus.config import ServedConfig
+    from corpus.published import open_published
+    from corpus.state import read_json
+    from corpus.vector_store import edge_root, open_vector_store
+    from corpus.vector_store_edge import META_FILE
+
+    config, view = ServedConfig(), open_published(layout)
+    try:
+        served = view.layout
+        dimension = read_json(current_generation(edge_root(served, config)) / META_FILE)["dimension"]
+        points = open_vector_store(served, config, dimension, read_only=True).count_points()
+        bm25 = BM25Index.load(served.bm25, recorded_signature(served), config.analyzer).doc_count
+        return points, bm25
+    finally:
+        view.close()
 
 
 def test_repair_drops_orphan_sources_and_temp_files_of_killed_writes(tmp_path):

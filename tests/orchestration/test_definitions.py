@@ -1,5 +1,7 @@
 """The Definitions object is pinned: assets, checks, jobs, sensors and schedules."""
 
+import dagster as dg
+
 from orchestration.definitions import defs
 
 
@@ -7,7 +9,7 @@ def test_asset_keys_are_pinned():
     keys = {k.to_user_string() for a in defs.assets for k in a.keys}
     assert keys == {"source_document", "parsed_document", "passages", "document_metadata", "passage_embeddings",
                     "overlays", "catalogue", "corpus_signature", "vector_index", "bm25_index", "entity_graph",
-                    "benchmarks", "evaluation_runs",
+                    "published_state", "benchmarks", "evaluation_runs",
                     "sql/documents", "sql/passages", "sql/bibliography", "sql/coverage"}  # the dbt models
 
 
@@ -15,7 +17,7 @@ def test_checks_jobs_sensors_schedules_are_pinned():
     checks = {c.name for c in defs.resolve_asset_graph().asset_check_keys}
     assert {"no_forbidden_cuts", "anchors_round_trip", "frozen_signature_unchanged", "unique_passages_chunk_id",
             "passages_whole", "metadata_coverage", "index_counts_agree", "signatures_coherent",
-            "dense_matches_brute_force"} <= checks
+            "dense_matches_brute_force", "state_published"} <= checks
     assert {j.name for j in defs.jobs} >= {"ingest_documents", "refresh_corpus", "evaluate", "remove_document_job"}
     assert {s.name for s in defs.sensors} == {"inbox_sensor", "refresh_after_ingest"}
     assert {s.name for s in defs.schedules} == {"nightly_evaluation"}
@@ -58,3 +60,10 @@ def test_production_runs_use_the_production_resources(tmp_path):
     assert not hasattr(resources, "test_resources")
     assert production_resources(StateLayout(tmp_path))["state"].home == str(tmp_path)
     assert local_resources()["state"].home == ""
+
+
+def test_the_published_copy_is_made_after_the_dbt_models():
+    # published_state copies the catalogue: built before the dbt models, the copy would lack them
+    parents = defs.resolve_asset_graph().get(dg.AssetKey("published_state")).parent_keys
+    assert {dg.AssetKey(["sql", m]) for m in ("documents", "passages", "bibliography", "coverage")} <= parents
+    assert {dg.AssetKey("catalogue"), dg.AssetKey("vector_index"), dg.AssetKey("bm25_index")} <= parents
