@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from corpus.config import ServedConfig
+from corpus.published import open_published
 from corpus.state import StateLayout
 from evaluation.arms import arm_engine, parse_arm
 from evaluation.beir_state import build_beir_state
@@ -62,6 +63,7 @@ class Target:
     doc_of: dict[str, str] | None = None      # graded nDCG neighbour credit (library only)
     skipped: dict[str, int] = field(default_factory=dict)
     profile: str = "none"                     # the corpus's ranking profile (evaluation/profiles.py)
+    release: Callable[[], None] | None = None  # lets go of the published generation read
 
     @property
     def config(self) -> ServedConfig:
@@ -72,8 +74,11 @@ class Target:
         return self.config.config_hash(WINDOWS)
 
     def close(self) -> None:
-        """Release the embedded vector store (one handle at a time across processes)."""
+        """Release the vector store and the lease on the published generation read."""
         self.engine.close()
+        if self.release is not None:
+            self.release()
+            self.release = None
 
 
 def arm_modes(arms: list[str]) -> dict[str, str]:
@@ -90,7 +95,19 @@ def arm_modes(arms: list[str]) -> dict[str, str]:
 
 def library_target(layout: StateLayout, config: ServedConfig, path: Path,
                    limit: int | None = None) -> Target:
-    """The library question set over an ingested, coherent state; unmappable gold is skipped."""
+    """The library question set over the state a server started now would serve (the published
+    generation, leased until `close`: an ingest in progress changes nothing); unmappable gold is skipped."""
+    published = open_published(layout)
+    try:
+        target = _library_target(published.layout, config, path, limit)
+    except BaseException:
+        published.close()
+        raise
+    target.release = published.close
+    return target
+
+
+def _library_target(layout: StateLayout, config: ServedConfig, path: Path, limit: int | None) -> Target:
     if not layout.registered_document_ids():
         raise StateNotReady(f"no ingested corpus under {layout.root}: run `quant-rag ingest` "
                             f"(or set QUANT_RAG_HOME) before evaluating the library")
