@@ -10,6 +10,7 @@ import pytest
 from assets.signature import frozen_check
 from corpus.freeze import FreezeError, freeze, freeze_state, unfreeze
 from corpus.state import StateLayout
+from ingest.publish import frozen_refusal
 from orchestration.cli import freeze_command, remove
 
 
@@ -48,6 +49,17 @@ def test_frozen_check_fails_on_drift_only_while_frozen(tmp_path):
     assert drifted.metadata["reason"].value == "baseline"
     unfreeze(layout, "accepted the change")
     assert frozen_check(layout, "sig-b").passed
+
+
+def test_a_freeze_pins_what_readers_are_served(tmp_path):
+    layout = StateLayout(tmp_path).ensure()
+    assert frozen_refusal(layout, "sig-b") is None                 # never frozen: publish
+    freeze(layout, "sig-a", "paper submitted")
+    assert frozen_refusal(layout, "sig-a") is None                 # the frozen state itself
+    refusal = frozen_refusal(layout, "sig-b")                      # a drift: readers keep sig-a
+    assert "frozen at sig-a" in refusal and "paper submitted" in refusal and "unfreeze" in refusal
+    unfreeze(layout, "accepted")
+    assert frozen_refusal(layout, "sig-b") is None
 
 
 def test_cli_freeze_and_remove_exit_codes(tmp_path, monkeypatch, capsys):
