@@ -1,0 +1,43 @@
+"""The cross-encoder path (`QUANT_RAG_RERANKER_PATH`). No cross-encoder ships offline, so the
+packaged MiniLM folder is loaded as one: sentence-transformers gives it an untrained one-logit
+head, so its scores mean nothing, but every step of the path runs for real (loading the folder,
+pairing the question with each fused candidate, rescoring, ordering, and saying so)."""
+
+from __future__ import annotations
+
+from corpus.config import ServedConfig
+from corpus.embedder import model_folder
+from corpus.published import open_published
+from corpus.state import StateLayout
+from serving.coherence import check_state
+from serving.engine import Engine, Scope
+
+QUESTION = "How is value at risk estimated from historical returns?"
+
+
+def test_hybrid_search_is_reordered_by_the_configured_cross_encoder(ingested_home):
+    published = open_published(StateLayout(ingested_home))
+    try:
+        layout = published.layout
+        plain_config = ServedConfig()
+        config = plain_config.model_copy(update={"reranker_model_path": str(model_folder(plain_config))})
+        signature = check_state(layout, plain_config).signature
+        plain = Engine(layout, plain_config, signature=signature)
+        engine = Engine(layout, config, signature=signature)
+        assert plain.reranker_name == "none" and engine.reranker_name == model_folder(plain_config).name
+        before = plain.retrieve(QUESTION, "hybrid", Scope(), limit=5)
+        after = engine.retrieve(QUESTION, "hybrid", Scope(), limit=5)
+        assert after.reranked and not before.reranked
+        assert not engine.retrieve(QUESTION, "bm25", Scope(), limit=5).reranked  # hybrid only
+        # the served order is the cross-encoder's own scores over the fused pool, best first
+        model = engine._lazy("reranker", lambda: None)
+        passages = engine.reader.passages
+        for hit in after.hits:
+            (expected,) = model.predict([(QUESTION, passages[hit.chunk_id].text)])
+            assert abs(float(expected) - hit.score) < 1e-4
+        assert [h.score for h in after.hits] == sorted((h.score for h in after.hits), reverse=True)
+        assert {h.chunk_id for h in after.hits} <= set(passages)
+        plain.close()
+        engine.close()
+    finally:
+        published.close()
