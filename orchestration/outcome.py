@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import dagster as dg
 
+from assets.sql_models import KEY_PREFIX as MODEL_PREFIX, catalogue_models
+
 Metadata = dict[str, object]
 
 
@@ -57,7 +59,9 @@ class RunOutcome:
         failures = [e.step_failure_data for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
         failure = "; ".join((f.user_failure_data.description if f.user_failure_data and f.user_failure_data.description
                              else f.error.message.strip()) for f in failures)
-        return cls(checks=checks, stages=[(asset, seconds.get(asset, 0.0), found) for asset, found in rows.items()],
+        # the dbt models are one step (the dbt build) that materialises every model
+        step = {a: catalogue_models.op.name if a.startswith(f"{MODEL_PREFIX}/") else a for a in rows}
+        return cls(checks=checks, stages=[(asset, seconds.get(step[asset], 0.0), found) for asset, found in rows.items()],
                    failure=failure)
 
     def merge(self, other: RunOutcome) -> None:
@@ -67,8 +71,13 @@ class RunOutcome:
 
     def stage_lines(self) -> list[str]:
         lines = []
+        models = [asset.split("/", 1)[1] for asset, _, _ in self.stages if asset.startswith(f"{MODEL_PREFIX}/")]
         for asset, seconds, rows in self.stages:
-            if asset in DOCUMENT_STAGES:
+            if asset.startswith(f"{MODEL_PREFIX}/"):  # one line for the dbt build, at its first model
+                if asset.split("/", 1)[1] != models[0]:
+                    continue
+                text = f"dbt models: {', '.join(sorted(models))}"
+            elif asset in DOCUMENT_STAGES:
                 through = [r for r in rows if "set_aside" not in r]
                 text = DOCUMENT_STAGES[asset](through)
                 text += f" ({len(rows) - len(through)} set aside)" if len(through) < len(rows) else ""
