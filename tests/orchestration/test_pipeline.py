@@ -118,6 +118,5 @@ def test_the_catalogue_builds_under_a_state_path_with_quotes(ingested_home, tmp_
 
     target = tmp_path / "it's a \"state\""
     shutil.copytree(ingested_home, target, ignore=shutil.ignore_patterns("writer.lock"))
-    counts, failures = build_catalogue(StateLayout(target))
-    assert counts["documents"] == len(SLICE) and counts["passages"] > 0
-    assert not any(failures.values()), failures
+    counts = build_catalogue(StateLayout(target))  # the raw tables; dbt builds the models on them
+    assert counts["raw_sources"] == len(SLICE) and counts["raw_passages"] > 0
