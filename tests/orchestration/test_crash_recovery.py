@@ -95,6 +95,7 @@ def _published_is_coherent(layout: StateLayout) -> str | None:
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_kill_at_many_points_then_rerun(tmp_path):
     clean = StateLayout(tmp_path / "clean")
     assert _start(clean.root).wait(timeout=600) == 0

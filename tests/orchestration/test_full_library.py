@@ -12,6 +12,7 @@ from orchestration.runner import ingest
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_all_bundled_documents_are_ingested_and_every_check_passes(tmp_path):
     files = library_files()
     layout = StateLayout(tmp_path / "state")

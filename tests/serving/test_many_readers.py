@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from corpus.config import ServedConfig
 from corpus.generations import current_generation
 from corpus.state import StateLayout
@@ -27,6 +29,7 @@ def _cli_search(home, mode: str) -> subprocess.Popen:
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.long
 def test_four_servers_and_the_cli_search_one_state_at_once(served_copy):
     layout, config = StateLayout(served_copy), ServedConfig()
     folder = current_generation(edge_root(layout, config))
