@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets up and runs the whole test suite (slow tests included).
+# Sets up and runs the test suite (slow tests included; `-m long` runs the three long ones).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
