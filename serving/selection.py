@@ -77,6 +77,11 @@ def reciprocal_rank_fusion(rankings: list[list[Candidate]], k: int,
         for rank, candidate in enumerate(ranking, start=1):
             scores[candidate.chunk_id] = scores.get(candidate.chunk_id, 0.0) + weight / (k + rank)
             best_rank[candidate.chunk_id] = min(best_rank.get(candidate.chunk_id, rank), rank)
+    return _ordered(scores, best_rank)
+
+
+def _ordered(scores: dict[str, float], best_rank: dict[str, int]) -> list[Candidate]:
+    """Best fused score first; ties by the best rank reached in any ranking, then by chunk id."""
     order = sorted(scores, key=lambda cid: (-scores[cid], best_rank[cid], cid))
     return [Candidate(cid, scores[cid]) for cid in order]
 
@@ -99,8 +104,7 @@ def convex_fusion(rankings: list[list[Candidate]], weights: list[float] | None =
             norm = (candidate.score - low) / span if span > 0 else 1.0
             scores[candidate.chunk_id] = scores.get(candidate.chunk_id, 0.0) + weight * norm
             best_rank[candidate.chunk_id] = min(best_rank.get(candidate.chunk_id, rank), rank)
-    order = sorted(scores, key=lambda cid: (-scores[cid], best_rank[cid], cid))
-    return [Candidate(cid, scores[cid]) for cid in order]
+    return _ordered(scores, best_rank)
 
 
 def with_document_evidence(ranked: list[Candidate], passages: dict[str, Passage],
