@@ -24,7 +24,7 @@ from serving.errors import IncoherentState, InvalidArgument, Unavailable
 from serving.expansion import QueryExpander
 from serving.scaffolding import drop_scaffolding
 from serving.selection import (Candidate, convex_fusion, reciprocal_rank_fusion, select, with_document_evidence,
-                               with_neighbour_evidence)
+                               with_document_decay, with_neighbour_evidence)
 
 if TYPE_CHECKING:  # opened lazily: the server must start without duckdb, bm25s or a model
     from corpus.bm25_store import BM25Index
@@ -244,6 +244,8 @@ class Engine:
                 ranked = with_document_evidence(ranked, self.reader.passages, self.config.document_weight)
             if self.config.neighbour_weight:
                 ranked = with_neighbour_evidence(ranked, self.reader.passages, self.config.neighbour_weight)
+            if self.config.document_decay < 1.0:
+                ranked = with_document_decay(ranked, self.reader.passages, self.config.document_decay)
             if self.reranker_name != "none":
                 ranked, reranked = self.rerank(text, ranked), True
         reader = self.reader

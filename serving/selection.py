@@ -125,6 +125,22 @@ def with_document_evidence(ranked: list[Candidate], passages: dict[str, Passage]
     return [rescored[i] for i in order]
 
 
+def with_document_decay(ranked: list[Candidate], passages: dict[str, Passage],
+                        decay: float) -> list[Candidate]:
+    """A soft per-document cap: the n-th candidate (0-based, in ranked order) of a document has its
+    score multiplied by decay**n, then the pool is re-sorted (ties keep the prior order). Unlike
+    the hard cap, a strong third passage of one document still beats a weak first of another."""
+    seen: dict[str, int] = {}
+    rescored = []
+    for candidate in ranked:
+        passage = passages.get(candidate.chunk_id)
+        document = passage.document_id if passage is not None else candidate.chunk_id
+        rescored.append(Candidate(candidate.chunk_id, candidate.score * decay ** seen.get(document, 0)))
+        seen[document] = seen.get(document, 0) + 1
+    order = sorted(range(len(rescored)), key=lambda i: (-rescored[i].score, i))
+    return [rescored[i] for i in order]
+
+
 def with_neighbour_evidence(ranked: list[Candidate], passages: dict[str, Passage],
                             weight: float) -> list[Candidate]:
     """Add to each passage's score `weight` times the best score of its reading-order neighbours

@@ -6,8 +6,8 @@ import pytest
 
 from corpus.models import BlockKind, Passage
 from serving.expansion import QueryExpander
-from serving.selection import (Candidate, convex_fusion, reciprocal_rank_fusion, select, with_document_evidence,
-                               with_neighbour_evidence)
+from serving.selection import (Candidate, convex_fusion, reciprocal_rank_fusion, select, with_document_decay,
+                               with_document_evidence, with_neighbour_evidence)
 
 LONG = "x " * 150
 
@@ -63,6 +63,17 @@ def test_document_evidence_lifts_passages_of_documents_with_many_candidates():
     lifted = with_document_evidence(ranked, passages, 0.5)
     assert [c.chunk_id for c in lifted] == ["y1", "x1", "y2", "y3"]
     assert lifted[0].score == pytest.approx(0.029 + 0.5 * 0.049)
+
+
+def test_document_decay_is_a_soft_cap_a_strong_repeat_still_beats_a_weak_newcomer():
+    passages = {c: _passage(c, c[0]) for c in ["a1", "a2", "a3", "b1", "c1"]}
+    ranked = [Candidate("a1", 1.0), Candidate("a2", 0.9), Candidate("b1", 0.85), Candidate("a3", 0.8),
+              Candidate("c1", 0.3)]
+    decayed = with_document_decay(ranked, passages, 0.9)
+    # a2 -> 0.81 falls behind b1; a3 -> 0.648 still beats the weak c1 (a hard cap of 1 would not)
+    assert [c.chunk_id for c in decayed] == ["a1", "b1", "a2", "a3", "c1"]
+    assert decayed[2].score == pytest.approx(0.81) and decayed[3].score == pytest.approx(0.648)
+    assert with_document_decay(ranked, passages, 1.0) == ranked
 
 
 def test_expansion_adds_the_synonyms_the_question_lacks():
