@@ -74,12 +74,16 @@ def resolve_filters(ctx: ScopeContext, args: Filters, text: str) -> tuple[Scope,
             year_min, sources["min"] = session.year_min, "session"
         if year_max is None and session.year_max is not None:
             year_max, sources["max"] = session.year_max, "session"
-    clause, rules = None, []
-    if args.auto_period:
-        applied = apply_period(text, year_min, year_max, ctx.engine.newest_year())
+    clause, rules, unapplied = None, [], None
+    newest = ctx.engine.newest_year()
+    applied = apply_period(text, year_min, year_max, newest) if args.auto_period else None
+    if applied is not None and newest is None and applied.parsed.clause:
+        # No document carries a year (e.g. a corpus of filings, where "in 2019" names the data's
+        # year): a period could only empty the scope, so the question is searched whole.
+        clause = unapplied = applied.parsed.clause
+    elif applied is not None:
         text, clause, rules = applied.query, applied.parsed.clause, applied.parsed.rules
-        for side, value, source in (("min", applied.year_min, applied.source_min),
-                                    ("max", applied.year_max, applied.source_max)):
+        for side, source in (("min", applied.source_min), ("max", applied.source_max)):
             if source == "question":
                 sources[side] = "question"
         year_min, year_max = applied.year_min, applied.year_max
@@ -94,6 +98,9 @@ def resolve_filters(ctx: ScopeContext, args: Filters, text: str) -> tuple[Scope,
             (("year_min", year_min, source_min), ("year_max", year_max, source_max)) if value]
     note = ("period applied: " + ", ".join(said) + (f"; read from the query: {'; '.join(rules)}"
                                                     if rules else "")) if said else None
+    if unapplied and note is None:
+        note = (f"period not applied: no document in the corpus has a publication year, so "
+                f"'{unapplied}' stays in the searched text")
     period = PeriodOut(year_min=year_min, year_max=year_max, clause=clause,
                        source_min=source_min, source_max=source_max, note=note)
     return scope, period, text, session.provenance if session else None

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from serving.periods import apply_period, parse_period
+from serving.scope import Filters, resolve_filters
+from serving.sessions import SessionStore
 
 NEWEST = 2024
 
@@ -146,3 +150,20 @@ def test_caller_bounds_win_and_the_question_fills_the_other_side():
 
 def test_table_is_large_enough():
     assert len(PERIODS) + len(NO_PERIOD) >= 30
+
+
+def _resolve(question: str, newest_year: int | None):
+    # resolve_filters needs only the corpus's newest year from its engine here; a real engine over
+    # an undated corpus is the BEIR scratch state, too heavy for this check.
+    ctx = SimpleNamespace(engine=SimpleNamespace(newest_year=lambda: newest_year), sessions=SessionStore())
+    return resolve_filters(ctx, Filters.model_validate({}), question)
+
+
+def test_a_corpus_without_years_searches_the_question_whole_and_says_why():
+    question = "In 2019, why did the gross margin decrease?"
+    scope, period, text, _ = _resolve(question, None)
+    assert scope.year_min is None and scope.year_max is None and text == question
+    assert period.clause and "not applied" in period.note and period.clause in period.note
+    scope, period, text, _ = _resolve(question, 2024)      # a dated corpus: the period applies
+    assert (scope.year_min, scope.year_max) == (2019, 2019) and "2019" not in text
+    assert period.note.startswith("period applied")
