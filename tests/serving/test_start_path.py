@@ -17,12 +17,19 @@ from corpus.state import StateLayout
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "transformers", "sentence_transformers")
 # Builds the MCP server as `python -m serving.server` does, then answers one search through the
-# SDK's call_tool (argument handling, our tool, result conversion) and reports what was imported.
+# SDK's in-process client (request handling, our tool, result conversion) and reports what was
+# imported.
 PROBE = """
 import sys, anyio
+from mcp.client.client import Client
 from serving.server import build_server
 server, context = build_server()
-result = anyio.run(server.call_tool, "search_documents", {"query": "value at risk"})
+
+async def first_search():
+    async with Client(server) as client:
+        return await client.call_tool("search_documents", {"query": "value at risk"})
+
+result = anyio.run(first_search)
 assert not result.is_error, result.content[0].text
 assert result.structured_content["results"], "no result"
 imported = sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[1:]))
