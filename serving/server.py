@@ -1,8 +1,10 @@
 """The MCP stdio server: fourteen tools, one prompt, a coherence gate in front of every call but
 corpus_status's (which reports what is incoherent and what to run).
 
-Importing this module opens nothing and loads no model; the state is checked on the first call
-and the engine opens its stores lazily (a background warm-up starts them after launch).
+Importing this module opens nothing and loads no model, nor the tool set and engine (numpy,
+DuckDB...): `initialize` is answered as soon as the MCP SDK is imported, while a background
+warm-up imports the tools, checks the state and opens the stores; a call that comes first does the
+same work itself.
 Run with `python -m serving.server` or `quant-rag serve`; logs go to stderr only.
 """
 
@@ -13,7 +15,8 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
@@ -30,14 +33,15 @@ from corpus.state import StateLayout
 from corpus.versions import SERVER_VERSION
 from serving import listing, prompt
 from serving.cancel import run_with_flag
-from serving.coherence import CoherenceReport, check_state
 from serving.contract import WINDOWS, Trace, make_trace
-from serving.engine import Engine
 from serving.errors import (IncoherentState, InvalidArgument, ServingError,
                             describe_validation_error, without_state_paths)
 from serving.schemas import render_trace
 from serving.tools import ToolSpec
-from serving.toolset import all_tools
+
+if TYPE_CHECKING:
+    from serving.coherence import CoherenceReport
+    from serving.engine import Engine
 
 log = logging.getLogger("quant_rag.server")
 
@@ -81,6 +85,8 @@ class ServingContext:
         signature = self.coherence.signature
         with self._engine_lock:
             if self._engine is None:
+                from serving.engine import Engine
+
                 self._engine = Engine(self.layout, self.config, signature=signature)
             return self._engine
 
@@ -88,6 +94,8 @@ class ServingContext:
     def coherence(self) -> CoherenceReport:
         with self._lock:
             if self._report is None:
+                from serving.coherence import check_state
+
                 self._report = check_state(self.layout, self.config)
                 if not self._report.coherent:
                     log.error("%s", self._report.problem())
@@ -170,17 +178,16 @@ def build_server(layout: StateLayout | None = None, config: ServedConfig | None 
     """The SDK's low-level server with our four handlers: tools and the prompt, nothing else
     (no resources, no per-call context objects or result re-validation)."""
     context = ServingContext(layout or StateLayout.from_env(), config or ServedConfig.from_env())
-    specs = {spec.name: spec for spec in all_tools()}
     listed: list[ListToolsResult] = []  # built at the first tools/list, after initialize
 
     async def list_tools(ctx, params) -> ListToolsResult:
         if not listed:
             listed.append(ListToolsResult(tools=[listing.tool_descriptor(spec, context)
-                                                 for spec in specs.values()]))
+                                                 for spec in tool_specs().values()]))
         return listed[0]
 
     async def call(ctx, params) -> CallToolResult:
-        spec = specs.get(params.name)
+        spec = tool_specs().get(params.name)
         if spec is None:
             error = InvalidArgument(f"unknown tool {params.name!r}; tools/list names the tools",
                                     fields=["name"])
@@ -202,7 +209,17 @@ def build_server(layout: StateLayout | None = None, config: ServedConfig | None 
     return server, context
 
 
+@cache
+def tool_specs() -> dict[str, ToolSpec]:
+    """The tool set by name, in tools/list order (imported at first use: its modules load the
+    engine's dependencies)."""
+    from serving.toolset import all_tools
+
+    return {spec.name: spec for spec in all_tools()}
+
+
 def _warm_up(context: ServingContext) -> None:
+    tool_specs()
     if context.coherence.coherent:
         context.engine.warm_up()
         try:  # the default (hybrid) search also needs BM25; load it while the client connects
