@@ -8,8 +8,8 @@ lines are handed to the SDK's own `stdio_server`, so parsing and encoding messag
 
 Like the SDK, the transport claims the process's stdin and stdout while it serves: fd 0 then
 reads /dev/null and fd 1 writes to stderr, so a stray print in a library never corrupts the wire.
-When stdin or stdout is not a pipe, socket or terminal (asyncio cannot poll a regular file), the
-SDK's threaded transport serves instead.
+When stdin or stdout is not a pipe, socket or terminal (the event loop cannot poll a regular file
+or /dev/null), the SDK's threaded transport serves instead.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ DRAIN_S = 2.0  # at exit, how long answers still buffered may wait for the clien
 
 
 def _pollable(fd: int) -> bool:
+    """A pipe, socket or terminal (epoll refuses regular files and /dev/null)."""
     mode = os.fstat(fd).st_mode
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
 
 
 class _Lines:
