@@ -1,5 +1,6 @@
-"""Published output schemas: `$ref`s inlined (cheaper for a client to validate every result),
-judging documents exactly as the tool's own model schema does."""
+"""Published output schemas: `$ref`s inlined and nullable `anyOf`s folded into type lists (cheaper
+for a client to validate every result), judging documents exactly as the tool's own model schema
+does."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pydantic import BaseModel
 
 from corpus.config import ServedConfig
 from corpus.state import StateLayout
-from serving.listing import inline_refs, output_schema
+from serving.listing import inline_refs, output_schema, type_lists
 
 
 def _validator(schema):
@@ -62,6 +63,7 @@ def test_inlined_schemas_judge_results_as_the_models_schemas_do(results, tool, p
     published, original = output_schema(spec), spec.output_model.model_json_schema()
     assert "$defs" in original and "$ref" in str(original)  # there was something to inline
     assert "$ref" not in str(published) and "$defs" not in published
+    assert "'null'" in str(published) and "{'type': 'null'}" not in str(published)  # folded
     inlined, model = _validator(published), _validator(original)
     assert not list(inlined.iter_errors(document)) and not list(model.iter_errors(document))
     for path in paths:
@@ -78,3 +80,11 @@ class Node(BaseModel):
 def test_a_recursive_schema_keeps_its_references():
     schema = Node.model_json_schema()
     assert inline_refs(schema) == schema
+
+
+def test_only_anyofs_of_bare_types_are_folded():
+    bare = {"anyOf": [{"type": "integer"}, {"type": "null"}], "description": "d"}
+    bounded = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]}
+    assert type_lists(bare) == {"type": ["integer", "null"], "description": "d"}
+    assert type_lists(bounded) == bounded
+    assert type_lists({"items": [bare]}) == {"items": [{"type": ["integer", "null"], "description": "d"}]}
