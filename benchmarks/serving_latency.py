@@ -5,6 +5,7 @@
     python benchmarks/serving_latency.py --home S --tools search_documents,get_passage --out r.json
     python benchmarks/serving_latency.py --home S --no-mcp --edge 100 --profile 30   # in process
     python benchmarks/serving_latency.py --home S --tools search_documents,get_passage --hog
+    python benchmarks/serving_latency.py --home S --tools get_passage --server-profile /tmp/s.prof
 
 Each run also times, in this process and right after the stdio calls, Engine.retrieve on the same
 queries (the stdio/in-process ratio), and profiles one search_documents call stage by stage as the
@@ -15,7 +16,11 @@ in-process timing with `python -c "while True: pass"` holding one core.
 queries) with and without a year filter; --profile N breaks search_documents down by stage in
 process (the handler's stages called one by one, no MCP transport).
 
-Each figure is wall time seen by the SDK's stdio client, around `session.call_tool`.
+Each figure is wall time seen by the SDK's stdio client, around `session.call_tool`; beside it,
+the CPU milliseconds per call of the server process (all its threads, from /proc) and of this
+client process: on a machine shared with other jobs, wall time mostly measures the neighbours,
+CPU time much less. --server-profile runs the warm server under cProfile
+(benchmarks/profiled_server.py) and prints where its event loop spends its time.
 """
 
 from __future__ import annotations
@@ -42,11 +47,17 @@ QUERIES = ["How is value at risk estimated from historical returns?",
            "market impact of large orders", "multiple comparisons bias in backtests"]
 
 
-def _params(home: Path, warm_up: bool) -> StdioServerParameters:
+def _params(home: Path, warm_up: bool, profile: Path | None = None) -> StdioServerParameters:
     env = {**os.environ, "QUANT_RAG_HOME": str(home), "HF_HUB_OFFLINE": "1",
            "QUANT_RAG_WARM_UP": "1" if warm_up else "0"}
-    return StdioServerParameters(command=sys.executable, args=["-m", "serving.server"], env=env,
-                                 cwd=str(REPO))
+    args = ["-m", "serving.server"]
+    if profile is not None:
+        from profiled_server import PROFILE_ENV
+
+        env[PROFILE_ENV] = str(profile)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+        args = [str(REPO / "benchmarks" / "profiled_server.py")]
+    return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(REPO))
 
 
 async def _timed(session, name, arguments) -> float:
@@ -77,7 +88,8 @@ def children_cpu_seconds() -> float | None:
     pid = os.getpid()
     try:
         children = [c for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-                    if b"serving.server" in Path(f"/proc/{c}/cmdline").read_bytes()]  # not the hog
+                    if any(name in Path(f"/proc/{c}/cmdline").read_bytes()
+                           for name in (b"serving.server", b"profiled_server"))]  # not the hog
         ticks = sum(sum(int(v) for v in Path(f"/proc/{c}/stat").read_text().rsplit(")", 1)[1].split()[11:13])
                     for c in children)
     except (OSError, ValueError):
@@ -85,9 +97,22 @@ def children_cpu_seconds() -> float | None:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-async def warm_latencies(home: Path, repeat: int, tools: set[str] | None = None) -> dict[str, list[float]]:
+async def warm_latencies(home: Path, repeat: int, tools: set[str] | None = None,
+                         profile: Path | None = None) -> tuple[dict[str, list[float]], dict[str, dict]]:
+    """Per label: the seconds of each call, and the CPU ms per call of the server and this client."""
+    cpu: dict[str, dict] = {}
+
+    def cpu_mark() -> tuple[float | None, float]:
+        return children_cpu_seconds(), time.process_time()
+
+    def cpu_since(label: str, mark: tuple[float | None, float]) -> None:
+        server, client = cpu_mark()
+        cpu[label] = {"server": None if server is None or mark[0] is None else
+                      round(1000 * (server - mark[0]) / repeat, 2),
+                      "client": round(1000 * (client - mark[1]) / repeat, 2)}
+
     with open(os.devnull, "w") as errlog:
-        async with stdio_client(_params(home, warm_up=True), errlog=errlog) as (read, write):
+        async with stdio_client(_params(home, warm_up=True, profile=profile), errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 search = await session.call_tool("search_documents", {"query": QUERIES[0]})
@@ -119,14 +144,18 @@ async def warm_latencies(home: Path, repeat: int, tools: set[str] | None = None)
                     if tools and label not in tools:
                         continue
                     tool = label.split("(")[0]
+                    mark = cpu_mark()
                     times[label] = [await _timed(session, tool, make(i)) for i in range(repeat)]
+                    cpu_since(label, mark)
                 pings = []  # the bare stdio round trip of this SDK, for scale
+                mark = cpu_mark()
                 for _ in range(repeat):
                     start = time.perf_counter()
                     await session.send_ping()
                     pings.append(time.perf_counter() - start)
+                cpu_since("ping (transport floor)", mark)
                 times["ping (transport floor)"] = pings
-                return times
+                return times, cpu
 
 
 QUESTIONS = REPO / "bench" / "tatqa" / "queries.jsonl"
@@ -209,13 +238,14 @@ def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
                           for k, v in stages.items()}}
 
 
-def mcp_figures(home: Path, repeat: int, tools: set[str] | None) -> dict:
+def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path | None = None) -> dict:
     """Cold starts, warm per-tool p50/p95 over stdio, then in this process: Engine.retrieve on
     the same queries (and its ratio to the stdio search) and the call-path profile."""
     out = {"cold_corpus_status": anyio.run(cold_start, home, "corpus_status", {}),
            "cold_search": anyio.run(cold_start, home, "search_documents", {"query": QUERIES[0]})}
-    warm = anyio.run(warm_latencies, home, repeat, tools)
+    warm, cpu = anyio.run(warm_latencies, home, repeat, tools, profile)
     out["warm_ms"] = {label: percentiles(v) for label, v in warm.items()}
+    out["cpu_ms_per_call"] = cpu
     ctx = _engine(home)
     engine, mode = ctx.engine, ctx.config.default_mode
     engine.warm_up()
@@ -228,10 +258,7 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None) -> dict:
     if "search_documents" in out["warm_ms"]:
         out["stdio_over_in_process"] = round(out["warm_ms"]["search_documents"]["p50"]
                                              / out["in_process_retrieve_ms"]["p50"], 2)
-    from serving.server import build_tool
-    from serving.tools import search_documents
-
-    out["profile_ms"] = profile_search(ctx, build_tool(search_documents.SPEC, ctx), QUERIES, repeat)
+    out["profile_ms"] = profile_search(ctx, QUERIES, repeat)
     engine.close()  # the next condition's server opens the vector store
     return out
 
@@ -242,9 +269,12 @@ def print_figures(condition: str, r: dict) -> None:
         cpu = r[name].get("server_cpu_s")
         print(f"{name}: initialize {r[name]['initialize_s']:.2f} s, first answer {r[name]['first_answer_s']:.2f} s"
               + (f" (server CPU {cpu:.2f} s)" if cpu is not None else ""))
-    print(f"{'tool (warm, ms)':<26}{'p50':>9}{'p95':>9}")
+    print(f"{'tool (warm, ms)':<26}{'p50':>9}{'p95':>9}   CPU ms per call: server, client")
     for label, figures in r["warm_ms"].items():
-        print(f"{label:<26}{figures['p50']:>9.1f}{figures['p95']:>9.1f}")
+        cpu = r.get("cpu_ms_per_call", {}).get(label, {})
+        server = f"{cpu['server']:.2f}" if cpu.get("server") is not None else "-"
+        client = f"{cpu['client']:.2f}" if cpu.get("client") is not None else "-"
+        print(f"{label:<26}{figures['p50']:>9.1f}{figures['p95']:>9.1f}   {server:>6}, {client:>6}")
     inproc = r["in_process_retrieve_ms"]
     print(f"{'Engine.retrieve in process':<26}{inproc['p50']:>9.1f}{inproc['p95']:>9.1f}")
     if "stdio_over_in_process" in r:
@@ -270,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="in-process search stage breakdown")
     parser.add_argument("--hog", action="store_true", help="repeat beside a CPU-bound process")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON report here")
+    parser.add_argument("--server-profile", type=Path, default=None, metavar="PROF",
+                        help="run the warm server under cProfile, write its stats here and print the top")
     args = parser.parse_args(argv)
     home = args.home or Path(os.environ.get("QUANT_RAG_HOME", "./var")).resolve()
     if args.fixture:
@@ -285,7 +317,8 @@ def main(argv: list[str] | None = None) -> int:
         tools = set(args.tools.split(",")) if args.tools else None
         for condition in (["idle", "hog"] if args.hog else ["idle"]):
             with cpu_hog(condition == "hog"):
-                report[condition] = mcp_figures(home, args.repeat, tools)
+                profile = args.server_profile if condition == "idle" else None
+                report[condition] = mcp_figures(home, args.repeat, tools, profile)
     os.environ.setdefault("QUANT_RAG_HOME", str(home))
     if args.edge:
         report["edge_ms"] = edge_latency(home, args.edge)
@@ -300,6 +333,11 @@ def main(argv: list[str] | None = None) -> int:
     for condition in ("idle", "hog"):
         if condition in report:
             print_figures(condition, report[condition])
+    if args.server_profile and args.server_profile.exists():
+        import pstats
+
+        print(f"server event loop, top by own time ({args.server_profile}):")
+        pstats.Stats(str(args.server_profile)).sort_stats("tottime").print_stats(15)
     for key in ("edge_ms", "profile_dense", "profile_hybrid"):
         if key in report:
             print(f"{key}: {json.dumps(report[key], indent=1)}")

@@ -8,10 +8,17 @@ encoding of the result) called one at a time in process, so each is timed alone:
   trace          the trace alone (already inside `structured`)
   dump           the structured content as JSON-ready dicts
   text           the rendered text block
-  sdk_validate   the SDK validating structured content against the output model (0 when skipped)
-  json           CallToolResult → JSON-RPC response → the line written to stdout
+  sdk_result     the SDK checking the CallToolResult against the negotiated protocol version's
+                 result model and dumping it (mcp_types.methods.serialize_server_result)
+  json           the JSON-RPC response → the line written to stdout
   client_validate  the SDK *client* checking structured content against the published schema
                  (jsonschema; paid by the agent's host, not the server, but inside its wall time)
+  client_validate_refs  the same against the schema with its `$ref`s (as published before they
+                 were inlined), for comparison; not in `total`
+
+What the running server spends per call outside these stages (the SDK's request handling, the
+transport, a worker thread's hand-over) shows in serving_latency.py's per-call server CPU, read
+from /proc, and in its --server-profile (cProfile of the server's event loop).
 """
 
 from __future__ import annotations
@@ -41,19 +48,22 @@ def _percentile(values: list[float], q: int) -> float:
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
-def profile_search(context, tool, queries, repeat: int) -> dict:
+def profile_search(context, queries, repeat: int) -> dict:
     """ms p50 per stage over `repeat` calls of search_documents (after one warm-up round)."""
+    import jsonschema
     from mcp_types import CallToolResult, JSONRPCResponse, TextContent
+    from mcp_types.methods import serialize_server_result
+    from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
-    from serving.server import _RawArguments  # noqa: F401  (the server module is what runs)
+    from serving.listing import output_schema
     from serving.tools import search_documents as search
 
     engine = context.engine
-    meta = tool.fn_metadata
-    adapter = meta._output_adapter(meta.output_model) if meta.output_model is not None else None
-    import jsonschema
 
-    client = jsonschema.validators.validator_for(meta.output_schema)(meta.output_schema)
+    def validator(schema):
+        return jsonschema.validators.validator_for(schema)(schema)
+    client = validator(output_schema(search.SPEC))
+    client_refs = validator(search.SearchDocumentsOutput.model_json_schema())
     stages, timed = stage_timer()
 
     for i in range(repeat + 1):
@@ -70,20 +80,20 @@ def profile_search(context, tool, queries, repeat: int) -> dict:
         timed("trace", context.trace, "search")
         structured = timed("dump", search.SearchDocumentsOutput.model_dump, out, mode="json")
         rendered = timed("text", search.render, out)
-        if adapter is not None:
-            timed("sdk_validate", adapter.validate_python, structured)
-        else:
-            stages.setdefault("sdk_validate", []).append(0.0)
         result = CallToolResult(content=[TextContent(type="text", text=rendered)],
                                 structured_content=structured)
-        timed("json", lambda: JSONRPCResponse(
-            jsonrpc="2.0", id=i, result=result.model_dump(by_alias=True, mode="json", exclude_none=True)
-        ).model_dump_json(by_alias=True, exclude_unset=True))
+        body = timed("sdk_result", lambda: serialize_server_result(
+            "tools/call", LATEST_HANDSHAKE_VERSION,
+            result.model_dump(by_alias=True, mode="json", exclude_none=True)))
+        timed("json", lambda: JSONRPCResponse(jsonrpc="2.0", id=i, result=body).model_dump_json(
+            by_alias=True, exclude_unset=True))
         stages.setdefault("total", []).append(time.perf_counter() - start)
         timed("client_validate", lambda: list(client.iter_errors(structured)))
+        timed("client_validate_refs", lambda: list(client_refs.iter_errors(structured)))
         if i == 0:
             stages.clear()
-    summed = {k: v for k, v in stages.items() if k not in ("total", "trace", "client_validate")}
+    summed = {k: v for k, v in stages.items()
+              if k not in ("total", "trace", "client_validate", "client_validate_refs")}
     figures = {k: round(1000 * _percentile(v, 50), 3) for k, v in stages.items()}
     figures["after_retrieval"] = round(sum(1000 * _percentile(v, 50) for k, v in summed.items()
                                            if k != "retrieval"), 3)

@@ -7,13 +7,14 @@ server module (which imports mcp).
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from corpus.config import ServedConfig
-from serving.coherence import CoherenceReport
-from serving.contract import Trace
-from serving.engine import Engine
-from serving.sessions import SessionStore
+if TYPE_CHECKING:  # typing only: importing a tool's spec must not load the engine (numpy & co.)
+    from corpus.config import ServedConfig
+    from serving.coherence import CoherenceReport
+    from serving.contract import Trace
+    from serving.engine import Engine
+    from serving.sessions import SessionStore
 
 
 class ScopeContext(Protocol):

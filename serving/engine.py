@@ -95,6 +95,10 @@ class Engine:
                 setattr(self, f"_{name}", factory())
             return getattr(self, f"_{name}")
 
+    def is_open(self, name: str) -> bool:
+        """Whether the part `name` (reader, embedder, vectors, bm25...) is already loaded."""
+        return getattr(self, f"_{name}") is not None
+
     @property
     def reader(self) -> CorpusReader:
         return self._lazy("reader", lambda: CorpusReader.open(self.layout))

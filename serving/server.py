@@ -1,8 +1,10 @@
 """The MCP stdio server: fourteen tools, one prompt, a coherence gate in front of every call but
 corpus_status's (which reports what is incoherent and what to run).
 
-Importing this module opens nothing and loads no model; the state is checked on the first call
-and the engine opens its stores lazily (a background warm-up starts them after launch).
+Importing this module opens nothing and loads no model, nor the tool set and engine (numpy,
+DuckDB...): `initialize` is answered as soon as the MCP SDK is imported, while a background
+warm-up imports the tools, checks the state and opens the stores; a call that comes first does the
+same work itself.
 Run with `python -m serving.server` or `quant-rag serve`; logs go to stderr only.
 """
 
@@ -13,32 +15,33 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.prompts import Prompt
-from mcp.server.mcpserver.tools import Tool
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import ConfigDict, ValidationError
+from mcp.server.lowlevel.server import Server
+from mcp.shared.exceptions import MCPError
+from mcp_types import (INVALID_PARAMS, CallToolResult, GetPromptResult, ListPromptsResult,
+                       ListToolsResult, TextContent)
+from pydantic import ValidationError
 
 from corpus.config import ServedConfig
 from corpus.model_identity import ModelPathError
 from corpus.ids import InvalidIdError
 from corpus.state import StateLayout
 from corpus.versions import SERVER_VERSION
-from serving import prompt
+from serving import listing, prompt
 from serving.cancel import run_with_flag
-from serving.coherence import CoherenceReport, check_state
 from serving.contract import WINDOWS, Trace, make_trace
-from serving.engine import Engine
 from serving.errors import (IncoherentState, InvalidArgument, ServingError,
                             describe_validation_error, without_state_paths)
 from serving.schemas import render_trace
 from serving.tools import ToolSpec
-from serving.toolset import all_tools
+
+if TYPE_CHECKING:
+    from serving.coherence import CoherenceReport
+    from serving.engine import Engine
 
 log = logging.getLogger("quant_rag.server")
 
@@ -82,6 +85,8 @@ class ServingContext:
         signature = self.coherence.signature
         with self._engine_lock:
             if self._engine is None:
+                from serving.engine import Engine
+
                 self._engine = Engine(self.layout, self.config, signature=signature)
             return self._engine
 
@@ -89,10 +94,18 @@ class ServingContext:
     def coherence(self) -> CoherenceReport:
         with self._lock:
             if self._report is None:
+                from serving.coherence import check_state
+
                 self._report = check_state(self.layout, self.config)
                 if not self._report.coherent:
                     log.error("%s", self._report.problem())
             return self._report
+
+    @property
+    def loaded(self) -> bool:
+        """True once the state is checked and the corpus reader open (cheap tools then answer
+        from memory)."""
+        return self._report is not None and self._engine is not None and self._engine.is_open("reader")
 
     def ensure_coherent(self) -> None:
         report = self.coherence
@@ -102,15 +115,6 @@ class ServingContext:
     def trace(self, window: str | None) -> Trace:
         signature = self._report.signature if self._report else None
         return make_trace(signature, self.config_hash, WINDOWS.get(window, 0) if window else 0)
-
-
-class _RawArguments(ArgModelBase):
-    """Hands the raw arguments to the tool so the tool's closed model reports every problem."""
-
-    model_config = ConfigDict(extra="allow", arbitrary_types_allowed=True)
-
-    def model_dump_one_level(self) -> dict[str, Any]:
-        return {"arguments": dict(self.model_extra or {})}
 
 
 def error_result(error: ServingError, trace: Trace, state_root: Path | None = None) -> CallToolResult:
@@ -152,47 +156,70 @@ async def _raise_when_cancelled(flag: threading.Event) -> None:
         flag.set()  # cancelled: the client gave up (or the call is over, when it no longer matters)
 
 
-def build_tool(spec: ToolSpec, context: ServingContext) -> Tool:
-    async def run(arguments: dict[str, Any]) -> CallToolResult:
-        # The call runs in a worker thread, which cannot be interrupted. When the client gives up,
-        # the SDK cancels this task: the watcher raises the flag the thread's work checks, and the
-        # task still waits for the thread (so the SDK's thread limit keeps bounding the work).
-        flag = threading.Event()
-        async with anyio.create_task_group() as group:
-            group.start_soon(_raise_when_cancelled, flag)
-            result = await anyio.to_thread.run_sync(run_with_flag, flag, call_tool, spec, context, arguments)
-            group.cancel_scope.cancel()
-        return result
-
-    annotations = ToolAnnotations(title=spec.title, read_only_hint=spec.read_only,
-                                  destructive_hint=spec.destructive if not spec.read_only else None,
-                                  idempotent_hint=spec.idempotent, open_world_hint=False)
-    return Tool(fn=run, name=spec.name, title=spec.title, description=spec.describe(context),
-                parameters=spec.input_model.model_json_schema(),
-                fn_metadata=FuncMetadata(arg_model=_RawArguments, output_schema=published_schema(spec)),
-                is_async=True, annotations=annotations)
-
-
-def published_schema(spec: ToolSpec) -> dict[str, Any]:
-    """The output schema the SDK derives from the tool's output model. Handing the SDK the schema
-    without the model publishes it unchanged but skips re-validating every result against it on
-    the hot path: results are built by that same model, and tests validate them over stdio."""
-    return FuncMetadata(arg_model=_RawArguments, output_model=spec.output_model).output_schema
+async def run_tool(spec: ToolSpec, context: ServingContext, arguments: dict[str, Any]) -> CallToolResult:
+    """One call: a cheap tool on the event loop once the state is loaded; any other call in a
+    worker thread (a search may load a model or take seconds: the event loop keeps answering
+    pings and cancellations meanwhile), with its cancel flag."""
+    if spec.cheap and context.loaded:
+        return call_tool(spec, context, arguments)
+    # A worker thread cannot be interrupted. When the client gives up, the SDK cancels this task:
+    # the watcher raises the flag the thread's work checks, and the task still waits for the
+    # thread (so the thread limiter keeps bounding the work).
+    flag = threading.Event()
+    async with anyio.create_task_group() as group:
+        group.start_soon(_raise_when_cancelled, flag)
+        result = await anyio.to_thread.run_sync(run_with_flag, flag, call_tool, spec, context, arguments)
+        group.cancel_scope.cancel()
+    return result
 
 
 def build_server(layout: StateLayout | None = None, config: ServedConfig | None = None,
-                 ) -> tuple[MCPServer, ServingContext]:
+                 ) -> tuple[Server, ServingContext]:
+    """The SDK's low-level server with our four handlers: tools and the prompt, nothing else
+    (no resources, no per-call context objects or result re-validation)."""
     context = ServingContext(layout or StateLayout.from_env(), config or ServedConfig.from_env())
-    tools = [build_tool(spec, context) for spec in all_tools()]
-    server = MCPServer(name=SERVER_NAME, version=SERVER_VERSION, instructions=INSTRUCTIONS,
-                       tools=tools, log_level="WARNING")
-    server.add_prompt(Prompt.from_function(prompt.research_protocol, name=prompt.PROMPT_NAME,
-                                           title=prompt.PROMPT_TITLE,
-                                           description=prompt.PROMPT_DESCRIPTION))
+    listed: list[ListToolsResult] = []  # built at the first tools/list, after initialize
+
+    async def list_tools(ctx, params) -> ListToolsResult:
+        if not listed:
+            listed.append(ListToolsResult(tools=[listing.tool_descriptor(spec, context)
+                                                 for spec in tool_specs().values()]))
+        return listed[0]
+
+    async def call(ctx, params) -> CallToolResult:
+        spec = tool_specs().get(params.name)
+        if spec is None:
+            error = InvalidArgument(f"unknown tool {params.name!r}; tools/list names the tools",
+                                    fields=["name"])
+            return error_result(error, context.trace(None), context.layout.root)
+        return await run_tool(spec, context, params.arguments or {})
+
+    async def list_prompts(ctx, params) -> ListPromptsResult:
+        return ListPromptsResult(prompts=[listing.PROMPT])
+
+    async def get_prompt(ctx, params) -> GetPromptResult:
+        try:
+            return listing.get_prompt(params.name, params.arguments)
+        except ValueError as exc:
+            raise MCPError(INVALID_PARAMS, str(exc)) from None
+
+    server = Server(SERVER_NAME, version=SERVER_VERSION, instructions=INSTRUCTIONS,
+                    on_list_tools=list_tools, on_call_tool=call, on_list_prompts=list_prompts,
+                    on_get_prompt=get_prompt)
     return server, context
 
 
+@cache
+def tool_specs() -> dict[str, ToolSpec]:
+    """The tool set by name, in tools/list order (imported at first use: its modules load the
+    engine's dependencies)."""
+    from serving.toolset import all_tools
+
+    return {spec.name: spec for spec in all_tools()}
+
+
 def _warm_up(context: ServingContext) -> None:
+    tool_specs()
     if context.coherence.coherent:
         context.engine.warm_up()
         try:  # the default (hybrid) search also needs BM25; load it while the client connects
@@ -216,7 +243,14 @@ def serve(layout: StateLayout | None = None, config: ServedConfig | None = None,
         raise SystemExit(2) from None
     if warm_up and os.environ.get(WARM_UP_ENV, "1") != "0":
         threading.Thread(target=_warm_up, args=(context,), daemon=True, name="warm-up").start()
-    server.run("stdio")
+    anyio.run(_serve_stdio, server)
+
+
+async def _serve_stdio(server: Server) -> None:
+    from serving.stdio import stdio_streams
+
+    async with stdio_streams() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
 
 
 if __name__ == "__main__":

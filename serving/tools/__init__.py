@@ -45,6 +45,9 @@ class ToolSpec:
     # outside the schema) and incoherent_state are added by `error_line`.
     errors: tuple[tuple[ErrorCode, str], ...] = ()
     needs_coherent_state: bool = True          # False: answers on an incoherent state (corpus_status)
+    # True: answers from memory in about a millisecond once the corpus reader is open, so the
+    # server runs it on its event loop: a worker thread's hand-over would cost more than the call.
+    cheap: bool = False
 
     def __post_init__(self) -> None:
         unknown = {code for code, _ in self.errors} - set(get_args(ErrorCode))

@@ -84,6 +84,6 @@ SPEC = ToolSpec(
         "of the next call (`continuation` spells that call out). Not for finding passages: it "
         "needs a chunk_id. Cheap: no model, a few milliseconds."),
     input_model=GetPassageInput, output_model=GetPassageOutput, handler=handle, render=render,
-    window="passage",
+    window="passage", cheap=True,
     errors=(("not_found", "unknown chunk_id"),
             ("invalid_argument", "an offset past the end of the passage")))

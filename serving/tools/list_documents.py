@@ -83,4 +83,4 @@ SPEC = ToolSpec(
         "holds, to find a document_id for a filter, or to check a period's coverage. Not for "
         "content: use search_documents. Cheap: metadata only, no model."),
     input_model=ListDocumentsInput, output_model=ListDocumentsOutput, handler=handle,
-    render=render, errors=(("invalid_argument", "year_min after year_max"),))
+    render=render, cheap=True, errors=(("invalid_argument", "year_min after year_max"),))

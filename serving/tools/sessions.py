@@ -188,7 +188,7 @@ SPECS = [
                  'list holds; to use one in a call, pass {"session": name} there instead. To find '
                  "names, use session_list. " + _limits(ctx)),
              input_model=SessionNameInput, output_model=SessionGetOutput, handler=get,
-             render=render_get, errors=(("not_found", "no entry of that name"),)),
+             render=render_get, cheap=True, errors=(("not_found", "no entry of that name"),)),
     ToolSpec(name="session_list", title="List session entries",
              description=lambda ctx: (
                  "List the stored entries, most recently used first: name, kind, provenance, size "
@@ -196,12 +196,12 @@ SPECS = [
                  "current total. Use it to find a name to reuse, read or delete. Listing does not "
                  "change the order. " + _limits(ctx, full=True)),
              input_model=SessionListInput, output_model=SessionListOutput, handler=list_entries,
-             render=render_list),
+             render=render_list, cheap=True),
     ToolSpec(name="session_delete", title="Delete a session entry",
              description=lambda ctx: (
                  "Delete one stored entry by name; `deleted` is false when there was none (not an "
                  "error). Use it to drop an entry no longer wanted; replacing one needs no delete "
                  "(session_put overwrites). " + _limits(ctx)),
              input_model=SessionNameInput, output_model=SessionDeleteOutput, handler=delete,
-             render=render_delete, read_only=False, destructive=True, idempotent=True),
+             render=render_delete, cheap=True, read_only=False, destructive=True, idempotent=True),
 ]

@@ -51,6 +51,7 @@ def test_bad_arguments_are_structured_errors_and_the_server_keeps_answering(serv
         assert_error(await c("get_passage", {"chunk_id": "../../etc/passwd"}), "invalid_argument", "chunk_id")
         assert_error(await c("verify_citations", {}), "invalid_argument")
         assert_error(await c("session_get", {"name": "nothing-here"}), "not_found")
+        assert_error(await c("no_such_tool", {}), "invalid_argument", "name")  # not a bare text error
         assert_error(await c("search_graph", {"query": "var", "entity_type": "planet"}),
                      "invalid_argument", "entity_type")
         return await c("corpus_status", {})

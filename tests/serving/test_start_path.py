@@ -1,4 +1,5 @@
-"""The server's start path and first search never import torch, transformers or sentence-transformers."""
+"""The server's start path and first search never import torch, transformers or sentence-transformers;
+until `initialize` is answered it imports neither the tool set nor the engine's dependencies."""
 
 from __future__ import annotations
 
@@ -17,12 +18,19 @@ from corpus.state import StateLayout
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "transformers", "sentence_transformers")
 # Builds the MCP server as `python -m serving.server` does, then answers one search through the
-# SDK's call_tool (argument handling, our tool, result conversion) and reports what was imported.
+# SDK's in-process client (request handling, our tool, result conversion) and reports what was
+# imported.
 PROBE = """
 import sys, anyio
+from mcp.client.client import Client
 from serving.server import build_server
 server, context = build_server()
-result = anyio.run(server.call_tool, "search_documents", {"query": "value at risk"})
+
+async def first_search():
+    async with Client(server) as client:
+        return await client.call_tool("search_documents", {"query": "value at risk"})
+
+result = anyio.run(first_search)
 assert not result.is_error, result.content[0].text
 assert result.structured_content["results"], "no result"
 imported = sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[1:]))
@@ -51,6 +59,27 @@ def test_first_search_with_the_export_imports_no_torch(exported_home):
     encoder, imported = probe(exported_home)
     assert encoder == "OnnxEncoder"
     assert imported == "", f"imported on the start path: {imported}"
+
+
+# What the server has imported when it can answer `initialize`: the SDK, the context, the prompt.
+BEFORE_INITIALIZE = ("numpy", "scipy", "duckdb", "onnxruntime", "bm25s", "qdrant_edge", "torch",
+                     "serving.toolset", "serving.engine", "serving.tools.search_documents",
+                     "corpus.graph_store")
+START = """
+import sys
+sys.modules.setdefault("numba", None)
+from serving.server import build_server
+server, context = build_server()
+print(",".join(sorted(m for m in sys.argv[1:] if m in sys.modules)))
+"""
+
+
+def test_initialize_is_answered_before_the_engine_and_tools_are_imported(served_home):
+    env = {**os.environ, "QUANT_RAG_HOME": str(served_home), "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", START, *BEFORE_INITIALIZE], capture_output=True,
+                          text=True, env=env, cwd=str(REPO), timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "", f"imported before initialize: {done.stdout.strip()}"
 
 
 def test_first_search_without_the_export_still_answers(served_home):
