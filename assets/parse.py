@@ -31,9 +31,10 @@ def parsed_document(context: dg.AssetExecutionContext, state: StateResource) -> 
     # Parsed ahead in two processes, so both cores work (ingest.parse.ParsePool); a failure
     # surfaces in `parse` and sets its document aside as before.
     ahead = [d for d in live(layout, list(context.partition_keys)) if needs_parsing(d)]
+    pooled = set(ahead)
 
     def parse(document_id: str) -> dict:
-        if document_id in ahead or needs_parsing(document_id):
+        if document_id in pooled or needs_parsing(document_id):
             parsed, reused = pool.result(document_id), False
         else:
             parsed, reused = ParsedDocument(**read_json(layout.parsed_blocks(document_id))), True

@@ -124,8 +124,7 @@ def main() -> None:
         "documents": report.documents, "pdf_pages": pages, "bulk_seconds": round(bulk, 1),
         "bulk_cpu_seconds": round(bulk_cpu, 1), "load_average_1min_at_end": os.getloadavg()[0],
         "pdf_pages_per_second_overall": round(pages / bulk, 2),
-        # each Dagster step's own duration (parse, chunk, embed, … refresh, publish), as the CLI prints them
-        "stage_seconds": {asset: round(seconds, 1) for asset, seconds, _ in report.stages},
+        # each Dagster step's wall and CPU seconds (parse, chunk, embed, … the dbt build, publish)
         "step_wall_and_cpu_seconds": steps,
         # idle: the embedding step keeps both cores busy (wall ≈ CPU / 2), every other step one
         "idle_projection_seconds": round(sum(s["cpu"] / (2 if k in TWO_CORE_STEPS else 1) for k, s in steps.items())
