@@ -2,13 +2,16 @@
 
 
 import dagster as dg
+from tqdm import tqdm
 
 from assets.partitions import document_asset
 from assets.progress import per_document
 from assets.resources import StateResource
 from corpus.embedder import load_embedder
 from corpus.embedding_cache import EmbeddingCache
-from ingest.embed import embed_document
+from corpus.onnx_export import ingest_runtime
+from ingest.embed import DocumentPieces, embed_document, prefill
+from ingest.setaside import live
 
 
 @document_asset(deps=["passages", "document_metadata"], group_name="documents", code_version="embed-v1",
@@ -17,10 +20,23 @@ def passage_embeddings(context: dg.AssetExecutionContext, state: StateResource) 
     layout, config = state.layout, state.config
     embedder = load_embedder(config)  # outside the loop: a model that cannot load fails the run, not a document
     cache = EmbeddingCache(layout.embedding_cache, config.model_key)
+    keys = live(layout, list(context.partition_keys))
+    prepared: dict[str, DocumentPieces] = {}
+    covered: set[str] = set()
 
     def embed(document_id: str) -> dict:
-        total, fresh = embed_document(layout, config, embedder, cache, document_id)
+        if document_id not in covered:  # the next documents' pieces, embedded together (ingest.embed.prefill)
+            with tqdm(desc="embed pieces", unit="piece", leave=False, disable=None) as bar:
+                def progress(done: int, total: int) -> None:
+                    bar.total = total
+                    bar.update(done - bar.n)
+
+                found, block = prefill(layout, embedder, cache, keys[keys.index(document_id):], progress)
+            prepared.update(found)
+            covered.update(block)
+        total, fresh = embed_document(layout, config, embedder, cache, document_id, prepared.pop(document_id, None))
         return {"pieces": total, "embedded_now": fresh, "from_cache": total - fresh}
 
-    per_document(context, layout, "embed", embed)
-    return dg.MaterializeResult(metadata={"model": embedder.model_id})
+    with ingest_runtime(embedder, layout, config) as runtime:
+        per_document(context, layout, "embed", embed)
+    return dg.MaterializeResult(metadata={"model": embedder.model_id, "runtime": runtime})

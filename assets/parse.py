@@ -9,9 +9,10 @@ from assets.resources import StateResource
 from corpus.models import ParsedDocument
 from corpus.state import read_json
 from corpus.versions import PARSER_VERSION
-from ingest.parse import expected_parser_version, is_parsed, parse_document
+from ingest.parse import ParsePool, expected_parser_version, is_parsed
 from ingest.parsing import pdf_parser_name
 from ingest.register import load_source
+from ingest.setaside import live
 
 
 @document_asset(deps=["source_document"], group_name="documents", code_version=PARSER_VERSION,
@@ -20,15 +21,26 @@ def parsed_document(context: dg.AssetExecutionContext, state: StateResource) -> 
     layout = state.layout
     pdf_parser_name()  # an unknown configured parser fails the run here, before any document is blamed
 
+    def needs_parsing(document_id: str) -> bool:
+        try:
+            record, _ = load_source(layout, document_id)
+        except Exception:  # noqa: BLE001 — `parse` meets it again and sets the document aside
+            return False
+        return not is_parsed(layout, document_id, expected_parser_version(record.format))
+
+    # Parsed ahead in two processes, so both cores work (ingest.parse.ParsePool); a failure
+    # surfaces in `parse` and sets its document aside as before.
+    ahead = [d for d in live(layout, list(context.partition_keys)) if needs_parsing(d)]
+    pooled = set(ahead)
+
     def parse(document_id: str) -> dict:
-        record, _ = load_source(layout, document_id)
-        if is_parsed(layout, document_id, expected_parser_version(record.format)):
-            parsed = ParsedDocument(**read_json(layout.parsed_blocks(document_id)))
-            reused = True
+        if document_id in pooled or needs_parsing(document_id):
+            parsed, reused = pool.result(document_id), False
         else:
-            parsed, reused = parse_document(layout, document_id), False
+            parsed, reused = ParsedDocument(**read_json(layout.parsed_blocks(document_id))), True
         return {"pages": parsed.pages or 0, "characters": parsed.canonical_chars, "parser": parsed.parser,
                 "garbled_text": parsed.garbled_text, "reused": reused}
 
-    per_document(context, layout, "parse", parse)
+    with ParsePool(layout, ahead) as pool:
+        per_document(context, layout, "parse", parse)
     return dg.MaterializeResult()

@@ -1,111 +1,102 @@
-"""What the project's embedding path costs over a bare `model.encode`, on real passages.
+"""Ingestion embedding: which runtime and batching cost least, on a state's real pieces.
 
-Passages: the bundled library's Markdown, paragraphs packed into ~1,200-character chunks (the
-first --passages of them). Arms, same model, one torch thread, best CPU time of --repeats
-interleaved runs:
-  raw         model.encode(passages) — truncates whatever exceeds the window
-  raw_pieces  model.encode(the strings passage_pieces produces) — every word reaches the model
-  embedder    passage_pieces + Embedder.embed_passages (what the pipeline runs)
-  onnx_pieces the same strings as raw_pieces through the ONNX export (ONNX Runtime, one thread)
-Overhead of the wrapper = embedder vs raw_pieces; cost of keeping every word = raw_pieces vs raw;
-ONNX vs torch for ingestion = onnx_pieces vs raw_pieces (and the min cosine between their vectors).
+Pieces: --pieces of them (seeded sample) from the documents of --home, cut exactly as the
+pipeline cuts them. Arms, same model, --threads threads each, interleaved --repeats times (best):
+  torch_by_chars  sentence-transformers, batches ordered by characters (the pipeline until issue 11)
+  torch_by_tokens sentence-transformers, batches ordered by token count
+  onnx_by_tokens  the float32 ONNX export on ONNX Runtime, ordered by token count (the pipeline's)
+  onnx_int8       its int8 dynamic quantisation (an arm only: its vectors differ)
+Printed per arm: CPU seconds (user + sys: the machine is shared, so CPU, not wall, is the cost),
+wall seconds, tokens computed (padding included) and the min cosine to torch_by_chars's vectors.
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/embedding_throughput.py
+    python benchmarks/embedding_throughput.py --home var [--pieces 400] [--threads 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import random
+import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 from corpus.config import ServedConfig
-from corpus.embedder import load_embedder, passage_pieces
-
-LIBRARY = Path(__file__).resolve().parents[1] / "library" / "markdown"
-CHUNK_CHARS = 1200
+from corpus.embedder import load_embedder, model_folder
+from corpus.state import StateLayout
 
 
-def library_passages(limit: int) -> list[tuple[str, str]]:
-    """(prefix, text) pairs: the file's first heading as prefix, paragraphs packed to ~1,200 chars."""
-    out: list[tuple[str, str]] = []
-    for path in sorted(LIBRARY.glob("*.md")):
-        text = path.read_text(encoding="utf-8")
-        title = next((line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("#")), path.stem)
-        buffer = ""
-        for paragraph in (p.strip() for p in text.split("\n\n")):
-            if buffer and len(buffer) + len(paragraph) > CHUNK_CHARS:
-                out.append((title, buffer))
-                buffer = ""
-            buffer = f"{buffer}\n\n{paragraph}" if buffer else paragraph
-        if buffer:
-            out.append((title, buffer))
-        if len(out) >= limit:
-            break
-    return out[:limit]
+def state_pieces(layout: StateLayout, embedder, count: int, seed: int = 7) -> list[str]:
+    from ingest.embed import document_pieces
+
+    texts = [t for d in layout.registered_document_ids() for t in document_pieces(layout, embedder, d).texts]
+    return random.Random(seed).sample(texts, min(count, len(texts)))
 
 
-def cpu_seconds(function) -> float:
-    """CPU time of this process: the machine is shared, so wall time measures the neighbours."""
-    start = time.process_time()
-    function()
-    return time.process_time() - start
+def batched(texts: list[str], key, batch_size: int, encode) -> tuple[np.ndarray, list[list[int]]]:
+    """Vectors in input order, batches formed longest first by `key`; also the batches' indices."""
+    order = sorted(range(len(texts)), key=lambda i: -key(texts[i]))
+    out, batches = None, []
+    for start in range(0, len(order), batch_size):
+        indices = order[start:start + batch_size]
+        rows = encode([texts[i] for i in indices])
+        out = np.empty((len(texts), rows.shape[1]), np.float32) if out is None else out
+        out[indices] = rows
+        batches.append(indices)
+    return out, batches
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--passages", type=int, default=300)
+    parser.add_argument("--home", type=Path, default=None, help="an ingested state (default: QUANT_RAG_HOME)")
+    parser.add_argument("--pieces", type=int, default=400)
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
     import torch
 
-    torch.set_num_threads(1)  # CPU time is then comparable across arms
-    embedder = load_embedder(ServedConfig())
-    model = embedder.model  # the bare SentenceTransformer, for the baseline arms
-    passages = library_passages(args.passages)
-    raw_texts = [f"{prefix}\n{text}" for prefix, text in passages]
-    pieces = [piece for prefix, text in passages for piece in passage_pieces(embedder, prefix, text)]
-
-    def encode(texts):
-        return model.encode(texts, batch_size=args.batch_size, normalize_embeddings=True, show_progress_bar=False)
-
-    def pipeline():
-        strings = [piece for prefix, text in passages for piece in passage_pieces(embedder, prefix, text)]
-        return embedder.embed_passages(strings, batch_size=args.batch_size)
-
-    import tempfile
-
-    from corpus.embedder import model_folder
     from corpus.onnx_encoder import OnnxEncoder
-    from corpus.onnx_export import export_model
+    from corpus.onnx_export import export_model, quantise
 
+    torch.set_num_threads(args.threads)
+    config = ServedConfig()
+    embedder = load_embedder(config)
+    layout = StateLayout(args.home) if args.home else StateLayout.from_env()
+    texts = state_pieces(layout, embedder, args.pieces)
     graph = Path(tempfile.mkdtemp()) / "model.onnx"
-    export_model(model_folder(ServedConfig()), graph)
-    onnx = OnnxEncoder(graph, model_folder(ServedConfig()), embedder.model_id, None, threads=1)
-    encode(raw_texts[:64])  # warm-up
-    cosine = float((onnx.embed_texts(pieces, args.batch_size) * encode(pieces)).sum(axis=1).min())
-    arms = {"raw": lambda: encode(raw_texts), "raw_pieces": lambda: encode(pieces), "embedder": pipeline,
-            "onnx_pieces": lambda: onnx.embed_texts(pieces, args.batch_size)}
-    runs: dict[str, list[float]] = {arm: [] for arm in arms}
-    for _ in range(args.repeats):  # interleaved, best of each
-        for arm, function in arms.items():
-            runs[arm].append(cpu_seconds(function))
-    timings = {arm: min(values) for arm, values in runs.items()}
-    truncated = sum(embedder.count_tokens(t) > embedder.max_tokens for t in raw_texts)
-    print(f"model {embedder.model_id} · window {embedder.max_tokens} tokens · torch threads "
-          f"{torch.get_num_threads()} · {len(passages)} passages → {len(pieces)} pieces · "
-          f"{truncated} passages truncated by the raw arm")
-    for arm, seconds in timings.items():
-        print(f"{arm:>10}: {len(passages) / seconds:7.1f} passages per CPU-second ({seconds:.2f} CPU-s)")
-    wrapper = timings["embedder"] / timings["raw_pieces"] - 1
-    every_word = timings["raw_pieces"] / timings["raw"] - 1
-    total = timings["embedder"] / timings["raw"] - 1
-    print(f"wrapper overhead (embedder vs raw_pieces): {wrapper:+.1%}")
-    print(f"cost of keeping every word (raw_pieces vs raw): {every_word:+.1%}")
-    print(f"total (embedder vs raw): {total:+.1%}")
-    print(f"ONNX Runtime vs torch on the same pieces: {timings['onnx_pieces'] / timings['raw_pieces'] - 1:+.1%} "
-          f"CPU time; min cosine {cosine:.6f}")
+    export_model(model_folder(config), graph)
+    quantise(graph, graph.with_name("model.int8.onnx"))
+    runtimes = {name: OnnxEncoder(path, model_folder(config), embedder.model_id, None, threads=args.threads)
+                for name, path in (("onnx", graph), ("int8", graph.with_name("model.int8.onnx")))}
+
+    def torch_encode(batch):
+        return embedder.model.encode(batch, batch_size=len(batch), normalize_embeddings=True, show_progress_bar=False)
+
+    tokens = embedder.count_tokens
+    arms = {"torch_by_chars": (len, torch_encode), "torch_by_tokens": (tokens, torch_encode),
+            "onnx_by_tokens": (tokens, lambda b: runtimes["onnx"].embed_texts(b, len(b))),
+            "onnx_int8": (tokens, lambda b: runtimes["int8"].embed_texts(b, len(b)))}
+    batched(texts[:16], tokens, 16, torch_encode)  # warm-up
+    best: dict[str, tuple[float, float]] = {}
+    vectors: dict[str, np.ndarray] = {}
+    computed: dict[str, int] = {}
+    for _ in range(args.repeats):
+        for arm, (key, encode) in arms.items():
+            cpu, wall = time.process_time(), time.perf_counter()
+            vectors[arm], batches = batched(texts, key, args.batch_size, encode)
+            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            best[arm] = min(best.get(arm, (cpu, wall)), (cpu, wall))
+            computed[arm] = sum(len(b) * max(min(tokens(texts[i]), embedder.max_tokens) for i in b) for b in batches)
+    real = sum(min(tokens(t), embedder.max_tokens) for t in texts)
+    print(f"model {embedder.model_id} · {len(texts)} pieces, {real} tokens · {args.threads} threads · "
+          f"batches of {args.batch_size} · best of {args.repeats}")
+    base = best["torch_by_chars"][0]
+    for arm, (cpu, wall) in best.items():
+        cosine = float((vectors[arm] * vectors["torch_by_chars"]).sum(axis=1).min())
+        print(f"{arm:>16}: {cpu:7.2f} CPU-s ({cpu / base - 1:+6.1%})  {wall:7.2f} wall-s  "
+              f"{computed[arm]:>8} tokens computed  min cosine {cosine:.6f}")
 
 
 if __name__ == "__main__":

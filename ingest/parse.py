@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+
 from ingest.parsing import MARKDOWN_PARSER, parse_source, parser_version, pdf_parser_name
 from ingest.register import load_source
 from corpus.canonical import assemble_canonical
@@ -40,3 +43,38 @@ def is_parsed(layout: StateLayout, document_id: str, version: str) -> bool:
     parsed = layout.parsed_blocks(document_id)
     return (parsed.exists() and layout.canonical_text(document_id).exists()
             and read_json(parsed).get("parser_version") == version)
+
+
+# Parsing in worker processes pays a start-up (a fresh interpreter imports the parsers, ≈ 1–2 s):
+# only worth it for a batch of at least this many documents to parse.
+PARALLEL_MIN_DOCUMENTS = 8
+PARSE_WORKERS = 2  # the machine's two cores: pdfium parses on one core per process
+
+
+def _parse_in_worker(layout: StateLayout, document_id: str) -> ParsedDocument:
+    return parse_document(layout, document_id)
+
+
+class ParsePool:
+    """Documents parsed ahead in PARSE_WORKERS processes (pdfium is single-threaded and not
+    thread-safe), in the order they will be asked for; `result(document_id)` waits for one. A
+    document the pool was not given, or any document when the batch is too small, the configured
+    parser is not pdfium, or workers=1, is parsed in this process."""
+
+    def __init__(self, layout: StateLayout, document_ids: list[str], workers: int = PARSE_WORKERS,
+                 minimum: int = PARALLEL_MIN_DOCUMENTS):
+        self.layout, self._futures, self._executor = layout, {}, None
+        if workers > 1 and len(document_ids) >= minimum and pdf_parser_name() == "pdfium":
+            self._executor = ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
+            self._futures = {d: self._executor.submit(_parse_in_worker, layout, d) for d in document_ids}
+
+    def result(self, document_id: str) -> ParsedDocument:
+        future = self._futures.pop(document_id, None)
+        return future.result() if future is not None else parse_document(self.layout, document_id)
+
+    def __enter__(self) -> "ParsePool":
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)

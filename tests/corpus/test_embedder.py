@@ -154,3 +154,22 @@ def test_embed_passages_keeps_input_order_and_reports_progress(embedder):
     assert np.allclose(batched[:4], single, atol=1e-5)
     assert len(calls) == 3 and calls[-1] == (20, 20) and [d for d, _ in calls] == sorted(d for d, _ in calls)
     assert np.allclose(np.linalg.norm(batched, axis=1), 1.0, atol=1e-4)
+
+
+def test_batches_hold_similar_token_counts_and_order_is_restored(embedder, monkeypatch):
+    # Characters and tokens disagree here: a long word is one token or few, "x x x" one per letter.
+    texts = ["internationalization " * 6, "x " * 60, "short", "x " * 10, "internationalization " * 40, "y " * 30]
+    counts = [embedder.count_tokens(t) for t in texts]
+    real = embedder.embed_passages(texts, batch_size=2)
+    batches = []
+
+    def spy(batch, batch_size, prompt=None):
+        batches.append([embedder.count_tokens(t) for t in batch])
+        return np.stack([real[texts.index(t)] for t in batch])
+
+    monkeypatch.setattr(embedder, "_encode", spy)
+    again = embedder.embed_passages(texts, batch_size=2)
+    flat = [c for batch in batches for c in batch]
+    assert flat == sorted(counts, reverse=True)  # longest first by tokens, not by characters
+    assert all(len(b) <= 2 for b in batches)
+    assert np.array_equal(again, real)  # each row back at its text's position

@@ -1,0 +1,67 @@
+"""A run's documents are embedded together (length-sorted across documents, on ONNX Runtime) with
+the vectors torch gives each document's pieces on their own; documents parse ahead in processes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import ingest.embed as embed_module
+from corpus.config import ServedConfig
+from corpus.embedder import load_embedder
+from corpus.embedding_cache import EmbeddingCache
+from corpus.models import ParsedDocument
+from corpus.onnx_export import ingest_runtime
+from corpus.state import StateLayout, read_json
+from ingest.embed import document_pieces, embed_document, load_document_embeddings, prefill
+from ingest.parse import ParsePool
+
+
+def _smallest(layout: StateLayout, embedder, count: int) -> list[str]:
+    sizes = {d: len(document_pieces(layout, embedder, d).texts) for d in layout.registered_document_ids()}
+    return sorted(sizes, key=sizes.get)[:count]
+
+
+def test_prefill_embeds_documents_together_with_equal_vectors(state_copy, tmp_path, monkeypatch):
+    layout, config = StateLayout(state_copy), ServedConfig.from_env()
+    embedder = load_embedder(config)
+    documents = _smallest(layout, embedder, 2)
+    calls = []
+    real = embedder.embed_passages
+    monkeypatch.setattr(embedder, "embed_passages", lambda texts, **kw: calls.append(len(texts)) or real(texts, **kw))
+
+    monkeypatch.setattr(embed_module, "PREFILL_PIECES", 1)  # a pass stops once one string is pending
+    _, covered = prefill(layout, embedder, EmbeddingCache(tmp_path / "small", config.model_key), documents)
+    assert covered == documents[:1]
+
+    monkeypatch.undo()
+    monkeypatch.setattr(embedder, "embed_passages", lambda texts, **kw: calls.append(len(texts)) or real(texts, **kw))
+    calls.clear()
+    cache = EmbeddingCache(tmp_path / "cache", config.model_key)
+    with ingest_runtime(embedder, layout, config) as runtime:  # what the pipeline embeds with
+        assert runtime == "onnx" and embedder.passage_runtime is not None
+        prepared, covered = prefill(layout, embedder, cache, documents)
+    assert embedder.passage_runtime is None  # the shared embedder is torch again
+    unique = {t for d in documents for t in prepared[d].texts}
+    assert covered == documents and calls == [len(unique)]  # one pass over both documents
+    assert sum(prepared[d].embedded_now for d in documents) == len(unique)
+    before = embedder.encoded_texts
+    for document_id in documents:
+        total, fresh = embed_document(layout, config, embedder, cache, document_id, prepared[document_id])
+        assert total == len(prepared[document_id].texts) and fresh == prepared[document_id].embedded_now
+        _, _, stored = load_document_embeddings(layout, config, document_id)
+        alone = embedder.model.encode(prepared[document_id].texts, normalize_embeddings=True)  # torch, bare
+        assert (stored * alone).sum(axis=1).min() >= 0.9999
+    assert embedder.encoded_texts == before  # the documents' vectors came from the pass, not the model again
+
+
+def test_parse_pool_parses_in_workers_like_this_process(state_copy):
+    layout = StateLayout(state_copy)
+    documents = layout.registered_document_ids()[:2]
+    stored = {d: read_json(layout.parsed_blocks(d)) for d in documents}
+    with ParsePool(layout, documents, workers=2, minimum=1) as pool:
+        assert pool._executor is not None  # really in worker processes
+        parsed = {d: pool.result(d) for d in documents}
+    for document_id in documents:
+        assert parsed[document_id] == ParsedDocument(**stored[document_id])
+    with ParsePool(layout, documents, workers=2, minimum=3) as pool:  # too few: no processes started
+        assert pool._executor is None and pool.result(documents[0]) == ParsedDocument(**stored[documents[0]])
