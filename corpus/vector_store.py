@@ -49,7 +49,7 @@ def open_vector_store(layout: StateLayout, config: ServedConfig, dimension: int,
         from corpus.vector_store_edge import EdgeVectorStore
 
         folder = generation or current_generation(edge_root(layout, config))
-        return EdgeVectorStore(folder, dimension, read_only)
+        return EdgeVectorStore(folder, dimension, read_only, index=config.vector_index)
     if config.vector_backend in ("local", "server"):
         from corpus.vector_store_client import ClientVectorStore
 
