@@ -8,6 +8,7 @@ import numpy as np
 from ingest.corpus_view import indexed_documents
 from ingest.embed import load_document_embeddings
 from corpus.bm25_store import BM25Index, StaleIndexError
+from ingest.passage_store import passage_store_signature
 from corpus.graph_store import GraphStore
 from corpus.signature import compute_signature, recorded_signature
 from corpus.state import StateLayout
@@ -61,7 +62,7 @@ def index_signatures(layout: StateLayout, config) -> dict[str, str | None]:
         bm25 = None
     graph = GraphStore.open(layout.graph).signature if layout.graph.exists() else None
     return {"live": compute_signature(layout), "recorded": recorded, "vector_index": vectors,
-            "bm25_index": bm25, "entity_graph": graph}
+            "bm25_index": bm25, "passage_store": passage_store_signature(layout), "entity_graph": graph}
 
 
 def brute_force_agreement(layout: StateLayout, config, sample: int = BRUTE_FORCE_SAMPLE,

@@ -1,0 +1,169 @@
+"""Index parts of benchmarks/scale.py: builds, BM25 mmap, passage lookups, HNSW recall vs exact."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from scale import percentiles, rss_mb
+
+TOP = 10
+HNSW_CONFIG = "hnsw"
+
+
+def _timed(fn, *args, **kwargs):
+    start = time.perf_counter()
+    value = fn(*args, **kwargs)
+    return value, round(time.perf_counter() - start, 2)
+
+
+def bm25_figures(rows: list[tuple[str, str, str]], texts: list[str], scratch: Path) -> dict:
+    """Build over `rows`, then load (read / mmap) and query each way."""
+    from corpus.bm25_store import BM25Index, build_bm25
+    from corpus.config import ServedConfig
+
+    config = ServedConfig.from_env()
+    _, build_s = _timed(build_bm25, scratch / "bm25", "scale", rows, config.bm25_k1, config.bm25_b,
+                        config.analyzer)
+    out = {"bm25_build_s": build_s, "bm25_files_mb": round(sum(
+        p.stat().st_size for p in (scratch / "bm25" / "scale").iterdir()) / 1e6)}
+    for mmap in (False, True):
+        before = rss_mb()
+        index, load_s = _timed(BM25Index.load, scratch / "bm25", "scale", config.analyzer, mmap=mmap)
+        times = []
+        for text in texts:
+            start = time.perf_counter()
+            index.search(text, 50)
+            times.append(time.perf_counter() - start)
+        label = "mmap" if mmap else "read"
+        out[f"bm25_{label}"] = {"load_s": load_s, "rss_added_mb": round(rss_mb() - before),
+                                "query_ms": percentiles(times)}
+        del index
+    return out
+
+
+def store_figures(passages: list, scratch: Path) -> dict:
+    """Write the passage store, then cold point lookups and whole-document reads."""
+    from corpus.passage_store import PassageStore, write_passage_store
+
+    path = scratch / "passages.sqlite"
+    count, build_s = _timed(write_passage_store, path, "scale", passages)
+    store = PassageStore(path)
+    rng = np.random.default_rng(5)
+    picks = [passages[i] for i in rng.choice(len(passages), 300, replace=False)]
+    lookup, document = [], []
+    for passage in picks:
+        start = time.perf_counter()
+        store.get(passage.chunk_id)
+        lookup.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        store.of_document(passage.document_id)
+        document.append(time.perf_counter() - start)
+    return {"store_passages": count, "store_build_s": build_s,
+            "store_file_mb": round(path.stat().st_size / 1e6), "store_get_ms": percentiles(lookup),
+            "store_document_ms": percentiles(document)}
+
+
+def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: Path) -> dict:
+    """Exact scan (the in-memory reader) vs Edge HNSW + int8, built here from the same points."""
+    from corpus.vector_store_base import VectorPoint
+    from corpus.vector_store_edge import EdgeVectorStore
+    from corpus.vector_store_memory import MemoryVectorStore
+
+    dimension = arrays["vectors"].shape[1]
+    exact = MemoryVectorStore(arrays, dimension, {}, "edge", "scale")
+    chunks, documents, years = arrays["chunks"], arrays["documents"], arrays["years"]
+    edge, open_s = _timed(EdgeVectorStore, scratch / "hnsw", dimension, index=HNSW_CONFIG)
+    start = time.perf_counter()
+    step = 4096
+    for first in range(0, len(years), step):
+        rows = range(first, min(first + step, len(years)))
+        edge.upsert([VectorPoint(str(chunks[arrays["chunk_index"][i]]), str(documents[arrays["document_index"][i]]),
+                                 int(arrays["pieces"][i]), arrays["vectors"][i],
+                                 None if years[i] < 0 else int(years[i])) for i in rows])
+    upsert_s = time.perf_counter() - start
+    _, close_s = _timed(edge.close)  # optimize: the graph and the int8 codes
+    reader = EdgeVectorStore(scratch / "hnsw", dimension, read_only=True)
+    dated = years[years > 0]
+    low = int(np.percentile(dated, 40))
+    out = {"points": int(len(years)), "hnsw_upsert_s": round(upsert_s, 1), "hnsw_index_build_s": round(close_s, 1),
+           "hnsw_files_mb": round(sum(p.stat().st_size for p in (scratch / "hnsw").rglob("*") if p.is_file()) / 1e6),
+           "exact_matrix_mb": round(exact.nbytes / 1e6)}
+    for label, scope in (("none", {}), (f"years {low}-{low + 4}", {"year_min": low, "year_max": low + 4})):
+        recalls, exact_t, hnsw_t = [], [], []
+        for query in queries:
+            start = time.perf_counter()
+            want = [c for c, _ in exact.search(query, TOP, **scope)]
+            exact_t.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            got = [c for c, _ in reader.search(query, TOP, **scope)]
+            hnsw_t.append(time.perf_counter() - start)
+            recalls.append(len(set(got) & set(want)) / max(1, len(want)))
+        out[f"filter {label}"] = {"recall@10": round(float(np.mean(recalls)), 4),
+                                  "min_recall": round(float(np.min(recalls)), 2),
+                                  "exact_ms": percentiles(exact_t), "hnsw_ms": percentiles(hnsw_t)}
+    reader.close()
+    return out
+
+
+def _embed(texts: list[str], layout) -> np.ndarray:
+    from corpus.config import ServedConfig
+    from corpus.query_encoder import load_query_encoder
+
+    encoder = load_query_encoder(ServedConfig.from_env(), layout)
+    return np.stack([encoder.embed_query(t) for t in texts])
+
+
+def measure_state(home: Path, texts: list[str]) -> dict:
+    """Index figures over a built state's own passages and vectors (read only; scratch in /tmp)."""
+    from corpus.config import ServedConfig
+    from corpus.generations import current_generation
+    from corpus.published import open_published
+    from corpus.state import StateLayout
+    from corpus.vector_store import edge_root
+    from corpus.vector_store_memory import SNAPSHOT_FILE, read_snapshot
+    from ingest.bm25 import bm25_rows
+    from ingest.corpus_view import indexed_documents
+
+    view = open_published(StateLayout(home))
+    layout = view.layout
+    documents, load_s = _timed(indexed_documents, layout)
+    passages = [p for d in documents for p in d.passages]
+    out = {"passages": len(passages), "documents": len(documents), "read_passage_files_s": load_s}
+    with tempfile.TemporaryDirectory(prefix="scale-", dir=os.environ.get("SCALE_SCRATCH", "/tmp")) as scratch:
+        scratch = Path(scratch)
+        out.update(store_figures(passages, scratch))
+        rows = bm25_rows((d.title, p) for d in documents for p in d.passages)
+        del documents, passages
+        out.update(bm25_figures(rows, texts, scratch))
+        del rows
+        generation = current_generation(edge_root(layout, ServedConfig.from_env()))
+        arrays = read_snapshot(generation / SNAPSHOT_FILE)
+        out.update(vector_figures(arrays, _embed(texts, layout), scratch))
+    view.close()
+    return out
+
+
+def measure_components(source: Path, passages: int, work: Path, texts: list[str]) -> dict:
+    from scale_clone import cloned_components
+
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        parts, clone_s = _timed(cloned_components, source, passages)
+        out = {"passages": len(parts["passages"]), "clone_in_memory_s": clone_s}
+        out.update(store_figures(parts["passages"], work))
+        out.update(bm25_figures(parts["rows"], texts, work))
+        parts["passages"] = parts["rows"] = None
+        from corpus.published import open_published
+        from corpus.state import StateLayout
+        view = open_published(StateLayout(source))
+        out.update(vector_figures(parts["arrays"], _embed(texts, view.layout), work))
+        view.close()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return out
