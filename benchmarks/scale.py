@@ -111,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--passages", type=int, default=1_000_000)
     parser.add_argument("--work", type=Path, default=Path("/tmp/scale-1m"))
     parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--skip", default="", help="components: comma-separated parts to skip (bm25, hnsw)")
     args = parser.parse_args(argv)
     if args.what == "probe":
         probe(args.home, args.queries)
@@ -122,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
         result = measure_state(args.home, questions(args.queries))
     else:
         from scale_indexes import measure_components
-        result = measure_components(args.source, args.passages, args.work, questions(args.queries))
+        result = measure_components(args.source, args.passages, args.work, questions(args.queries),
+                                    set(filter(None, args.skip.split(","))))
     result["vector_index"] = os.environ.get("QUANT_RAG_VECTOR_INDEX", "exact")
     result["load_average"] = os.getloadavg()
     print(json.dumps(result, indent=1))

@@ -46,6 +46,19 @@ def _swap(text: str, mapping: dict[str, str]) -> str:
     return _WORD_RE.sub(one, text)
 
 
+class Pretokenised:
+    """The served analyser, except that a row text "#i" stands for clone row i's tokens, made by
+    mapping the original's tokens (analysing 1M texts one by one would dominate the run)."""
+
+    def __init__(self, analyzer, tokens: list[list[str]]):
+        self.analyzer, self.tokens, self.name = analyzer, tokens, analyzer.name
+
+    def __call__(self, text: str) -> list[str]:
+        if text.startswith("#") and text[1:].isdigit():
+            return self.tokens[int(text[1:])]
+        return self.analyzer(text)
+
+
 def cloned_components(source_root: Path, passages: int) -> dict:
     """Passages, BM25 rows and vector-snapshot arrays of ~`passages` cloned passages."""
     from ingest.corpus_view import indexed_documents
@@ -58,7 +71,10 @@ def cloned_components(source_root: Path, passages: int) -> dict:
     embedded = {d.document_id: load_document_embeddings(work, config, d.document_id) for d in documents}
     vocab = vocabulary([p.text for d in documents for p in d.passages])
     clones = math.ceil(passages / sum(len(d.passages) for d in documents))
-    out_passages, rows, chunk_ids, document_ids, vectors, years, pieces = [], [], [], [], [], [], []
+    analyse = config.analyzer
+    original_tokens = {p.chunk_id: analyse(indexed_text(d.title, p.section, p.text))
+                       for d in documents for p in d.passages}
+    out_passages, rows, tokens, chunk_ids, document_ids, vectors, years, pieces = [], [], [], [], [], [], [], []
     for clone in range(clones):
         mapping = _word_map(vocab, clone) if clone else {}
         for document in documents:
@@ -74,7 +90,8 @@ def cloned_components(source_root: Path, passages: int) -> dict:
                     "chunk_id": chunk_id_for(new_id, start, end, CHUNKER_VERSION)})
                 renamed[passage.chunk_id] = new.chunk_id
                 out_passages.append(new)
-                rows.append((new.chunk_id, new_id, indexed_text(document.title, new.section, new.text)))
+                rows.append((new.chunk_id, new_id, f"#{len(tokens)}"))
+                tokens.append([mapping.get(t, t) for t in original_tokens[passage.chunk_id]])
             ids, piece, matrix = embedded[document.document_id]
             if clone:
                 rng = np.random.default_rng(_digest("noise", new_id))
@@ -91,4 +108,4 @@ def cloned_components(source_root: Path, passages: int) -> dict:
     arrays = {"vectors": np.concatenate(vectors), "chunks": chunks, "chunk_index": chunk_index.astype(np.int32),
               "documents": docs, "document_index": document_index.astype(np.int32),
               "pieces": np.concatenate(pieces), "years": np.asarray(years, dtype=np.int32)}
-    return {"passages": out_passages, "rows": rows, "arrays": arrays}
+    return {"passages": out_passages, "rows": rows, "analyzer": Pretokenised(analyse, tokens), "arrays": arrays}

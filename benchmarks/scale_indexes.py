@@ -22,14 +22,14 @@ def _timed(fn, *args, **kwargs):
     return value, round(time.perf_counter() - start, 2)
 
 
-def bm25_figures(rows: list[tuple[str, str, str]], texts: list[str], scratch: Path) -> dict:
+def bm25_figures(rows: list[tuple[str, str, str]], texts: list[str], scratch: Path, analyzer=None) -> dict:
     """Build over `rows`, then load (read / mmap) and query each way."""
     from corpus.bm25_store import BM25Index, build_bm25
     from corpus.config import ServedConfig
 
     config = ServedConfig.from_env()
     _, build_s = _timed(build_bm25, scratch / "bm25", "scale", rows, config.bm25_k1, config.bm25_b,
-                        config.analyzer)
+                        analyzer or config.analyzer)
     out = {"bm25_build_s": build_s, "bm25_files_mb": round(sum(
         p.stat().st_size for p in (scratch / "bm25" / "scale").iterdir()) / 1e6)}
     for mmap in (False, True):
@@ -69,7 +69,7 @@ def store_figures(passages: list, scratch: Path) -> dict:
             "store_document_ms": percentiles(document)}
 
 
-def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: Path) -> dict:
+def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: Path, hnsw: bool = True) -> dict:
     """Exact scan (the in-memory reader) vs Edge HNSW + int8, built here from the same points."""
     from corpus.vector_store_base import VectorPoint
     from corpus.vector_store_edge import EdgeVectorStore
@@ -77,6 +77,8 @@ def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: 
 
     dimension = arrays["vectors"].shape[1]
     exact = MemoryVectorStore(arrays, dimension, {}, "edge", "scale")
+    if not hnsw:
+        return exact_figures(exact, arrays["years"], queries)
     chunks, documents, years = arrays["chunks"], arrays["documents"], arrays["years"]
     edge, open_s = _timed(EdgeVectorStore, scratch / "hnsw", dimension, index=HNSW_CONFIG)
     start = time.perf_counter()
@@ -108,6 +110,20 @@ def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: 
                                   "min_recall": round(float(np.min(recalls)), 2),
                                   "exact_ms": percentiles(exact_t), "hnsw_ms": percentiles(hnsw_t)}
     reader.close()
+    return out
+
+
+def exact_figures(exact, years: np.ndarray, queries: np.ndarray) -> dict:
+    """The exact scan alone (the HNSW build at this size does not fit the run)."""
+    low = int(np.percentile(years[years > 0], 40))
+    out = {"points": int(len(years)), "exact_matrix_mb": round(exact.nbytes / 1e6)}
+    for label, scope in (("none", {}), (f"years {low}-{low + 4}", {"year_min": low, "year_max": low + 4})):
+        times = []
+        for query in queries:
+            start = time.perf_counter()
+            exact.search(query, TOP, **scope)
+            times.append(time.perf_counter() - start)
+        out[f"filter {label}"] = {"exact_ms": percentiles(times)}
     return out
 
 
@@ -149,7 +165,7 @@ def measure_state(home: Path, texts: list[str]) -> dict:
     return out
 
 
-def measure_components(source: Path, passages: int, work: Path, texts: list[str]) -> dict:
+def measure_components(source: Path, passages: int, work: Path, texts: list[str], skip: set[str]) -> dict:
     from scale_clone import cloned_components
 
     work.mkdir(parents=True, exist_ok=True)
@@ -157,12 +173,15 @@ def measure_components(source: Path, passages: int, work: Path, texts: list[str]
         parts, clone_s = _timed(cloned_components, source, passages)
         out = {"passages": len(parts["passages"]), "clone_in_memory_s": clone_s}
         out.update(store_figures(parts["passages"], work))
-        out.update(bm25_figures(parts["rows"], texts, work))
-        parts["passages"] = parts["rows"] = None
+        if "bm25" in skip:
+            out["bm25"] = "skipped"
+        else:
+            out.update(bm25_figures(parts["rows"], texts, work, parts["analyzer"]))
+        parts["passages"] = parts["rows"] = parts["analyzer"] = None
         from corpus.published import open_published
         from corpus.state import StateLayout
         view = open_published(StateLayout(source))
-        out.update(vector_figures(parts["arrays"], _embed(texts, view.layout), work))
+        out.update(vector_figures(parts["arrays"], _embed(texts, view.layout), work, hnsw="hnsw" not in skip))
         view.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)
