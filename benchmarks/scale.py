@@ -53,16 +53,25 @@ def questions(limit: int | None = None) -> list[str]:
     return rows[:limit]
 
 
-def probe(home: Path, limit: int) -> None:
-    """Child process: open as the server does, answer, print one JSON line."""
+def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -> None:
+    """Child process: open as the server does, answer, print one JSON line. `vectors`: serve this
+    Edge generation folder instead of the state's (the HNSW one `indexes` leaves in --work);
+    `memory_passages`: read passages into memory even when the state has a passage store."""
     from corpus.config import ServedConfig
     from corpus.published import open_published
+    from corpus.signature import recorded_signature
     from corpus.state import StateLayout
     from serving.engine import Engine, Scope
 
+    if memory_passages:
+        import corpus.reader
+        corpus.reader.DISK_MIN_PASSAGES = float("inf")
     view = open_published(StateLayout(home))
     config = ServedConfig.from_env()
-    engine = Engine(view.layout, config)
+    engine = Engine(view.layout, config, signature=recorded_signature(view.layout))
+    if vectors is not None:
+        from corpus.vector_store_edge import EdgeVectorStore
+        engine._vectors = EdgeVectorStore(vectors, engine.embedder.dimension, read_only=True)
     texts = questions(limit)
     engine.retrieve(texts[0], config.default_mode, Scope(), limit=10)
     first = {"first_answer_cpu_s": round(time.process_time(), 2), "rss_after_first_mb": round(rss_mb())}
@@ -77,6 +86,18 @@ def probe(home: Path, limit: int) -> None:
             engine.retrieve(text, config.default_mode, scope, limit=10)
             times.append(time.perf_counter() - start)
         out[f"{label}_ms"] = percentiles(times)
+    stages: dict[str, list[float]] = {"embed": [], "dense": [], "bm25": []}
+    for text in texts:
+        start = time.perf_counter()
+        vector = engine.embedder.embed_query(text)
+        stages["embed"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        engine.vectors.search(vector, config.candidate_pool)
+        stages["dense"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        engine.bm25.search(text, config.candidate_pool)
+        stages["bm25"].append(time.perf_counter() - start)
+    out["stages_ms"] = {name: percentiles(times) for name, times in stages.items()}
     ids = list(engine.reader.passages)[:: max(1, len(engine.reader.passages) // 200)]
     times = []
     for chunk_id in ids:
@@ -89,9 +110,11 @@ def probe(home: Path, limit: int) -> None:
     print("DONE " + json.dumps(out), flush=True)
 
 
-def serve(home: Path, limit: int) -> dict:
+def serve(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -> dict:
+    extra = (["--vectors", str(vectors)] if vectors else []) + (["--memory-passages"] if memory_passages else [])
     start = time.perf_counter()
-    child = subprocess.Popen([sys.executable, __file__, "probe", "--home", str(home), "--queries", str(limit)],
+    child = subprocess.Popen([sys.executable, __file__, "probe", "--home", str(home), "--queries", str(limit),
+                              *extra],
                              stdout=subprocess.PIPE, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
     result: dict = {}
     for line in child.stdout:
@@ -111,16 +134,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--passages", type=int, default=1_000_000)
     parser.add_argument("--work", type=Path, default=Path("/tmp/scale-1m"))
     parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--vectors", type=Path, help="serve/probe: an Edge generation folder to serve")
+    parser.add_argument("--memory-passages", action="store_true", help="serve/probe: ignore the passage store")
     parser.add_argument("--skip", default="", help="components: comma-separated parts to skip (bm25, hnsw)")
     args = parser.parse_args(argv)
     if args.what == "probe":
-        probe(args.home, args.queries)
+        probe(args.home, args.queries, args.vectors, args.memory_passages)
         return 0
     if args.what == "serve":
-        result = serve(args.home, args.queries)
+        result = serve(args.home, args.queries, args.vectors, args.memory_passages)
     elif args.what == "indexes":
         from scale_indexes import measure_state
-        result = measure_state(args.home, questions(args.queries))
+        result = measure_state(args.home, questions(args.queries), args.work)
     else:
         from scale_indexes import measure_components
         result = measure_components(args.source, args.passages, args.work, questions(args.queries),

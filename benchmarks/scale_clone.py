@@ -5,7 +5,9 @@ so the index parts are measured on clones held in memory, made with synthetic_st
 years and vector noise. One difference, for speed: a clone substitutes ~SUBSTITUTED of the word
 *types* (every occurrence of a chosen word becomes the same other word of equal length), where
 synthetic_state substitutes ~SUBSTITUTED of the word *positions*. Term statistics stay realistic
-(each clone brings its own mix of words) at one dict lookup per word instead of two hashes.
+(each clone brings its own mix of words) at one dict lookup per word instead of two hashes. The
+substitution is applied to the analysed tokens BM25 indexes; the passages written to the passage
+store keep the original text under their new ids (a lookup's cost does not depend on the words).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from synthetic_state import NOISE, SUBSTITUTED, YEARS, _WORD_RE, _digest, vocabulary
+from synthetic_state import NOISE, SUBSTITUTED, YEARS, _digest, vocabulary
 
 from corpus.bm25_store import indexed_text
 from corpus.config import ServedConfig
@@ -34,16 +36,6 @@ def _word_map(vocab: dict[int, list[str]], clone: int) -> dict[str, str]:
         targets = rng.integers(0, len(words), len(words))
         mapping.update((w, words[t]) for w, c, t in zip(words, chosen, targets) if c)
     return mapping
-
-
-def _swap(text: str, mapping: dict[str, str]) -> str:
-    def one(match):
-        word = match.group(0)
-        other = mapping.get(word.lower())
-        if other is None:
-            return word
-        return other.capitalize() if word[0].isupper() else other
-    return _WORD_RE.sub(one, text)
 
 
 class Pretokenised:
@@ -86,7 +78,7 @@ def cloned_components(source_root: Path, passages: int) -> dict:
             for passage in document.passages:
                 (start, end), = passage.ranges
                 new = passage if clone == 0 else passage.model_copy(update={
-                    "document_id": new_id, "text": _swap(passage.text, mapping),
+                    "document_id": new_id,  # text kept: lookups do not depend on the words
                     "chunk_id": chunk_id_for(new_id, start, end, CHUNKER_VERSION)})
                 renamed[passage.chunk_id] = new.chunk_id
                 out_passages.append(new)

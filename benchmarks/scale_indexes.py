@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import time
@@ -30,11 +29,18 @@ def bm25_figures(rows: list[tuple[str, str, str]], texts: list[str], scratch: Pa
     config = ServedConfig.from_env()
     _, build_s = _timed(build_bm25, scratch / "bm25", "scale", rows, config.bm25_k1, config.bm25_b,
                         analyzer or config.analyzer)
-    out = {"bm25_build_s": build_s, "bm25_files_mb": round(sum(
-        p.stat().st_size for p in (scratch / "bm25" / "scale").iterdir()) / 1e6)}
+    return {"bm25_build_s": build_s, **bm25_load_figures(scratch / "bm25", "scale", texts)}
+
+
+def bm25_load_figures(folder: Path, signature: str, texts: list[str]) -> dict:
+    from corpus.bm25_store import BM25Index
+    from corpus.config import ServedConfig
+
+    config = ServedConfig.from_env()
+    out = {"bm25_files_mb": round(sum(p.stat().st_size for p in (folder / signature).iterdir()) / 1e6)}
     for mmap in (False, True):
         before = rss_mb()
-        index, load_s = _timed(BM25Index.load, scratch / "bm25", "scale", config.analyzer, mmap=mmap)
+        index, load_s = _timed(BM25Index.load, folder, signature, config.analyzer, mmap=mmap)
         times = []
         for text in texts:
             start = time.perf_counter()
@@ -135,15 +141,17 @@ def _embed(texts: list[str], layout) -> np.ndarray:
     return np.stack([encoder.embed_query(t) for t in texts])
 
 
-def measure_state(home: Path, texts: list[str]) -> dict:
-    """Index figures over a built state's own passages and vectors (read only; scratch in /tmp)."""
+def measure_state(home: Path, texts: list[str], work: Path) -> dict:
+    """Index figures over a built state's own passages and vectors (the state is only read). BM25:
+    the state's own build, loaded both ways (its build time is the bm25_index step's). The HNSW
+    generation is left in `work`/hnsw for `serve --vectors`; delete it after."""
     from corpus.config import ServedConfig
     from corpus.generations import current_generation
     from corpus.published import open_published
     from corpus.state import StateLayout
     from corpus.vector_store import edge_root
     from corpus.vector_store_memory import SNAPSHOT_FILE, read_snapshot
-    from ingest.bm25 import bm25_rows
+    from corpus.signature import recorded_signature
     from ingest.corpus_view import indexed_documents
 
     view = open_published(StateLayout(home))
@@ -151,16 +159,15 @@ def measure_state(home: Path, texts: list[str]) -> dict:
     documents, load_s = _timed(indexed_documents, layout)
     passages = [p for d in documents for p in d.passages]
     out = {"passages": len(passages), "documents": len(documents), "read_passage_files_s": load_s}
-    with tempfile.TemporaryDirectory(prefix="scale-", dir=os.environ.get("SCALE_SCRATCH", "/tmp")) as scratch:
-        scratch = Path(scratch)
-        out.update(store_figures(passages, scratch))
-        rows = bm25_rows((d.title, p) for d in documents for p in d.passages)
-        del documents, passages
-        out.update(bm25_figures(rows, texts, scratch))
-        del rows
-        generation = current_generation(edge_root(layout, ServedConfig.from_env()))
-        arrays = read_snapshot(generation / SNAPSHOT_FILE)
-        out.update(vector_figures(arrays, _embed(texts, layout), scratch))
+    work.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="scale-", dir=work) as scratch:
+        out.update(store_figures(passages, Path(scratch)))
+    del documents, passages
+    out.update(bm25_load_figures(layout.bm25, recorded_signature(layout), texts))
+    generation = current_generation(edge_root(layout, ServedConfig.from_env()))
+    arrays = read_snapshot(generation / SNAPSHOT_FILE)
+    shutil.rmtree(work / "hnsw", ignore_errors=True)
+    out.update(vector_figures(arrays, _embed(texts, layout), work))
     view.close()
     return out
 
