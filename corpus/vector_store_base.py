@@ -30,6 +30,7 @@ HNSW_EF_CONSTRUCT = 100
 HNSW_EF = 128            # search-time beam
 INT8_QUANTILE = 0.99     # clip the extreme 1 % of values before int8 scaling
 INT8_OVERSAMPLING = 2.0  # fetch 2 × limit by int8 score, rescore them with the float vectors
+MIN_HNSW_RECALL = 0.98   # the dense_matches_brute_force check's floor for recall@10 under "hnsw"
 UPSERT_BATCH = 256       # Qdrant server request-size friendly
 SCROLL_PAGE = 4096        # points per scroll request when listing ids
 PIECE_OVERFETCH = 4      # first fetch = limit × this many pieces, doubled until enough chunks

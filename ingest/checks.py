@@ -75,13 +75,13 @@ def brute_force_agreement(layout: StateLayout, config, sample: int = BRUTE_FORCE
             chunk_ids += ids
             matrix.append(vectors)
     if not chunk_ids:
-        return {"queries": 0, "disagreements": 0}
+        return {"queries": 0, "disagreements": 0, "recall_at_10": 1.0}
     matrix = np.concatenate(matrix)
     rng = np.random.default_rng(7)
     queries = matrix[rng.choice(len(matrix), size=min(sample, len(matrix)), replace=False)]
     queries = queries + rng.normal(0, 0.05, queries.shape).astype(np.float32)  # not exactly a stored point
     store = _open_store(layout, config)
-    disagreements = 0
+    disagreements, found = 0, 0
     try:
         for query in queries:
             scores = matrix @ (query / np.linalg.norm(query))
@@ -91,6 +91,8 @@ def brute_force_agreement(layout: StateLayout, config, sample: int = BRUTE_FORCE
             expected = [c for c, _ in sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:depth]]
             served = [c for c, _ in store.search(query, depth)]
             disagreements += expected != served
+            found += len(set(expected[:10]) & set(served[:10]))
     finally:
         store.close()
-    return {"queries": len(queries), "disagreements": disagreements}
+    return {"queries": len(queries), "disagreements": disagreements,
+            "recall_at_10": round(found / (10 * len(queries)), 4)}
