@@ -100,9 +100,18 @@ class PassageStore:
         return self._parsed(chunk_id, rows[0][0]) if rows else None
 
     def of_document(self, document_id: str) -> list[Passage]:
-        rows = self._rows("SELECT chunk_id, body FROM passages WHERE document_id = ? ORDER BY ordinal",
-                          (document_id,))
-        return [self._parsed(chunk_id, body) for chunk_id, body in rows]
+        """In reading order. The ids come from the (document_id, ordinal) index alone; only the
+        passages not already parsed are read (a get_passage re-reads its neighbours)."""
+        ids = [row[0] for row in self._rows(
+            "SELECT chunk_id FROM passages WHERE document_id = ? ORDER BY ordinal", (document_id,))]
+        missing = [c for c in ids if c not in self._cache]
+        bodies: dict[str, str] = {}
+        if missing:
+            marks = ",".join("?" * len(missing))
+            bodies = dict(self._rows(f"SELECT chunk_id, body FROM passages WHERE chunk_id IN ({marks})",
+                                     tuple(missing)))
+        # get(): a cached passage can be evicted while this list is being parsed
+        return [self._parsed(c, bodies[c]) if c in bodies else self.get(c) for c in ids]
 
     def chunk_ids(self) -> list[str]:
         return [row[0] for row in self._rows("SELECT chunk_id FROM passages ORDER BY chunk_id", ())]
