@@ -179,11 +179,14 @@ def measure_components(source: Path, passages: int, work: Path, texts: list[str]
     try:
         parts, clone_s = _timed(cloned_components, source, passages)
         out = {"passages": len(parts["passages"]), "clone_in_memory_s": clone_s}
+        print("progress", out, flush=True)  # a long run says where it is
         out.update(store_figures(parts["passages"], work))
+        print("progress", out, flush=True)
         if "bm25" in skip:
             out["bm25"] = "skipped"
         else:
             out.update(bm25_figures(parts["rows"], texts, work, parts["analyzer"]))
+            print("progress", out, flush=True)
         parts["passages"] = parts["rows"] = parts["analyzer"] = None
         from corpus.published import open_published
         from corpus.state import StateLayout
