@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--vectors", type=Path, help="serve/probe: an Edge generation folder to serve")
     parser.add_argument("--memory-passages", action="store_true", help="serve/probe: ignore the passage store")
-    parser.add_argument("--skip", default="", help="components: comma-separated parts to skip (bm25, hnsw)")
+    parser.add_argument("--skip", default="", help="components: comma-separated parts to skip (store, bm25, vectors, hnsw)")
     args = parser.parse_args(argv)
     if args.what == "probe":
         probe(args.home, args.queries, args.vectors, args.memory_passages)

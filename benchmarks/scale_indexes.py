@@ -180,8 +180,9 @@ def measure_components(source: Path, passages: int, work: Path, texts: list[str]
         parts, clone_s = _timed(cloned_components, source, passages)
         out = {"passages": len(parts["passages"]), "clone_in_memory_s": clone_s}
         print("progress", out, flush=True)  # a long run says where it is
-        out.update(store_figures(parts["passages"], work))
-        print("progress", out, flush=True)
+        if "store" not in skip:
+            out.update(store_figures(parts["passages"], work))
+            print("progress", out, flush=True)
         if "bm25" in skip:
             out["bm25"] = "skipped"
         else:
@@ -191,7 +192,8 @@ def measure_components(source: Path, passages: int, work: Path, texts: list[str]
         from corpus.published import open_published
         from corpus.state import StateLayout
         view = open_published(StateLayout(source))
-        out.update(vector_figures(parts["arrays"], _embed(texts, view.layout), work, hnsw="hnsw" not in skip))
+        if "vectors" not in skip:
+            out.update(vector_figures(parts["arrays"], _embed(texts, view.layout), work, hnsw="hnsw" not in skip))
         view.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)
