@@ -5,6 +5,7 @@ import dagster as dg
 
 from assets.resources import StateResource
 from ingest.checks import brute_force_agreement, index_counts, index_signatures, materialised, metadata_coverage
+from corpus.vector_store_base import MIN_HNSW_RECALL
 from ingest.integrity import anchor_mismatches, forbidden_cuts
 
 MIN_TITLE_COVERAGE = 1.0   # every document needs a title to be citable
@@ -48,6 +49,8 @@ def signatures_coherent(state: StateResource) -> dg.AssetCheckResult:
 @dg.asset_check(asset="vector_index", description="Qdrant's top-50 equals a brute-force matrix's, in order.")
 def dense_matches_brute_force(state: StateResource) -> dg.AssetCheckResult:
     result = brute_force_agreement(state.layout, state.config)
+    if state.config.vector_index == "hnsw":  # approximate by design: held to a recall floor
+        return dg.AssetCheckResult(passed=result["recall_at_10"] >= MIN_HNSW_RECALL, metadata=result)
     return dg.AssetCheckResult(passed=result["disagreements"] == 0, metadata=result)
 
 

@@ -154,6 +154,8 @@ def build(source_root: Path, target_root: Path, passages: int) -> dict:
     clones = math.ceil(passages / sum(counts.values()))
     vocab = vocabulary([read_text_exact(source.canonical_text(d)) for d in ids])
     now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    if (source.root / "models").is_dir():  # the query encoder's ONNX export, keyed by model
+        shutil.copytree(source.root / "models", target.root / "models", dirs_exist_ok=True)
     total = sum(copy_original(source, target, d) for d in ids)
     made = len(ids)
     for clone in range(1, clones):

@@ -116,8 +116,9 @@ class BM25Index:
                    manifest, analyzer)
 
     @classmethod
-    def load(cls, folder: Path, signature: str, analyzer: Analyzer) -> "BM25Index":
-        """Load folder/<signature>/ after checking its manifest; StaleIndexError names the fix."""
+    def load(cls, folder: Path, signature: str, analyzer: Analyzer, mmap: bool = False) -> "BM25Index":
+        """Load folder/<signature>/ after checking its manifest; StaleIndexError names the fix.
+        mmap: map bm25s's arrays instead of reading them (benchmarks/scale.py measures both)."""
         import bm25s
 
         path = folder / signature
@@ -138,7 +139,7 @@ class BM25Index:
         if len(rows) != manifest["doc_count"]:
             raise StaleIndexError(f"BM25 index at {path} holds {len(rows)} rows, manifest says "
                                   f"{manifest['doc_count']}: {REBUILD_HINT}")
-        retriever = bm25s.BM25.load(str(path))
+        retriever = bm25s.BM25.load(str(path), mmap=mmap)
         return cls(retriever, [r[0] for r in rows], [r[1] for r in rows], manifest, analyzer)
 
     def scores(self, query: str) -> np.ndarray:

@@ -34,6 +34,9 @@ class ServedConfig(BaseModel):
     query_instruction: str | None = None
     vector_backend: Literal["edge", "local", "server"] = "edge"
     qdrant_url: str | None = None
+    # "exact": every search scans all vectors (best up to ~100k passages); "hnsw": Qdrant's graph
+    # over int8-quantised vectors (corpus.vector_store_base), for a library of ~1M passages.
+    vector_index: Literal["exact", "hnsw"] = "exact"
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
     bm25_stopwords: StopWords = "none"
@@ -81,6 +84,7 @@ class ServedConfig(BaseModel):
                            ("QUANT_RAG_EMBEDDING_REVISION", "embedding_revision"),
                            ("QUANT_RAG_VECTOR_BACKEND", "vector_backend"),
                            ("QUANT_RAG_QDRANT_URL", "qdrant_url"),
+                           ("QUANT_RAG_VECTOR_INDEX", "vector_index"),
                            ("QUANT_RAG_DEFAULT_MODE", "default_mode"),
                            ("QUANT_RAG_RERANKER_PATH", "reranker_model_path"),
                            ("QUANT_RAG_QUERY_RUNTIME", "query_runtime"),

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus.generations import next_generation, point_at, pointed_generation
+from corpus.passage_store import store_path
 from corpus.state import StateLayout, atomic_write_json, read_json
 
 MANIFEST = "published.json"
@@ -110,6 +111,8 @@ def _snapshot(work: StateLayout, view: StateLayout, signature: str) -> None:
             shutil.copy2(source, target)
     if (work.bm25 / signature).exists():
         _link_tree(work.bm25 / signature, view.bm25 / signature)
+    if store_path(work, signature).exists():
+        _link(store_path(work, signature), store_path(view, signature))
     for collection in sorted((work.vectors / "edge").glob("passages-*")):
         current = pointed_generation(collection)
         if current is not None and current.exists():

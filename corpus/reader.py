@@ -1,17 +1,23 @@
-"""Read side of the corpus state: documents, metadata, passages and canonical text, in memory.
+"""Read side of the corpus state: documents, metadata, passages and canonical text.
 
-Used by the server and by evaluation. Reads files only; never writes.
+Used by the server and by evaluation. Reads files only; never writes. Documents are held in
+memory; passages too, unless the state is large and has a passage store for its signature
+(corpus.passage_store): then `passages` and `by_document` are read-only mappings that look them
+up on disk, so no caller changes.
 """
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from corpus.ids import validate_chunk_id, validate_document_id
 from corpus.models import DocumentMetadata, ParsedDocument, Passage, SourceRecord
+from corpus.passage_store import DISK_MIN_PASSAGES, PassageStore, StoredByDocument, StoredPassages
+from corpus.signature import recorded_signature
 from corpus.state import StateLayout, read_json, read_text_exact
 
 
@@ -44,8 +50,8 @@ class CorpusReader:
 
     layout: StateLayout
     documents: dict[str, DocumentEntry] = field(default_factory=dict)
-    passages: dict[str, Passage] = field(default_factory=dict)
-    by_document: dict[str, list[Passage]] = field(default_factory=dict)
+    passages: Mapping[str, Passage] = field(default_factory=dict)
+    by_document: Mapping[str, list[Passage]] = field(default_factory=dict)
     titles_overlay: dict[str, str] = field(default_factory=dict)
     near_duplicates: dict[str, str] = field(default_factory=dict)  # chunk_id -> kept twin
 
@@ -61,6 +67,10 @@ class CorpusReader:
     @classmethod
     def _load(cls, layout: StateLayout) -> "CorpusReader":
         reader = cls(layout)
+        store = PassageStore.for_state(layout, recorded_signature(layout))
+        if store is not None and store.count < DISK_MIN_PASSAGES:
+            store.close()
+            store = None
         for document_id in layout.registered_document_ids():
             paths = (layout.parsed_blocks(document_id), layout.metadata(document_id),
                      layout.passages(document_id))
@@ -72,10 +82,15 @@ class CorpusReader:
                 metadata=DocumentMetadata(**read_json(paths[1])),
             )
             reader.documents[document_id] = entry
+            if store is not None:
+                continue
             rows = read_passages(paths[2])
             rows.sort(key=lambda p: p.ordinal)
             reader.by_document[document_id] = rows
             reader.passages.update((p.chunk_id, p) for p in rows)
+        if store is not None:
+            reader.passages = StoredPassages(store)
+            reader.by_document = StoredByDocument(store, reader.documents)
         if layout.titles_file.exists():
             reader.titles_overlay = read_json(layout.titles_file)
         if layout.near_duplicates_file.exists():

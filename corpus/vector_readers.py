@@ -13,6 +13,7 @@ import json
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from corpus.config import ServedConfig
 from corpus.generations import current_generation
@@ -21,15 +22,23 @@ from corpus.vector_store_base import VectorStoreError, collection_name
 from corpus.vector_store_memory import (SNAPSHOT_FILE, MemoryVectorStore, meta_stamp, read_snapshot,
                                         to_arrays)
 
+if TYPE_CHECKING:
+    from corpus.vector_store_edge import EdgeVectorStore
+
 ATTEMPTS = 3  # a generation can be promoted away while a reader loads it: take the new one
 _IGNORE = shutil.ignore_patterns("*.lock", ".lock", SNAPSHOT_FILE)
 
 
-def _edge_generation(folder: Path, dimension: int) -> MemoryVectorStore:
-    from corpus.vector_store_edge import META_FILE, SHARD_DIR, EdgeVectorStore
+def _edge_generation(folder: Path, dimension: int) -> MemoryVectorStore | EdgeVectorStore:
+    from corpus.vector_store_edge import META_FILE, SHARD_DIR, EdgeVectorStore, stored_index
 
     if not (folder / SHARD_DIR / "edge_config.json").exists():
         raise VectorStoreError(f"no vector store at {folder}: materialise the vector_index asset")
+    if stored_index(folder) == "hnsw":
+        # Written without a WAL, hence without a lock: opened in place, its vectors memory-mapped.
+        # Opening rewrites only small JSON files, by rename, with the same bytes (seen in 0.9.0),
+        # so the links a published generation shares with the writer's are not written through.
+        return EdgeVectorStore(folder, dimension, read_only=True)
     meta_bytes = (folder / META_FILE).read_bytes() if (folder / META_FILE).exists() else b""
     meta = json.loads(meta_bytes) if meta_bytes else {}
     snapshot = folder / SNAPSHOT_FILE
@@ -48,8 +57,9 @@ def _edge_generation(folder: Path, dimension: int) -> MemoryVectorStore:
     return MemoryVectorStore(to_arrays(records, dimension), dimension, meta, "edge", str(folder))
 
 
-def open_edge_reader(root: Path, dimension: int, generation: Path | None = None) -> MemoryVectorStore:
-    """The named generation, else the current one, in memory."""
+def open_edge_reader(root: Path, dimension: int, generation: Path | None = None
+                     ) -> MemoryVectorStore | EdgeVectorStore:
+    """The named generation, else the current one: in memory (exact), or in place (hnsw)."""
     for attempt in range(ATTEMPTS):
         folder = generation or current_generation(root)
         try:

@@ -3,7 +3,9 @@
 A passage is stored as one point per embedded piece (see corpus.embedder.passage_pieces); a search
 returns unique chunk_ids, each scored by its best piece. Search is exact (no HNSW graph: m = 0,
 exact = True): at this library's scale a full scan takes milliseconds and HNSW's approximation
-measurably lost neighbours (benchmarks/vector_backends.py). Distance is cosine.
+measurably lost neighbours (benchmarks/vector_backends.py). Distance is cosine. For ~1M passages,
+where a scan takes hundreds of milliseconds, `QUANT_RAG_VECTOR_INDEX=hnsw` builds Qdrant's graph over
+int8-quantised vectors instead (settings in corpus.vector_store_base; benchmarks/scale.py).
 
 Payload per point: chunk_id, document_id, piece, year (int or null), authors (folded). Point id:
 a UUID derived from (chunk_id, piece), so re-upserting a passage overwrites it.
@@ -49,7 +51,7 @@ def open_vector_store(layout: StateLayout, config: ServedConfig, dimension: int,
         from corpus.vector_store_edge import EdgeVectorStore
 
         folder = generation or current_generation(edge_root(layout, config))
-        return EdgeVectorStore(folder, dimension, read_only)
+        return EdgeVectorStore(folder, dimension, read_only, index=config.vector_index)
     if config.vector_backend in ("local", "server"):
         from corpus.vector_store_client import ClientVectorStore
 

@@ -21,7 +21,16 @@ BACKENDS = ("edge", "local", "server")
 PAYLOAD_FIELDS = ("chunk_id", "document_id", "piece", "year", "authors")
 # Fields with a payload index where the backend uses one; keyword unless listed as integer.
 INDEXED_FIELDS = {"chunk_id": "keyword", "document_id": "keyword", "year": "integer", "authors": "keyword"}
-HNSW_M = 0               # no graph: searches are exact scans
+HNSW_M = 0               # "exact" index (the default): no graph, searches are exact scans
+# The "hnsw" index (ServedConfig.vector_index, for libraries where an exact scan stops scaling):
+# Qdrant's graph over int8 scalar-quantised vectors, originals kept for rescoring. Settled by
+# benchmarks/scale.py (recall@10 vs exact on real questions); one home for every backend.
+HNSW_GRAPH_M = 16
+HNSW_EF_CONSTRUCT = 100
+HNSW_EF = 256            # search-time beam (128: recall@10 0.967 on the 100k state, 256: 0.983)
+INT8_QUANTILE = 0.99     # clip the extreme 1 % of values before int8 scaling
+INT8_OVERSAMPLING = 4.0  # fetch 4 × limit by int8 score, rescore them with the float vectors
+MIN_HNSW_RECALL = 0.98   # the dense_matches_brute_force check's floor for recall@10 under "hnsw"
 UPSERT_BATCH = 256       # Qdrant server request-size friendly
 SCROLL_PAGE = 4096        # points per scroll request when listing ids
 PIECE_OVERFETCH = 4      # first fetch = limit × this many pieces, doubled until enough chunks

@@ -12,15 +12,17 @@ import numpy as np
 from corpus.config import ServedConfig
 from corpus.state import StateLayout
 from corpus.vector_store_memory import PointRecord
-from corpus.vector_store_base import (HNSW_M, INDEXED_FIELDS, VectorPoint, VectorStoreBusyError,
-                                 VectorStoreError, batched, best_per_chunk, check_vector,
-                                 SCROLL_PAGE, collection_name, payload_of, point_id)
+from corpus.vector_store_base import (HNSW_EF, HNSW_EF_CONSTRUCT, HNSW_GRAPH_M, HNSW_M, INDEXED_FIELDS,
+                                      INT8_OVERSAMPLING, INT8_QUANTILE, SCROLL_PAGE, VectorPoint,
+                                      VectorStoreBusyError, VectorStoreError, batched, best_per_chunk,
+                                      check_vector, collection_name, payload_of, point_id)
 
 META_KEY = "quant_rag"
 
 
 class ClientVectorStore:
-    def __init__(self, client, collection: str, backend: str, dimension: int, read_only: bool):
+    def __init__(self, client, collection: str, backend: str, dimension: int, read_only: bool,
+                 index: str = "exact"):
         from qdrant_client import models
 
         self._m = models
@@ -29,6 +31,8 @@ class ClientVectorStore:
         self.backend = backend
         self.dimension = dimension
         self.read_only = read_only
+        # hnsw (config.vector_index) on a server only: local mode always scans.
+        self.index = index if backend == "server" else "exact"
 
     @classmethod
     def open(cls, layout: StateLayout, config: ServedConfig, dimension: int,
@@ -50,7 +54,8 @@ class ClientVectorStore:
                     raise VectorStoreBusyError(f"vector store at {path} is open in another process "
                                                f"or handle; local Qdrant allows one at a time") from error
                 raise
-        store = cls(client, collection_name(config), config.vector_backend, dimension, read_only)
+        store = cls(client, collection_name(config), config.vector_backend, dimension, read_only,
+                    config.vector_index)
         store.ensure_collection()
         return store
 
@@ -68,11 +73,19 @@ class ClientVectorStore:
         self._client.create_collection(
             self.collection,
             vectors_config=m.VectorParams(size=self.dimension, distance=m.Distance.COSINE),
-            hnsw_config=m.HnswConfigDiff(m=HNSW_M))
+            **self._index_config())
         if self.backend == "server":
             for name, kind in INDEXED_FIELDS.items():
                 schema = m.PayloadSchemaType.INTEGER if kind == "integer" else m.PayloadSchemaType.KEYWORD
                 self._client.create_payload_index(self.collection, name, field_schema=schema)
+
+    def _index_config(self) -> dict:
+        m = self._m
+        if self.index == "exact":
+            return {"hnsw_config": m.HnswConfigDiff(m=HNSW_M)}
+        return {"hnsw_config": m.HnswConfigDiff(m=HNSW_GRAPH_M, ef_construct=HNSW_EF_CONSTRUCT),
+                "quantization_config": m.ScalarQuantization(scalar=m.ScalarQuantizationConfig(
+                    type=m.ScalarType.INT8, quantile=INT8_QUANTILE, always_ram=True))}
 
     def _writable(self) -> None:
         if self.read_only:
@@ -115,7 +128,11 @@ class ClientVectorStore:
         query = check_vector(vector, self.dimension)
         flt = self._filter(document_ids, year_min, year_max)
         # Local mode always scans (and warns when asked to); a server is told to.
-        params = m.SearchParams(exact=True) if self.backend == "server" else None
+        params = None
+        if self.backend == "server":
+            params = m.SearchParams(exact=True) if self.index == "exact" else m.SearchParams(
+                hnsw_ef=HNSW_EF, quantization=m.QuantizationSearchParams(rescore=True,
+                                                                         oversampling=INT8_OVERSAMPLING))
 
         def fetch(n: int) -> list[tuple[str, float]]:
             hits = self._client.query_points(self.collection, query=query, limit=n, query_filter=flt,

@@ -6,19 +6,27 @@ atomically; the shard's own `edge_config.json` is read to check the dimension be
 The shard takes a WAL lock: one open handle at a time, across processes too. So readers never
 open it: the writer's close() leaves every point in a snapshot file beside the shard, which
 readers load into their own memory (corpus.vector_store_memory, corpus.vector_readers).
+
+The "hnsw" index (config.vector_index, for ~1M passages) is built otherwise: a graph over int8
+scalar-quantised vectors, built by optimize() at close, and no WAL - so no lock: any number of
+readers load the shard itself (its vectors are memory-mapped, not copied into each process), and
+no snapshot is written. Qdrant does not allow switching the WAL on an existing shard, so a writer
+asked for another index than the one stored starts its (private) generation afresh.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
 
 from corpus.state import atomic_write_json, read_json
 from corpus.vector_store_memory import SNAPSHOT_FILE, PointRecord, meta_stamp, write_snapshot
-from corpus.vector_store_base import (HNSW_M, INDEXED_FIELDS, VectorPoint, VectorStoreBusyError,
-                                 VectorStoreError, batched, best_per_chunk, check_vector,
-                                 SCROLL_PAGE, payload_of, point_id)
+from corpus.vector_store_base import (HNSW_EF, HNSW_EF_CONSTRUCT, HNSW_GRAPH_M, HNSW_M, INDEXED_FIELDS,
+                                      INT8_OVERSAMPLING, INT8_QUANTILE, SCROLL_PAGE, VectorPoint,
+                                      VectorStoreBusyError, VectorStoreError, batched, best_per_chunk,
+                                      check_vector, payload_of, point_id)
 
 SHARD_DIR = "shard"
 META_FILE = "meta.json"
@@ -27,7 +35,7 @@ META_FILE = "meta.json"
 class EdgeVectorStore:
     backend = "edge"
 
-    def __init__(self, folder: Path, dimension: int, read_only: bool = False):
+    def __init__(self, folder: Path, dimension: int, read_only: bool = False, index: str = "exact"):
         import qdrant_edge as qe
 
         self._qe = qe
@@ -37,6 +45,11 @@ class EdgeVectorStore:
         self._deleted = False  # a deletion leaves tombstones: close() then compacts the shard
         shard_path = folder / SHARD_DIR
         config_file = shard_path / "edge_config.json"
+        if config_file.exists() and not read_only and stored_index(folder) != index:
+            shutil.rmtree(shard_path)  # the writer's own copy: rebuilt from every document
+            for name in (META_FILE, SNAPSHOT_FILE):
+                (folder / name).unlink(missing_ok=True)
+        self.index = stored_index(folder) if config_file.exists() else index
         try:
             if config_file.exists():
                 stored = read_json(config_file)["vectors"][""]["size"]
@@ -47,7 +60,7 @@ class EdgeVectorStore:
             elif read_only:
                 raise VectorStoreError(f"no vector store at {folder}: materialise the vector_index asset")
             else:
-                self._shard = qe.EdgeShard.create(str(shard_path), self._config(dimension))
+                self._shard = qe.EdgeShard.create(str(shard_path), self._config(dimension, index))
                 for name, kind in INDEXED_FIELDS.items():
                     schema = qe.PayloadSchemaType.Integer if kind == "integer" else qe.PayloadSchemaType.Keyword
                     self._shard.update(qe.UpdateOperation.create_field_index(name, schema))
@@ -59,11 +72,30 @@ class EdgeVectorStore:
                                            f"handle; embedded Qdrant allows one at a time") from error
             raise VectorStoreError(f"cannot open vector store at {folder}: {error}") from error
 
-    def _config(self, dimension: int):
+    def _config(self, dimension: int, index: str):
         qe = self._qe
+        vectors = qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)
+        if index == "exact":
+            return qe.EdgeConfig(vectors=vectors, hnsw_config=qe.HnswIndexConfig(
+                m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=10_000))
         return qe.EdgeConfig(
-            vectors=qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine),
-            hnsw_config=qe.HnswIndexConfig(m=HNSW_M, ef_construct=100, full_scan_threshold=10_000))
+            vectors=vectors, wal_enabled=False,
+            hnsw_config=qe.HnswIndexConfig(m=HNSW_GRAPH_M, ef_construct=HNSW_EF_CONSTRUCT,
+                                           full_scan_threshold=10_000),
+            quantization_config=qe.ScalarQuantizationConfig(qe.ScalarType.Int8, quantile=INT8_QUANTILE,
+                                                            always_ram=True),
+            optimizers=qe.EdgeOptimizersConfig(indexing_threshold=1))
+
+    def _search_params(self):
+        qe = self._qe
+        if self.index == "exact":
+            return qe.SearchParams(exact=True)
+        return qe.SearchParams(hnsw_ef=HNSW_EF, quantization=qe.QuantizationSearchParams(
+            rescore=True, oversampling=INT8_OVERSAMPLING))
+
+    @property
+    def approximate(self) -> bool:
+        return self.index != "exact"
 
     def _writable(self) -> None:
         if self.read_only:
@@ -112,7 +144,7 @@ class EdgeVectorStore:
 
         def fetch(n: int) -> list[tuple[str, float]]:
             hits = self._shard.query(qe.QueryRequest(
-                limit=n, query=query, filter=flt, params=qe.SearchParams(exact=True),
+                limit=n, query=query, filter=flt, params=self._search_params(),
                 with_payload=qe.PayloadSelector.Include(["chunk_id"])))
             return [(hit.payload["chunk_id"], float(hit.score)) for hit in hits]
 
@@ -178,10 +210,17 @@ class EdgeVectorStore:
     def close(self) -> None:
         if getattr(self, "_shard", None) is None:
             return
-        if self._deleted:
-            self.optimize()
+        if not self.read_only and (self._deleted or self.approximate):
+            self.optimize()  # hnsw: builds the graph and the int8 codes of the new points
         if not self.read_only:
             self._shard.flush()
-            self.write_snapshot()
+            if not self.approximate:  # an hnsw shard is read in place, not from a snapshot
+                self.write_snapshot()
         self._shard.close()
         self._shard = None
+
+
+def stored_index(folder: Path) -> str:
+    """"hnsw" when the generation's shard holds a graph, else "exact"."""
+    config = read_json(folder / SHARD_DIR / "edge_config.json")
+    return "hnsw" if (config.get("hnsw_config") or {}).get("m", 0) > 0 else "exact"

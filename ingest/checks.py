@@ -8,6 +8,7 @@ import numpy as np
 from ingest.corpus_view import indexed_documents
 from ingest.embed import load_document_embeddings
 from corpus.bm25_store import BM25Index, StaleIndexError
+from ingest.passage_store import passage_store_signature
 from corpus.graph_store import GraphStore
 from corpus.signature import compute_signature, recorded_signature
 from corpus.state import StateLayout
@@ -61,7 +62,7 @@ def index_signatures(layout: StateLayout, config) -> dict[str, str | None]:
         bm25 = None
     graph = GraphStore.open(layout.graph).signature if layout.graph.exists() else None
     return {"live": compute_signature(layout), "recorded": recorded, "vector_index": vectors,
-            "bm25_index": bm25, "entity_graph": graph}
+            "bm25_index": bm25, "passage_store": passage_store_signature(layout), "entity_graph": graph}
 
 
 def brute_force_agreement(layout: StateLayout, config, sample: int = BRUTE_FORCE_SAMPLE,
@@ -74,13 +75,13 @@ def brute_force_agreement(layout: StateLayout, config, sample: int = BRUTE_FORCE
             chunk_ids += ids
             matrix.append(vectors)
     if not chunk_ids:
-        return {"queries": 0, "disagreements": 0}
+        return {"queries": 0, "disagreements": 0, "recall_at_10": 1.0}
     matrix = np.concatenate(matrix)
     rng = np.random.default_rng(7)
     queries = matrix[rng.choice(len(matrix), size=min(sample, len(matrix)), replace=False)]
     queries = queries + rng.normal(0, 0.05, queries.shape).astype(np.float32)  # not exactly a stored point
     store = _open_store(layout, config)
-    disagreements = 0
+    disagreements, found = 0, 0
     try:
         for query in queries:
             scores = matrix @ (query / np.linalg.norm(query))
@@ -90,6 +91,8 @@ def brute_force_agreement(layout: StateLayout, config, sample: int = BRUTE_FORCE
             expected = [c for c, _ in sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:depth]]
             served = [c for c, _ in store.search(query, depth)]
             disagreements += expected != served
+            found += len(set(expected[:10]) & set(served[:10]))
     finally:
         store.close()
-    return {"queries": len(queries), "disagreements": disagreements}
+    return {"queries": len(queries), "disagreements": disagreements,
+            "recall_at_10": round(found / (10 * len(queries)), 4)}

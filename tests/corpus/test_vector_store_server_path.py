@@ -37,6 +37,10 @@ def server(monkeypatch, tmp_path):
             calls["indexes"].append((field_name, str(field_schema)))
             return super().create_payload_index(collection_name, field_name, field_schema=field_schema, **kwargs)
 
+        def create_collection(self, collection_name, **kwargs):
+            calls.setdefault("collections", []).append(kwargs)
+            return super().create_collection(collection_name, **kwargs)
+
         def query_points(self, *args, search_params=None, **kwargs):
             calls["search_params"].append(search_params)
             return super().query_points(*args, search_params=search_params, **kwargs)
@@ -78,3 +82,19 @@ def test_server_backend_without_url_and_wrong_dimension(server):
     open_vector_store(layout, config, DIM).close()
     with pytest.raises(VectorStoreError, match="rebuild"):
         open_vector_store(layout, config, DIM * 2)
+
+
+def test_server_path_with_the_hnsw_index_builds_a_graph_over_int8_and_searches_it(server):
+    from corpus.vector_store_base import HNSW_EF, HNSW_GRAPH_M
+
+    layout, config, calls = server
+    store = open_vector_store(layout, config.model_copy(update={"vector_index": "hnsw"}), DIM)
+    created = calls["collections"][-1]
+    assert created["hnsw_config"].m == HNSW_GRAPH_M and created["quantization_config"].scalar.type == "int8"
+    points = random_points()
+    store.upsert(points)
+    query = np.random.default_rng(10).standard_normal(DIM)
+    assert [c for c, _ in store.search(query, 10)] == brute_force(points, query, 10)  # local mode scans
+    params = calls["search_params"][-1]
+    assert not params.exact and params.hnsw_ef == HNSW_EF and params.quantization.rescore
+    store.close()

@@ -23,8 +23,10 @@ def test_checks_pass_on_the_ingested_state(ingested_home):
     layout, config = StateLayout(ingested_home), ServedConfig.from_env()
     counts = index_counts(layout, config)
     assert len(set(counts.values())) == 1
-    assert len(set(index_signatures(layout, config).values())) == 1
-    assert brute_force_agreement(layout, config)["disagreements"] == 0
+    signatures = index_signatures(layout, config)
+    assert len(set(signatures.values())) == 1 and signatures["passage_store"] is not None
+    agreement = brute_force_agreement(layout, config)
+    assert agreement["disagreements"] == 0 and agreement["recall_at_10"] == 1.0
     assert anchor_mismatches(layout, layout.registered_document_ids()) == []
 
 
@@ -71,7 +73,8 @@ def test_brute_force_check_fails_when_stored_vectors_differ(state_copy):
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
         atomic_write_bytes(path, buffer.getvalue())
-    assert brute_force_agreement(layout, config)["disagreements"] > 0
+    agreement = brute_force_agreement(layout, config)
+    assert agreement["disagreements"] > 0 and agreement["recall_at_10"] < 0.98  # fails the hnsw floor too
 
 
 def test_metadata_coverage_check_fails_without_a_title(state_copy):

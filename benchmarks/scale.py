@@ -1,0 +1,160 @@
+"""The 1M-passage path: search latency, memory, cold start, index builds and HNSW recall at scale.
+
+    python benchmarks/synthetic_state.py --source var --target /tmp/scale-100k --passages 100000
+    python benchmarks/scale.py serve --home /tmp/scale-100k            # engine: cold start, p50/p95, RSS
+    QUANT_RAG_VECTOR_INDEX=hnsw python benchmarks/scale.py serve --home /tmp/scale-100k
+    python benchmarks/scale.py indexes --home /tmp/scale-100k          # builds, BM25 mmap, recall
+    python benchmarks/scale.py components --source var --passages 1000000 --work /tmp/scale-1m
+
+`serve` spawns a fresh process per condition that opens the published state as the server does
+(corpus.published, serving.engine.Engine) and runs the engine's hybrid retrieval (the server's
+default mode; BM25 and dense over the real stores) on the library's dev questions: seconds from
+spawn to the first answer, RSS after it and after every question, p50/p95 without a scope and
+with a 5-year scope. `indexes` times the BM25 and passage-store builds over the state's passages,
+BM25 loading with and without mmap, passage lookups, and the recall@10 of Edge's HNSW (+ int8)
+against the exact scan on the dev questions, unfiltered and with the year filter. `components`
+does the index parts for N passages cloned in memory (benchmarks/synthetic_state.py's texts and
+vectors), for sizes whose state on disk would take hours to write.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+QUESTIONS = Path(__file__).resolve().parents[1] / "evaluation" / "questions" / "library_dev.jsonl"
+SCOPE_YEARS = (2005, 2009)
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def percentiles(seconds: list[float]) -> dict[str, float]:
+    ms = np.asarray(seconds) * 1e3
+    return {"p50": round(float(np.percentile(ms, 50)), 2), "p95": round(float(np.percentile(ms, 95)), 2),
+            "n": len(ms)}
+
+
+def questions(limit: int | None = None) -> list[str]:
+    rows = [json.loads(line)["question"] for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    return rows[:limit]
+
+
+def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -> None:
+    """Child process: open as the server does, answer, print one JSON line. `vectors`: serve this
+    Edge generation folder instead of the state's (the HNSW one `indexes` leaves in --work);
+    `memory_passages`: read passages into memory even when the state has a passage store."""
+    from corpus.config import ServedConfig
+    from corpus.published import open_published
+    from corpus.signature import recorded_signature
+    from corpus.state import StateLayout
+    from serving.engine import Engine, Scope
+
+    if memory_passages:
+        import corpus.reader
+        corpus.reader.DISK_MIN_PASSAGES = float("inf")
+    view = open_published(StateLayout(home))
+    config = ServedConfig.from_env()
+    engine = Engine(view.layout, config, signature=recorded_signature(view.layout))
+    if vectors is not None:
+        from corpus.vector_store_edge import EdgeVectorStore
+        engine._vectors = EdgeVectorStore(vectors, engine.embedder.dimension, read_only=True)
+    texts = questions(limit)
+    engine.retrieve(texts[0], config.default_mode, Scope(), limit=10)
+    first = {"first_answer_cpu_s": round(time.process_time(), 2), "rss_after_first_mb": round(rss_mb())}
+    print("FIRST " + json.dumps(first), flush=True)
+    out = {**first, "vector_store": type(engine.vectors).__name__,
+           "passages": type(engine.reader.passages).__name__}
+    for label, scope in (("search", Scope()), ("search_years", Scope(year_min=SCOPE_YEARS[0],
+                                                                     year_max=SCOPE_YEARS[1]))):
+        times = []
+        for text in texts:
+            start = time.perf_counter()
+            engine.retrieve(text, config.default_mode, scope, limit=10)
+            times.append(time.perf_counter() - start)
+        out[f"{label}_ms"] = percentiles(times)
+    stages: dict[str, list[float]] = {"embed": [], "dense": [], "bm25": []}
+    for text in texts:
+        start = time.perf_counter()
+        vector = engine.embedder.embed_query(text)
+        stages["embed"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        engine.vectors.search(vector, config.candidate_pool)
+        stages["dense"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        engine.bm25.search(text, config.candidate_pool)
+        stages["bm25"].append(time.perf_counter() - start)
+    out["stages_ms"] = {name: percentiles(times) for name, times in stages.items()}
+    ids = list(engine.reader.passages)[:: max(1, len(engine.reader.passages) // 200)]
+    times = []
+    for chunk_id in ids:
+        start = time.perf_counter()
+        passage = engine.reader.passage(chunk_id)
+        engine.reader.by_document[passage.document_id]
+        times.append(time.perf_counter() - start)
+    out["passage_and_siblings_ms"] = percentiles(times)
+    out["rss_after_searches_mb"] = round(rss_mb())
+    print("DONE " + json.dumps(out), flush=True)
+
+
+def serve(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -> dict:
+    extra = (["--vectors", str(vectors)] if vectors else []) + (["--memory-passages"] if memory_passages else [])
+    start = time.perf_counter()
+    child = subprocess.Popen([sys.executable, __file__, "probe", "--home", str(home), "--queries", str(limit),
+                              *extra],
+                             stdout=subprocess.PIPE, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    result: dict = {}
+    for line in child.stdout:
+        if line.startswith("FIRST "):
+            result["cold_start_to_first_answer_s"] = round(time.perf_counter() - start, 2)
+        if line.startswith("DONE "):
+            result.update(json.loads(line[5:]))
+    child.wait()
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=["serve", "probe", "indexes", "components"])
+    parser.add_argument("--home", type=Path)
+    parser.add_argument("--source", type=Path, help="components: an ingested state to clone")
+    parser.add_argument("--passages", type=int, default=1_000_000)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/scale-1m"))
+    parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--vectors", type=Path, help="serve/probe: an Edge generation folder to serve")
+    parser.add_argument("--memory-passages", action="store_true", help="serve/probe: ignore the passage store")
+    parser.add_argument("--skip", default="", help="components: comma-separated parts to skip (store, bm25, vectors, hnsw)")
+    args = parser.parse_args(argv)
+    if args.what == "probe":
+        probe(args.home, args.queries, args.vectors, args.memory_passages)
+        return 0
+    if args.what == "serve":
+        result = serve(args.home, args.queries, args.vectors, args.memory_passages)
+    elif args.what == "indexes":
+        from scale_indexes import measure_state
+        result = measure_state(args.home, questions(args.queries), args.work)
+    else:
+        from scale_indexes import measure_components
+        result = measure_components(args.source, args.passages, args.work, questions(args.queries),
+                                    set(filter(None, args.skip.split(","))))
+    result["vector_index"] = os.environ.get("QUANT_RAG_VECTOR_INDEX", "exact")
+    result["load_average"] = os.getloadavg()
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

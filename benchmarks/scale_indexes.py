@@ -1,0 +1,200 @@
+"""Index parts of benchmarks/scale.py: builds, BM25 mmap, passage lookups, HNSW recall vs exact."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from scale import percentiles, rss_mb
+
+TOP = 10
+HNSW_CONFIG = "hnsw"
+
+
+def _timed(fn, *args, **kwargs):
+    start = time.perf_counter()
+    value = fn(*args, **kwargs)
+    return value, round(time.perf_counter() - start, 2)
+
+
+def bm25_figures(rows: list[tuple[str, str, str]], texts: list[str], scratch: Path, analyzer=None) -> dict:
+    """Build over `rows`, then load (read / mmap) and query each way."""
+    from corpus.bm25_store import BM25Index, build_bm25
+    from corpus.config import ServedConfig
+
+    config = ServedConfig.from_env()
+    _, build_s = _timed(build_bm25, scratch / "bm25", "scale", rows, config.bm25_k1, config.bm25_b,
+                        analyzer or config.analyzer)
+    return {"bm25_build_s": build_s, **bm25_load_figures(scratch / "bm25", "scale", texts)}
+
+
+def bm25_load_figures(folder: Path, signature: str, texts: list[str]) -> dict:
+    from corpus.bm25_store import BM25Index
+    from corpus.config import ServedConfig
+
+    config = ServedConfig.from_env()
+    out = {"bm25_files_mb": round(sum(p.stat().st_size for p in (folder / signature).iterdir()) / 1e6)}
+    for mmap in (False, True):
+        before = rss_mb()
+        index, load_s = _timed(BM25Index.load, folder, signature, config.analyzer, mmap=mmap)
+        times = []
+        for text in texts:
+            start = time.perf_counter()
+            index.search(text, 50)
+            times.append(time.perf_counter() - start)
+        label = "mmap" if mmap else "read"
+        out[f"bm25_{label}"] = {"load_s": load_s, "rss_added_mb": round(rss_mb() - before),
+                                "query_ms": percentiles(times)}
+        del index
+    return out
+
+
+def store_figures(passages: list, scratch: Path) -> dict:
+    """Write the passage store, then cold point lookups and whole-document reads."""
+    from corpus.passage_store import PassageStore, write_passage_store
+
+    path = scratch / "passages.sqlite"
+    count, build_s = _timed(write_passage_store, path, "scale", passages)
+    store = PassageStore(path)
+    rng = np.random.default_rng(5)
+    picks = [passages[i] for i in rng.choice(len(passages), 300, replace=False)]
+    lookup, document = [], []
+    for passage in picks:
+        start = time.perf_counter()
+        store.get(passage.chunk_id)
+        lookup.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        store.of_document(passage.document_id)
+        document.append(time.perf_counter() - start)
+    return {"store_passages": count, "store_build_s": build_s,
+            "store_file_mb": round(path.stat().st_size / 1e6), "store_get_ms": percentiles(lookup),
+            "store_document_ms": percentiles(document)}
+
+
+def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: Path, hnsw: bool = True) -> dict:
+    """Exact scan (the in-memory reader) vs Edge HNSW + int8, built here from the same points."""
+    from corpus.vector_store_base import VectorPoint
+    from corpus.vector_store_edge import EdgeVectorStore
+    from corpus.vector_store_memory import MemoryVectorStore
+
+    dimension = arrays["vectors"].shape[1]
+    exact = MemoryVectorStore(arrays, dimension, {}, "edge", "scale")
+    if not hnsw:
+        return exact_figures(exact, arrays["years"], queries)
+    chunks, documents, years = arrays["chunks"], arrays["documents"], arrays["years"]
+    edge, open_s = _timed(EdgeVectorStore, scratch / "hnsw", dimension, index=HNSW_CONFIG)
+    start = time.perf_counter()
+    step = 4096
+    for first in range(0, len(years), step):
+        rows = range(first, min(first + step, len(years)))
+        edge.upsert([VectorPoint(str(chunks[arrays["chunk_index"][i]]), str(documents[arrays["document_index"][i]]),
+                                 int(arrays["pieces"][i]), arrays["vectors"][i],
+                                 None if years[i] < 0 else int(years[i])) for i in rows])
+    upsert_s = time.perf_counter() - start
+    _, close_s = _timed(edge.close)  # optimize: the graph and the int8 codes
+    reader = EdgeVectorStore(scratch / "hnsw", dimension, read_only=True)
+    dated = years[years > 0]
+    low = int(np.percentile(dated, 40))
+    out = {"points": int(len(years)), "hnsw_upsert_s": round(upsert_s, 1), "hnsw_index_build_s": round(close_s, 1),
+           "hnsw_files_mb": round(sum(p.stat().st_size for p in (scratch / "hnsw").rglob("*") if p.is_file()) / 1e6),
+           "exact_matrix_mb": round(exact.nbytes / 1e6)}
+    for label, scope in (("none", {}), (f"years {low}-{low + 4}", {"year_min": low, "year_max": low + 4})):
+        recalls, exact_t, hnsw_t = [], [], []
+        for query in queries:
+            start = time.perf_counter()
+            want = [c for c, _ in exact.search(query, TOP, **scope)]
+            exact_t.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            got = [c for c, _ in reader.search(query, TOP, **scope)]
+            hnsw_t.append(time.perf_counter() - start)
+            recalls.append(len(set(got) & set(want)) / max(1, len(want)))
+        out[f"filter {label}"] = {"recall@10": round(float(np.mean(recalls)), 4),
+                                  "min_recall": round(float(np.min(recalls)), 2),
+                                  "exact_ms": percentiles(exact_t), "hnsw_ms": percentiles(hnsw_t)}
+    reader.close()
+    return out
+
+
+def exact_figures(exact, years: np.ndarray, queries: np.ndarray) -> dict:
+    """The exact scan alone (the HNSW build at this size does not fit the run)."""
+    low = int(np.percentile(years[years > 0], 40))
+    out = {"points": int(len(years)), "exact_matrix_mb": round(exact.nbytes / 1e6)}
+    for label, scope in (("none", {}), (f"years {low}-{low + 4}", {"year_min": low, "year_max": low + 4})):
+        times = []
+        for query in queries:
+            start = time.perf_counter()
+            exact.search(query, TOP, **scope)
+            times.append(time.perf_counter() - start)
+        out[f"filter {label}"] = {"exact_ms": percentiles(times)}
+    return out
+
+
+def _embed(texts: list[str], layout) -> np.ndarray:
+    from corpus.config import ServedConfig
+    from corpus.query_encoder import load_query_encoder
+
+    encoder = load_query_encoder(ServedConfig.from_env(), layout)
+    return np.stack([encoder.embed_query(t) for t in texts])
+
+
+def measure_state(home: Path, texts: list[str], work: Path) -> dict:
+    """Index figures over a built state's own passages and vectors (the state is only read). BM25:
+    the state's own build, loaded both ways (its build time is the bm25_index step's). The HNSW
+    generation is left in `work`/hnsw for `serve --vectors`; delete it after."""
+    from corpus.config import ServedConfig
+    from corpus.generations import current_generation
+    from corpus.published import open_published
+    from corpus.state import StateLayout
+    from corpus.vector_store import edge_root
+    from corpus.vector_store_memory import SNAPSHOT_FILE, read_snapshot
+    from corpus.signature import recorded_signature
+    from ingest.corpus_view import indexed_documents
+
+    view = open_published(StateLayout(home))
+    layout = view.layout
+    documents, load_s = _timed(indexed_documents, layout)
+    passages = [p for d in documents for p in d.passages]
+    out = {"passages": len(passages), "documents": len(documents), "read_passage_files_s": load_s}
+    work.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="scale-", dir=work) as scratch:
+        out.update(store_figures(passages, Path(scratch)))
+    del documents, passages
+    out.update(bm25_load_figures(layout.bm25, recorded_signature(layout), texts))
+    generation = current_generation(edge_root(layout, ServedConfig.from_env()))
+    arrays = read_snapshot(generation / SNAPSHOT_FILE)
+    shutil.rmtree(work / "hnsw", ignore_errors=True)
+    out.update(vector_figures(arrays, _embed(texts, layout), work))
+    view.close()
+    return out
+
+
+def measure_components(source: Path, passages: int, work: Path, texts: list[str], skip: set[str]) -> dict:
+    from scale_clone import cloned_components
+
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        parts, clone_s = _timed(cloned_components, source, passages)
+        out = {"passages": len(parts["passages"]), "clone_in_memory_s": clone_s}
+        print("progress", out, flush=True)  # a long run says where it is
+        if "store" not in skip:
+            out.update(store_figures(parts["passages"], work))
+            print("progress", out, flush=True)
+        if "bm25" in skip:
+            out["bm25"] = "skipped"
+        else:
+            out.update(bm25_figures(parts["rows"], texts, work, parts["analyzer"]))
+            print("progress", out, flush=True)
+        parts["passages"] = parts["rows"] = parts["analyzer"] = None
+        from corpus.published import open_published
+        from corpus.state import StateLayout
+        view = open_published(StateLayout(source))
+        if "vectors" not in skip:
+            out.update(vector_figures(parts["arrays"], _embed(texts, view.layout), work, hnsw="hnsw" not in skip))
+        view.close()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return out

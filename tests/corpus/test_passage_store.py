@@ -1,0 +1,53 @@
+"""The on-disk passage store: built by the pipeline, published with the state, and read through the
+reader's usual mappings with the same answers as the in-memory reader."""
+
+from __future__ import annotations
+
+import pytest
+
+import corpus.reader as reader_module
+from corpus.ids import InvalidIdError
+from corpus.passage_store import PassageStore, StoredByDocument, StoredPassages, store_path, write_passage_store
+from corpus.published import open_published
+from corpus.reader import CorpusReader
+from corpus.signature import recorded_signature
+from corpus.state import StateLayout
+
+
+def test_disk_reader_answers_like_the_memory_reader(ingested_home, monkeypatch):
+    view = open_published(StateLayout(ingested_home))
+    try:
+        layout = view.layout
+        assert view.generation is not None
+        assert store_path(layout, recorded_signature(layout)).exists()  # built and published
+        memory = CorpusReader.open(layout)  # the slice is under DISK_MIN_PASSAGES
+        assert isinstance(memory.passages, dict)
+        monkeypatch.setattr(reader_module, "DISK_MIN_PASSAGES", 0)
+        disk = CorpusReader.open(layout)
+        assert isinstance(disk.passages, StoredPassages) and isinstance(disk.by_document, StoredByDocument)
+        assert len(disk.passages) == len(memory.passages) > 0
+        assert sorted(disk.passages) == sorted(memory.passages)
+        for chunk_id, passage in memory.passages.items():
+            assert disk.passage(chunk_id) == passage and chunk_id in disk.passages
+        assert set(disk.by_document) == set(memory.by_document)
+        for document_id, passages in memory.by_document.items():
+            assert disk.by_document[document_id] == passages
+        unknown = "chunk-" + "0" * 16
+        assert disk.passage(unknown) is None and unknown not in disk.passages
+        assert disk.passages.get(unknown, "none") == "none" and disk.by_document.get("doc-" + "0" * 16, []) == []
+        with pytest.raises(KeyError):
+            disk.passages[unknown]
+        with pytest.raises(InvalidIdError):
+            disk.passage("not-an-id")
+    finally:
+        view.close()
+
+
+def test_a_store_of_another_signature_is_not_used(tmp_path, ingested_home):
+    layout, view = StateLayout(tmp_path), open_published(StateLayout(ingested_home))
+    first = next(iter(CorpusReader.open(view.layout).by_document.values()))
+    view.close()
+    assert write_passage_store(store_path(layout, "aaaa"), "aaaa", first) == len(first)
+    assert PassageStore.for_state(layout, "bbbb") is None and PassageStore.for_state(layout, None) is None
+    store = PassageStore.for_state(layout, "aaaa")
+    assert store.of_document(first[0].document_id) == sorted(first, key=lambda p: p.ordinal)
