@@ -87,3 +87,30 @@ def test_first_search_without_the_export_still_answers(served_home):
     encoder, imported = probe(served_home)
     assert encoder == "QueryEncoder"
     assert "torch" in imported
+
+
+BLAS_PROBE = """
+import sys
+from serving.server import single_threaded_blas
+if sys.argv[1] == "serve":
+    single_threaded_blas()  # what serve() does first
+import numpy
+from threadpoolctl import threadpool_info
+print(max(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"))
+"""
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: BLAS has one thread anyway")
+def test_the_server_scores_vectors_on_one_blas_thread_unless_told_otherwise():
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                                           "MKL_NUM_THREADS")}
+    env["PYTHONPATH"] = str(REPO)
+
+    def threads(mode: str, **extra: str) -> int:
+        out = subprocess.run([sys.executable, "-c", BLAS_PROBE, mode], env={**env, **extra}, cwd=REPO,
+                             capture_output=True, text=True, timeout=120, check=True)
+        return int(out.stdout.strip())
+
+    assert threads("serve") == 1
+    assert threads("plain") > 1                            # numpy's own default on this machine
+    assert threads("serve", OPENBLAS_NUM_THREADS="2") == 2  # an operator's setting wins
