@@ -34,12 +34,16 @@ import sys
 import time
 from pathlib import Path
 
-import anyio
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from serving_profile import cpu_hog, percentiles, profile_search, stage_timer
+from serving.server import single_threaded_blas
 
-from serving.engine import Scope
+single_threaded_blas()  # the in-process figures run the retrieval the way the server does (before numpy loads)
+
+import anyio  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from serving_profile import cpu_hog, percentiles, profile_search, stage_timer  # noqa: E402
+
+from serving.engine import Scope  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 QUERIES = ["How is value at risk estimated from historical returns?",
