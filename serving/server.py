@@ -228,10 +228,10 @@ def _warm_up(context: ServingContext) -> None:
             log.warning("BM25 warm-up failed", exc_info=True)
 
 
-# One query's vector scoring is a small matrix-vector product: a second BLAS thread only adds its
-# wake-up latency and spins on a core another process may need (library, in process: retrieve p50
-# 14.2 → 11.7 ms and 18.3 → 11.7 CPU ms per query with one thread). Read by numpy at its import,
-# which the server defers until after `initialize`.
+# One query's vector scoring is a small matrix-vector product: a second BLAS thread spins on a core
+# another process may need and gains nothing (library over stdio, idle: search p50 the same within
+# noise, server CPU per search 36-40 -> 17-18 ms; beside a CPU hog p50 40.6 -> 22.5 ms; README).
+# Read by numpy at its import, which the server defers until after `initialize`.
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
