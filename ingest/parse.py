@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
 from ingest.parsing import MARKDOWN_PARSER, parse_source, parser_version, pdf_parser_name
@@ -70,7 +71,12 @@ class ParsePool:
 
     def result(self, document_id: str) -> ParsedDocument:
         future = self._futures.pop(document_id, None)
-        return future.result() if future is not None else parse_document(self.layout, document_id)
+        if future is not None:
+            try:
+                return future.result()  # a parse error is raised here, and the caller sets it aside
+            except BrokenProcessPool:
+                pass  # a worker died (one document crashed the parser): the rest are parsed here
+        return parse_document(self.layout, document_id)
 
     def __enter__(self) -> "ParsePool":
         return self

@@ -61,3 +61,13 @@ def test_parse_pool_parses_in_workers_like_this_process(state_copy):
         assert parsed[document_id] == ParsedDocument(**stored[document_id])
     with ParsePool(layout, documents, workers=2, minimum=3) as pool:  # too few: no processes started
         assert pool._executor is None and pool.result(documents[0]) == ParsedDocument(**stored[documents[0]])
+
+
+def test_a_dead_parse_worker_costs_only_its_own_document(state_copy):
+    layout = StateLayout(state_copy)
+    documents = layout.registered_document_ids()[:2]
+    stored = ParsedDocument(**read_json(layout.parsed_blocks(documents[1])))
+    with ParsePool(layout, documents, workers=2, minimum=1) as pool:
+        for process in pool._executor._processes.values():  # as if pdfium had crashed a worker
+            process.kill()
+        assert pool.result(documents[1]) == stored  # parsed in this process instead
