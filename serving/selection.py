@@ -107,6 +107,12 @@ def convex_fusion(rankings: list[list[Candidate]], weights: list[float] | None =
     return _ordered(scores, best_rank)
 
 
+def _by_score(rescored: list[Candidate]) -> list[Candidate]:
+    """Best rescored first; ties keep the prior order."""
+    order = sorted(range(len(rescored)), key=lambda i: (-rescored[i].score, i))
+    return [rescored[i] for i in order]
+
+
 def with_document_evidence(ranked: list[Candidate], passages: dict[str, Passage],
                            weight: float) -> list[Candidate]:
     """Add to each passage's score `weight` times the summed score of its document's candidates.
@@ -121,8 +127,7 @@ def with_document_evidence(ranked: list[Candidate], passages: dict[str, Passage]
             totals[passage.document_id] = totals.get(passage.document_id, 0.0) + candidate.score
     rescored = [Candidate(c.chunk_id, c.score + weight * totals.get(
         passages[c.chunk_id].document_id if c.chunk_id in passages else "", 0.0)) for c in ranked]
-    order = sorted(range(len(rescored)), key=lambda i: (-rescored[i].score, i))
-    return [rescored[i] for i in order]
+    return _by_score(rescored)
 
 
 def with_document_decay(ranked: list[Candidate], passages: dict[str, Passage],
@@ -137,8 +142,7 @@ def with_document_decay(ranked: list[Candidate], passages: dict[str, Passage],
         document = passage.document_id if passage is not None else candidate.chunk_id
         rescored.append(Candidate(candidate.chunk_id, candidate.score * decay ** seen.get(document, 0)))
         seen[document] = seen.get(document, 0) + 1
-    order = sorted(range(len(rescored)), key=lambda i: (-rescored[i].score, i))
-    return [rescored[i] for i in order]
+    return _by_score(rescored)
 
 
 def with_neighbour_evidence(ranked: list[Candidate], passages: dict[str, Passage],
@@ -156,5 +160,4 @@ def with_neighbour_evidence(ranked: list[Candidate], passages: dict[str, Passage
             return 0.0
         return max(at.get((passage.document_id, passage.ordinal + step), 0.0) for step in (-1, 1))
     rescored = [Candidate(c.chunk_id, c.score + weight * bonus(c)) for c in ranked]
-    order = sorted(range(len(rescored)), key=lambda i: (-rescored[i].score, i))
-    return [rescored[i] for i in order]
+    return _by_score(rescored)
