@@ -107,6 +107,16 @@ class ServingContext:
         from memory)."""
         return self._report is not None and self._engine is not None and self._engine.is_open("reader")
 
+    @property
+    def search_ready(self) -> bool:
+        """True once every part a search in any mode needs is open and no cross-encoder reranks:
+        a search then costs tens of milliseconds of numpy and ONNX Runtime, nothing to load."""
+        engine = self._engine
+        if not self.loaded or engine is None or engine.reranker_name != "none":
+            return False
+        parts = ("embedder", "vectors", "bm25") + (("expander",) if self.config.query_expansion else ())
+        return all(engine.is_open(part) for part in parts)
+
     def ensure_coherent(self) -> None:
         report = self.coherence
         if not report.coherent:
@@ -156,11 +166,27 @@ async def _raise_when_cancelled(flag: threading.Event) -> None:
         flag.set()  # cancelled: the client gave up (or the call is over, when it no longer matters)
 
 
+# Searches never read the cancel flag (only the closest-passage search of the verification tools
+# does) and take tens of milliseconds once every part is open: on the event loop they skip the
+# worker thread's two hand-overs, which on a busy two-core machine cost ≈ 2 ms of CPU and up to
+# 10 ms of waiting for a core (library, load ≈ 5: p50 42-48 -> 32-37 ms; benchmarks/wire_client.py).
+# Until then (the first search may load a model) they run in a worker thread like any other tool.
+SEARCH_TOOLS = frozenset({"search_documents"})
+
+
+def runs_inline(spec: ToolSpec, context: ServingContext) -> bool:
+    """Whether a call of `spec` is answered on the event loop (no worker thread, no cancel flag)."""
+    if spec.cheap:
+        return context.loaded
+    return spec.name in SEARCH_TOOLS and context.search_ready
+
+
 async def run_tool(spec: ToolSpec, context: ServingContext, arguments: dict[str, Any]) -> CallToolResult:
-    """One call: a cheap tool on the event loop once the state is loaded; any other call in a
-    worker thread (a search may load a model or take seconds: the event loop keeps answering
-    pings and cancellations meanwhile), with its cancel flag."""
-    if spec.cheap and context.loaded:
+    """One call: a cheap tool on the event loop once the state is loaded, a search once the
+    engine is warm; any other call in a worker thread (a first search may load a model, a
+    verification may take seconds: the event loop keeps answering pings and cancellations
+    meanwhile), with its cancel flag."""
+    if runs_inline(spec, context):
         return call_tool(spec, context, arguments)
     # A worker thread cannot be interrupted. When the client gives up, the SDK cancels this task:
     # the watcher raises the flag the thread's work checks, and the task still waits for the
