@@ -245,13 +245,11 @@ def tool_specs() -> dict[str, ToolSpec]:
 
 
 def _warm_up(context: ServingContext) -> None:
+    """While the client connects: the tool set, the coherence check, then every part a search
+    needs (searches answer on the event loop once all are open)."""
     tool_specs()
     if context.coherence.coherent:
         context.engine.warm_up()
-        try:  # the default (hybrid) search also needs BM25; load it while the client connects
-            _ = context.engine.bm25
-        except ServingError:  # reported properly by the first request that needs it
-            log.warning("BM25 warm-up failed", exc_info=True)
 
 
 # One query's vector scoring is a small matrix-vector product: a second BLAS thread spins on a core

@@ -53,3 +53,12 @@ def test_cheap_is_what_puts_a_tool_on_the_event_loop(served_home):
     timeline = tool_specs()["timeline"]
     assert not runs_inline(timeline, context)
     assert runs_inline(dataclasses.replace(timeline, cheap=True), context)
+
+
+def test_the_warm_up_opens_every_part_a_search_needs(served_home):
+    for config in ({}, {"query_expansion": True}):
+        context = _context(served_home, **config)
+        context.ensure_coherent()
+        context.engine.warm_up()
+        assert context.search_ready, config
+        assert runs_inline(tool_specs()["search_documents"], context)
