@@ -16,9 +16,13 @@ in-process timing with `python -c "while True: pass"` holding one core.
 queries) with and without a year filter; --profile N breaks search_documents down by stage in
 process (the handler's stages called one by one, no MCP transport).
 
-Each figure is wall time seen by the SDK's stdio client, around `session.call_tool`; beside it,
-the CPU milliseconds per call of the server process (all its threads, from /proc) and of this
-client process: on a machine shared with other jobs, wall time mostly measures the neighbours,
+Each warm figure is measured twice, on two server processes started the same way: "SDK" is wall
+time seen by the MCP SDK's stdio client around `session.call_tool` (which includes the client
+parsing the answer into its models and validating structured content against the output schema);
+"wire" is the time from writing the request line to reading the whole answer line
+(benchmarks/wire_client.py; each answer is checked after its timer stops), i.e. the server's own
+latency, which any client adds its own cost to. Beside them, the CPU milliseconds per call of the
+server process (all its threads, from /proc) and of this client process: on a machine shared with other jobs, wall time mostly measures the neighbours,
 CPU time much less. --server-profile runs the warm server under cProfile
 (benchmarks/profiled_server.py) and prints where its event loop spends its time.
 """
@@ -42,6 +46,7 @@ import anyio  # noqa: E402
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from serving_profile import cpu_hog, percentiles, profile_search, stage_timer  # noqa: E402
+from wire_client import wire_cold_start, wire_latencies  # noqa: E402
 
 from serving.engine import Scope  # noqa: E402
 
@@ -101,6 +106,42 @@ def children_cpu_seconds() -> float | None:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def evidence_session(hit: dict, quote: str) -> dict:
+    """session_put's arguments for the evidence session verify_citations reads."""
+    return {"name": "ev", "kind": "evidence", "provenance": "served",
+            "value": {"items": [{"document_id": hit["document_id"], "quote": quote}] * 5}}
+
+
+def set_up_calls(call) -> tuple[dict, str]:
+    """The first search's top hit and a quote from it, and the evidence session (wire client)."""
+    hit = call("search_documents", {"query": QUERIES[0]})["results"][0]
+    quote = hit["text"][:100]
+    call("session_put", evidence_session(hit, quote))
+    return hit, quote
+
+
+def call_arguments(hit: dict, quote: str) -> dict:
+    """Per warm label: the arguments of its i-th call (after the set-up search and session_put)."""
+    return {
+        "search_documents": lambda i: {"query": QUERIES[i % len(QUERIES)]},
+        "search_documents(hybrid)": lambda i: {"query": QUERIES[i % len(QUERIES)], "mode": "hybrid"},
+        "get_passage": lambda i: {"chunk_id": hit["chunk_id"], "neighbours": 1},
+        "list_documents": lambda i: {"limit": 20},
+        "timeline": lambda i: {"query": QUERIES[i % len(QUERIES)]},
+        "verify_citation": lambda i: {"document_id": hit["document_id"], "quote": quote},
+        "verify_citations": lambda i: {"evidence": {"session": "ev"}},
+        "corpus_status": lambda i: {},
+        "search_graph": lambda i: {"query": "value at risk"},
+        "expand_entity": lambda i: {"entity_name": "variance"},
+        "connect_entities": lambda i: {"entity_a": "variance", "entity_b": "returns"},
+        "session_put": lambda i: {"name": f"s{i}", "kind": "reading_list",
+                                  "provenance": "served", "value": {"chunk_ids": [hit["chunk_id"]]}},
+        "session_get": lambda i: {"name": "ev"},
+        "session_list": lambda i: {},
+        "session_delete": lambda i: {"name": f"s{i}"},
+    }
+
+
 async def warm_latencies(home: Path, repeat: int, tools: set[str] | None = None,
                          profile: Path | None = None) -> tuple[dict[str, list[float]], dict[str, dict]]:
     """Per label: the seconds of each call, and the CPU ms per call of the server and this client."""
@@ -122,27 +163,8 @@ async def warm_latencies(home: Path, repeat: int, tools: set[str] | None = None,
                 search = await session.call_tool("search_documents", {"query": QUERIES[0]})
                 hit = search.structured_content["results"][0]
                 quote = hit["text"][:100]
-                await session.call_tool("session_put", {
-                    "name": "ev", "kind": "evidence", "provenance": "served",
-                    "value": {"items": [{"document_id": hit["document_id"], "quote": quote}] * 5}})
-                calls = {
-                    "search_documents": lambda i: {"query": QUERIES[i % len(QUERIES)]},
-                    "search_documents(hybrid)": lambda i: {"query": QUERIES[i % len(QUERIES)], "mode": "hybrid"},
-                    "get_passage": lambda i: {"chunk_id": hit["chunk_id"], "neighbours": 1},
-                    "list_documents": lambda i: {"limit": 20},
-                    "timeline": lambda i: {"query": QUERIES[i % len(QUERIES)]},
-                    "verify_citation": lambda i: {"document_id": hit["document_id"], "quote": quote},
-                    "verify_citations": lambda i: {"evidence": {"session": "ev"}},
-                    "corpus_status": lambda i: {},
-                    "search_graph": lambda i: {"query": "value at risk"},
-                    "expand_entity": lambda i: {"entity_name": "variance"},
-                    "connect_entities": lambda i: {"entity_a": "variance", "entity_b": "returns"},
-                    "session_put": lambda i: {"name": f"s{i}", "kind": "reading_list",
-                                              "provenance": "served", "value": {"chunk_ids": [hit["chunk_id"]]}},
-                    "session_get": lambda i: {"name": "ev"},
-                    "session_list": lambda i: {},
-                    "session_delete": lambda i: {"name": f"s{i}"},
-                }
+                await session.call_tool("session_put", evidence_session(hit, quote))
+                calls = call_arguments(hit, quote)
                 times: dict[str, list[float]] = {}
                 for label, make in calls.items():
                     if tools and label not in tools:
@@ -250,6 +272,13 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path |
     warm, cpu = anyio.run(warm_latencies, home, repeat, tools, profile)
     out["warm_ms"] = {label: percentiles(v) for label, v in warm.items()}
     out["cpu_ms_per_call"] = cpu
+    # The same server, timed at the wire (no SDK client parsing or schema validation in the span).
+    params = _params(home, warm_up=True)
+    out["wire_cold_search"] = wire_cold_start(params, "search_documents", {"query": QUERIES[0]})
+    labels = [label for label in warm if label in call_arguments({}, "")]
+    wire, wire_cpu = wire_latencies(params, repeat, labels, set_up_calls, call_arguments)
+    out["wire_ms"] = {label: percentiles(v) for label, v in wire.items()}
+    out["wire_cpu_ms_per_call"] = wire_cpu
     ctx = _engine(home)
     engine, mode = ctx.engine, ctx.config.default_mode
     engine.warm_up()
@@ -262,6 +291,8 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path |
     if "search_documents" in out["warm_ms"]:
         out["stdio_over_in_process"] = round(out["warm_ms"]["search_documents"]["p50"]
                                              / out["in_process_retrieve_ms"]["p50"], 2)
+        out["wire_over_in_process"] = round(out["wire_ms"]["search_documents"]["p50"]
+                                            / out["in_process_retrieve_ms"]["p50"], 2)
     out["profile_ms"] = profile_search(ctx, QUERIES, repeat)
     engine.close()  # the next condition's server opens the vector store
     return out
@@ -269,22 +300,35 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path |
 
 def print_figures(condition: str, r: dict) -> None:
     print(f"== {condition} ==")
-    for name in ("cold_corpus_status", "cold_search"):
+    cold = (("cold_corpus_status", "SDK client"), ("cold_search", "SDK client"),
+            ("wire_cold_search", "wire client"))
+    for name, client in cold:
         cpu = r[name].get("server_cpu_s")
-        print(f"{name}: initialize {r[name]['initialize_s']:.2f} s, first answer {r[name]['first_answer_s']:.2f} s"
-              + (f" (server CPU {cpu:.2f} s)" if cpu is not None else ""))
-    print(f"{'tool (warm, ms)':<26}{'p50':>9}{'p95':>9}   CPU ms per call: server, client")
+        print(f"{name} ({client}): initialize {r[name]['initialize_s']:.2f} s, first answer "
+              f"{r[name]['first_answer_s']:.2f} s" + (f" (server CPU {cpu:.2f} s)" if cpu is not None else ""))
+    print("warm ms: SDK client = wall time around the MCP SDK's ClientSession call (its parsing and "
+          "output-schema validation included); wire = request line written -> answer line read")
+    print(f"{'tool':<24}{'SDK p50':>9}{'SDK p95':>9}{'wire p50':>10}{'wire p95':>10}"
+          "   CPU ms/call server, client: SDK | wire")
     for label, figures in r["warm_ms"].items():
-        cpu = r.get("cpu_ms_per_call", {}).get(label, {})
-        server = f"{cpu['server']:.2f}" if cpu.get("server") is not None else "-"
-        client = f"{cpu['client']:.2f}" if cpu.get("client") is not None else "-"
-        print(f"{label:<26}{figures['p50']:>9.1f}{figures['p95']:>9.1f}   {server:>6}, {client:>6}")
+        wire = r.get("wire_ms", {}).get(label)
+        line = f"{label:<24}{figures['p50']:>9.1f}{figures['p95']:>9.1f}"
+        line += f"{wire['p50']:>10.1f}{wire['p95']:>10.1f}" if wire else f"{'-':>10}{'-':>10}"
+        line += f"   {_cpu(r.get('cpu_ms_per_call', {}).get(label))} | {_cpu(r.get('wire_cpu_ms_per_call', {}).get(label))}"
+        print(line)
     inproc = r["in_process_retrieve_ms"]
-    print(f"{'Engine.retrieve in process':<26}{inproc['p50']:>9.1f}{inproc['p95']:>9.1f}")
+    print(f"{'Engine.retrieve in proc.':<24}{inproc['p50']:>9.1f}{inproc['p95']:>9.1f}")
     if "stdio_over_in_process" in r:
-        print(f"search_documents stdio / in-process retrieve (p50): {r['stdio_over_in_process']:.2f}")
+        print(f"search_documents / in-process retrieve (p50): SDK client {r['stdio_over_in_process']:.2f}, "
+              f"wire {r['wire_over_in_process']:.2f}")
     print("one search_documents call, p50 ms per stage: " + ", ".join(
         f"{k} {v:.2f}" for k, v in r["profile_ms"].items()))
+
+
+def _cpu(figures: dict | None) -> str:
+    if not figures:
+        return "-"
+    return ", ".join("-" if figures.get(k) is None else f"{figures[k]:.2f}" for k in ("server", "client"))
 
 
 def percentile(values: list[float], q: int) -> float:

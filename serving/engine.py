@@ -161,11 +161,19 @@ class Engine:
                 self._vectors = None
 
     def warm_up(self) -> None:
-        """Open what the first search needs (reader, model, vector store)."""
-        try:
-            _ = self.reader, self.vectors
-        except Exception:  # warm-up is best effort; the request path reports errors properly
-            log.exception("warm-up failed")
+        """Open everything a search in any mode needs: the reader, the model and vector store, BM25
+        (its files are named by the signature, so only when that is known) and, when configured,
+        the query expander. Each part on its own, so one that fails leaves the others loaded."""
+        parts = ["reader", "vectors"]  # the vector store loads the model (it asks its dimension)
+        if self.signature is not None:
+            parts.append("bm25")
+        if self.config.query_expansion:
+            parts.append("expander")
+        for part in parts:
+            try:
+                getattr(self, part)
+            except Exception:  # best effort; the request path reports errors properly
+                log.warning("warm-up could not open %s", part, exc_info=True)
 
     # -- scope --------------------------------------------------------------------------
     def documents_in_scope(self, scope: Scope) -> set[str] | None:

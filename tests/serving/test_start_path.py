@@ -114,3 +114,28 @@ def test_the_server_scores_vectors_on_one_blas_thread_unless_told_otherwise():
     assert threads("serve") == 1
     assert threads("plain") > 1                            # numpy's own default on this machine
     assert threads("serve", OPENBLAS_NUM_THREADS="2") == 2  # an operator's setting wins
+
+
+# What `serve()` imports of the SDK: its low-level server and stdio modules, not the client, the
+# high-level server or an HTTP client that `import mcp` would bring.
+LEAN = """
+import sys
+from serving.server import build_server, lean_sdk_imports
+lean_sdk_imports()
+server, context = build_server()
+from serving.stdio import stdio_streams
+import mcp.server.stdio
+print(",".join(sorted(m for m in sys.argv[1:] if m in sys.modules)))
+"""
+SDK_EXTRAS = ("mcp.client", "mcp.client.session", "mcp.server.mcpserver", "httpx2")
+
+
+def test_the_server_imports_the_sdk_without_its_client_or_high_level_server(served_home):
+    env = {**os.environ, "QUANT_RAG_HOME": str(served_home), "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", LEAN, *SDK_EXTRAS], capture_output=True,
+                          text=True, env=env, cwd=str(REPO), timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == ""
+    plain = subprocess.run([sys.executable, "-c", LEAN.replace("lean_sdk_imports()", "import mcp"),
+                            *SDK_EXTRAS], capture_output=True, text=True, env=env, cwd=str(REPO), timeout=300)
+    assert plain.returncode == 0 and plain.stdout.strip() != ""  # the probe sees them when imported

@@ -1,0 +1,64 @@
+"""Which calls the server answers on its event loop: cheap tools once the reader is open, searches
+once every part they need is open; verifications (which read the cancel flag) never."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from corpus.config import ServedConfig
+from corpus.state import StateLayout
+from serving.server import ServingContext, runs_inline, tool_specs
+
+
+def _context(home, **config) -> ServingContext:
+    return ServingContext(StateLayout(home), ServedConfig(**config))
+
+
+def test_a_search_runs_inline_only_once_everything_it_needs_is_open(served_home):
+    specs = tool_specs()
+    context = _context(served_home)
+    assert not runs_inline(specs["search_documents"], context)
+    assert not runs_inline(specs["get_passage"], context)
+    context.ensure_coherent()
+    _ = context.engine.reader
+    assert runs_inline(specs["get_passage"], context)       # cheap: the reader is enough
+    assert not runs_inline(specs["search_documents"], context)  # the model is not loaded yet
+    _ = context.engine.embedder, context.engine.vectors
+    assert not runs_inline(specs["search_documents"], context)  # a hybrid search also needs BM25
+    _ = context.engine.bm25
+    assert runs_inline(specs["search_documents"], context)
+    for name in ("verify_citation", "verify_citations", "timeline"):
+        assert not runs_inline(specs[name], context), name
+
+
+def test_a_warm_search_still_runs_in_a_thread_when_it_reranks_or_expands(served_home, tmp_path):
+    model = tmp_path / "cross-encoder"
+    model.mkdir()
+    search = tool_specs()["search_documents"]
+    for config, missing in (({"reranker_model_path": str(model)}, None),
+                            ({"query_expansion": True}, "expander")):
+        context = _context(served_home, **config)
+        context.ensure_coherent()
+        _ = context.engine.reader, context.engine.embedder, context.engine.vectors, context.engine.bm25
+        assert not runs_inline(search, context), config
+        if missing:
+            _ = getattr(context.engine, missing)
+            assert runs_inline(search, context), config
+
+
+def test_cheap_is_what_puts_a_tool_on_the_event_loop(served_home):
+    context = _context(served_home)
+    context.ensure_coherent()
+    _ = context.engine.reader
+    timeline = tool_specs()["timeline"]
+    assert not runs_inline(timeline, context)
+    assert runs_inline(dataclasses.replace(timeline, cheap=True), context)
+
+
+def test_the_warm_up_opens_every_part_a_search_needs(served_home):
+    for config in ({}, {"query_expansion": True}):
+        context = _context(served_home, **config)
+        context.ensure_coherent()
+        context.engine.warm_up()
+        assert context.search_ready, config
+        assert runs_inline(tool_specs()["search_documents"], context)
