@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from corpus.tokenize import Analyzer, StopWords
 
@@ -63,6 +63,10 @@ class ServedConfig(BaseModel):
     min_passage_chars: int = 0
     near_duplicate_threshold: float = 0.6
     reranker_model_path: str | None = None
+    # A cross-encoder reads every [query, passage] pair: score only the fused pool's first N (0 = all),
+    # and blend its order with the fused one (1 = its order alone); serving.reranking.
+    reranker_depth: int = Field(default=0, ge=0)
+    reranker_weight: float = Field(default=1.0, ge=0.0, le=1.0)
     # Best dense similarity (all-MiniLM-L6-v2) under which `no_answer_likely` is raised: the highest
     # threshold flagging at most 10 % of the library dev set's answerable questions (7/76; it flags
     # 8 of 13 negatives; AUROC 0.899). Recalibrate with `quant-rag eval` for another model.

@@ -268,15 +268,18 @@ class Engine:
         return Retrieval(hits, len(ranked), None if allowed is None else len(allowed), reranked, evidence)
 
     def rerank(self, text: str, ranked: list[Candidate]) -> list[Candidate]:
-        """Cross-encoder rescoring of the fused pool (only when a local model is configured)."""
+        """Cross-encoder rescoring of the fused pool's head (only when a local model is configured);
+        serving.reranking says which candidates are scored and how the scores reorder the pool."""
+        from serving.reranking import blend, passage_text, rerank_head
+
         def load() -> Any:
             from sentence_transformers import CrossEncoder
 
             return CrossEncoder(self.config.reranker_model_path, device="cpu")
         model = self._lazy("reranker", load)
-        passages = self.reader.passages
-        pairs = [(text, passages[c.chunk_id].text) for c in ranked if c.chunk_id in passages]
-        scores = model.predict(pairs) if pairs else []
-        rescored = [Candidate(c.chunk_id, float(s))
-                    for c, s in zip([c for c in ranked if c.chunk_id in passages], scores)]
-        return sorted(rescored, key=lambda c: (-c.score, c.chunk_id))
+        reader = self.reader
+        known = [c for c in ranked if c.chunk_id in reader.passages]
+        head = [reader.passages[c.chunk_id] for c in rerank_head(known, self.config.reranker_depth)]
+        pairs = [(text, passage_text(reader.title(p.document_id), p.section, p.text)) for p in head]
+        scores = [float(s) for s in model.predict(pairs, show_progress_bar=False)] if pairs else []
+        return blend(known, scores, self.config.reranker_weight, self.config.rrf_k)

@@ -27,19 +27,22 @@ class TrainingTriple:
 
 
 def hard_negatives(pairs: list[PseudoQuery], titled: list[tuple[str | None, Passage]],
-                   k1: float = 1.5, b: float = 0.75) -> list[TrainingTriple]:
-    """One triple per pair that has a BM25 negative (pairs without any are dropped)."""
+                   k1: float = 1.5, b: float = 0.75, per_pair: int = 1) -> list[TrainingTriple]:
+    """Up to `per_pair` triples per pair, best BM25 negative first (pairs without any are dropped)."""
     rows = [(p.chunk_id, p.document_id, indexed_text(title, p.section, p.text)) for title, p in titled]
     index = BM25Index.in_memory(rows, k1, b, Analyzer("en"), signature="finetune")
     by_id = {p.chunk_id: (title, p) for title, p in titled}
     triples = []
     for pair in pairs:
         own = by_id[pair.chunk_id][1]
+        taken = 0
         for chunk_id, _ in index.search(pair.query, DEPTH):
             title, other = by_id[chunk_id]
             if chunk_id == pair.chunk_id or (other.document_id == own.document_id and other.section == own.section):
                 continue
             triples.append(TrainingTriple(pair.query, pair.positive, embedded_text(title, other.section, other.text),
                                           pair.chunk_id, chunk_id))
-            break
+            taken += 1
+            if taken == per_pair:
+                break
     return triples

@@ -11,6 +11,7 @@ from corpus.published import open_published
 from corpus.state import StateLayout
 from serving.coherence import check_state
 from serving.engine import Engine, Scope
+from serving.reranking import passage_text
 
 QUESTION = "How is value at risk estimated from historical returns?"
 
@@ -29,11 +30,13 @@ def test_hybrid_search_is_reordered_by_the_configured_cross_encoder(ingested_hom
         after = engine.retrieve(QUESTION, "hybrid", Scope(), limit=5)
         assert after.reranked and not before.reranked
         assert not engine.retrieve(QUESTION, "bm25", Scope(), limit=5).reranked  # hybrid only
-        # the served order is the cross-encoder's own scores over the fused pool, best first
+        # the served order is the cross-encoder's own scores over the fused pool, best first; it
+        # reads each passage under its title and section path (serving.reranking.passage_text)
         model = engine._lazy("reranker", lambda: None)
         passages = engine.reader.passages
         for hit in after.hits:
-            (expected,) = model.predict([(QUESTION, passages[hit.chunk_id].text)])
+            p = passages[hit.chunk_id]
+            (expected,) = model.predict([(QUESTION, passage_text(engine.reader.title(p.document_id), p.section, p.text))])
             assert abs(float(expected) - hit.score) < 1e-4
         assert [h.score for h in after.hits] == sorted((h.score for h in after.hits), reverse=True)
         assert {h.chunk_id for h in after.hits} <= set(passages)
