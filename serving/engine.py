@@ -180,20 +180,32 @@ class Engine:
         """
         if scope.unbounded:
             return None
+        ids, years, authors = self._catalogue()
+        keep = np.ones(len(ids), dtype=bool)
+        if scope.year_min is not None:
+            keep &= years >= scope.year_min  # NaN (undated) compares false
+        if scope.year_max is not None:
+            keep &= years <= scope.year_max
         needles = [fold_name(a) for a in scope.authors if a.strip()]
         allowed: set[str] = set()
-        for document_id, entry in self.reader.documents.items():
+        for row in np.flatnonzero(keep).tolist():
+            document_id = ids[row]
             if scope.document_ids is not None and document_id not in scope.document_ids:
                 continue
-            year = entry.year
-            if scope.year_min is not None and (year is None or year < scope.year_min):
-                continue
-            if scope.year_max is not None and (year is None or year > scope.year_max):
-                continue
-            if needles and not any(n in fold_name(a) for n in needles for a in entry.authors):
+            if needles and not any(n in a for n in needles for a in authors[row]):
                 continue
             allowed.add(document_id)
         return allowed
+
+    def _catalogue(self) -> tuple[list[str], np.ndarray, list[list[str]]]:
+        """Document ids, years (NaN when undated) and folded author names, built once: the reader
+        never changes, and at 3,186 documents reading them per scoped search cost ~20 ms."""
+        if not hasattr(self, "_scope_table"):
+            entries = self.reader.documents
+            self._scope_table = (list(entries),
+                                 np.array([np.nan if e.year is None else e.year for e in entries.values()]),
+                                 [[fold_name(a) for a in e.authors] for e in entries.values()])
+        return self._scope_table
 
     def newest_year(self) -> int | None:
         """Newest publication year of the served corpus (computed once: the reader never changes)."""
