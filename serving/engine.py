@@ -34,6 +34,10 @@ if TYPE_CHECKING:  # opened lazily: the server must start without duckdb, bm25s 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+# BM25 over fewer passages takes well under a millisecond: handing the dense half to another
+# thread would cost more than it overlaps (slower on the library under load, measured).
+OVERLAP_MIN_PASSAGES = 50_000
+
 Mode = Literal["dense", "bm25", "hybrid"]
 MODES: tuple[str, ...] = get_args(Mode)
 
@@ -88,8 +92,8 @@ class Engine:
         self._graph: GraphStore | None = None
         self._reranker: Any = None  # sentence_transformers.CrossEncoder, when configured
         self._expander: QueryExpander | None = None
-        # Hybrid mode embeds the query and searches vectors here while BM25 scores in the caller's
-        # thread: ONNX Runtime and numpy release the GIL, and at 100k passages each takes ~15 ms.
+        # Hybrid mode over a large corpus embeds the query and searches vectors here while BM25
+        # scores in the caller's thread (ONNX Runtime and numpy release the GIL).
         self._dense_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="engine-dense")
 
     # -- lazily opened parts (one lock each, so a model load never blocks the reader) ---
@@ -255,9 +259,12 @@ class Engine:
         elif mode == "bm25":
             ranked = self.lexical(text, size, allowed)
         else:
-            pending = self._dense_pool.submit(self.dense, text, size, allowed)
-            lexical = self.lexical(text, size, allowed)
-            dense = pending.result()  # its exception, if any, is raised here as if called inline
+            if self.is_open("bm25") and self.bm25.doc_count >= OVERLAP_MIN_PASSAGES:
+                pending = self._dense_pool.submit(self.dense, text, size, allowed)
+                lexical = self.lexical(text, size, allowed)
+                dense = pending.result()  # its exception, if any, is raised here as if inline
+            else:
+                dense, lexical = self.dense(text, size, allowed), self.lexical(text, size, allowed)
             rankings = [dense, lexical]
             weights = [self.config.dense_weight, self.config.bm25_weight]
             ranked = (convex_fusion(rankings, weights) if self.config.fusion == "convex"
