@@ -219,11 +219,19 @@ class Engine:
         return self._newest_year
 
     # -- retrieval ----------------------------------------------------------------------
-    def dense(self, text: str, pool: int, allowed: set[str] | None) -> list[Candidate]:
+    def dense(self, text: str, pool: int, allowed: set[str] | None,
+              scope: Scope | None = None) -> list[Candidate]:
+        """`allowed`: the documents in `scope`. A scope of years only is passed to the vector store
+        as its year range instead (every point carries its document's publication year, the
+        reader's `year`): the same points, but a range condition where hundreds of ids in a
+        match list made a search at 100k passages 3x slower (25 vs 8 ms)."""
         vector = self.embedder.embed_query(text)
-        ids = sorted(allowed) if allowed is not None else None
-        return [Candidate(cid, float(score))
-                for cid, score in self.vectors.search(vector, pool, document_ids=ids)]
+        if allowed is not None and scope is not None and not scope.authors and scope.document_ids is None:
+            found = self.vectors.search(vector, pool, year_min=scope.year_min, year_max=scope.year_max)
+        else:
+            ids = sorted(allowed) if allowed is not None else None
+            found = self.vectors.search(vector, pool, document_ids=ids)
+        return [Candidate(cid, float(score)) for cid, score in found]
 
     def lexical(self, text: str, pool: int, allowed: set[str] | None) -> list[Candidate]:
         if self.config.query_expansion:
@@ -255,16 +263,16 @@ class Engine:
             return Retrieval([], 0, 0, False)
         reranked, dense = False, None
         if mode == "dense":
-            ranked = dense = self.dense(text, size, allowed)
+            ranked = dense = self.dense(text, size, allowed, scope)
         elif mode == "bm25":
             ranked = self.lexical(text, size, allowed)
         else:
             if self.is_open("bm25") and self.bm25.doc_count >= OVERLAP_MIN_PASSAGES:
-                pending = self._dense_pool.submit(self.dense, text, size, allowed)
+                pending = self._dense_pool.submit(self.dense, text, size, allowed, scope)
                 lexical = self.lexical(text, size, allowed)
                 dense = pending.result()  # its exception, if any, is raised here as if inline
             else:
-                dense, lexical = self.dense(text, size, allowed), self.lexical(text, size, allowed)
+                dense, lexical = self.dense(text, size, allowed, scope), self.lexical(text, size, allowed)
             rankings = [dense, lexical]
             weights = [self.config.dense_weight, self.config.bm25_weight]
             ranked = (convex_fusion(rankings, weights) if self.config.fusion == "convex"
