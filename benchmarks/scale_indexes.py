@@ -41,14 +41,27 @@ def bm25_load_figures(folder: Path, signature: str, texts: list[str]) -> dict:
     for mmap in (False, True):
         before = rss_mb()
         index, load_s = _timed(BM25Index.load, folder, signature, config.analyzer, mmap=mmap)
-        times = []
+        times, scoring, full_sort, same = [], [], [], 0
         for text in texts:
             start = time.perf_counter()
-            index.search(text, 50)
+            found = index.search(text, 50)
             times.append(time.perf_counter() - start)
+            if mmap:
+                continue
+            start = time.perf_counter()  # the scoring alone, then what search did before top_k
+            scores = index.scores(text)
+            scoring.append(time.perf_counter() - start)
+            candidates = np.flatnonzero(scores > 0)
+            ranked = candidates[np.argsort(-scores[candidates], kind="stable")][:50]
+            full_sort.append(time.perf_counter() - start)
+            same += found == [(index._chunk_ids[i], float(scores[i])) for i in ranked]
         label = "mmap" if mmap else "read"
         out[f"bm25_{label}"] = {"load_s": load_s, "rss_added_mb": round(rss_mb() - before),
                                 "query_ms": percentiles(times)}
+        if not mmap:
+            out["bm25_read"].update({"scoring_ms": percentiles(scoring),
+                                     "scoring_and_full_sort_ms": percentiles(full_sort),
+                                     "same_top50_as_full_sort": f"{same}/{len(texts)}"})
         del index
     return out
 

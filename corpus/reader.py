@@ -3,7 +3,7 @@
 Used by the server and by evaluation. Reads files only; never writes. Documents are held in
 memory; passages too, unless the state is large and has a passage store for its signature
 (corpus.passage_store): then `passages` and `by_document` are read-only mappings that look them
-up on disk, so no caller changes.
+up on disk, so no caller changes, and each document's parsed blocks are read on first use.
 """
 
 from __future__ import annotations
@@ -21,11 +21,21 @@ from corpus.signature import recorded_signature
 from corpus.state import StateLayout, read_json, read_text_exact
 
 
-@dataclass
 class DocumentEntry:
-    source: SourceRecord
-    parsed: ParsedDocument
-    metadata: DocumentMetadata
+    """One served document. `parsed` may be given as the path of its parsed.json, read on first
+    use: a large state is served without reading every document's blocks at start (only the
+    canonical text's sha256 is ever needed, for the passages a tool returns)."""
+
+    def __init__(self, source: SourceRecord, parsed: ParsedDocument | Path, metadata: DocumentMetadata):
+        self.source = source
+        self.metadata = metadata
+        self._parsed = parsed
+
+    @property
+    def parsed(self) -> ParsedDocument:
+        if isinstance(self._parsed, Path):  # two threads may both read it: the same value wins
+            self._parsed = ParsedDocument.model_validate_json(self._parsed.read_bytes())
+        return self._parsed
 
     @property
     def document_id(self) -> str:
@@ -77,9 +87,9 @@ class CorpusReader:
             if not all(p.exists() for p in paths):
                 continue  # registered but not (yet) materialised: not part of the served state
             entry = DocumentEntry(
-                source=SourceRecord(**read_json(layout.registry_entry(document_id))),
-                parsed=ParsedDocument(**read_json(paths[0])),
-                metadata=DocumentMetadata(**read_json(paths[1])),
+                source=SourceRecord.model_validate_json(layout.registry_entry(document_id).read_bytes()),
+                parsed=paths[0] if store is not None else ParsedDocument.model_validate_json(paths[0].read_bytes()),
+                metadata=DocumentMetadata.model_validate_json(paths[1].read_bytes()),
             )
             reader.documents[document_id] = entry
             if store is not None:

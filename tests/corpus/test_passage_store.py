@@ -3,6 +3,8 @@ reader's usual mappings with the same answers as the in-memory reader."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import corpus.reader as reader_module
@@ -32,6 +34,13 @@ def test_disk_reader_answers_like_the_memory_reader(ingested_home, monkeypatch):
         assert set(disk.by_document) == set(memory.by_document)
         for document_id, passages in memory.by_document.items():
             assert disk.by_document[document_id] == passages
+        # documents: metadata at start, parsed blocks only when first asked for
+        assert set(disk.documents) == set(memory.documents)
+        for document_id, entry in memory.documents.items():
+            lazy = disk.documents[document_id]
+            assert (lazy.source, lazy.metadata) == (entry.source, entry.metadata)
+            assert isinstance(lazy._parsed, Path) and lazy.parsed == entry.parsed
+            assert lazy.parsed is lazy.parsed  # read once
         unknown = "chunk-" + "0" * 16
         assert disk.passage(unknown) is None and unknown not in disk.passages
         assert disk.passages.get(unknown, "none") == "none" and disk.by_document.get("doc-" + "0" * 16, []) == []

@@ -83,6 +83,28 @@ def test_scope_year_bound_excludes_undated_and_author_is_accent_insensitive(cont
     assert engine.documents_in_scope(Scope(authors=("nobody",))) == set()
 
 
+
+def test_scope_filter_equals_a_per_document_check(context):
+    """The table built once answers every scope like checking each document's entry would."""
+    from corpus.names import fold_name
+    from serving.engine import Scope
+
+    engine = context.engine
+    docs = engine.reader.documents
+    years = sorted({e.year for e in docs.values() if e.year is not None})
+    some = frozenset(list(docs)[::2])
+    for year_min in (None, years[0], years[len(years) // 2], years[-1] + 1):
+        for year_max in (None, years[0] - 1, years[len(years) // 2], years[-1]):
+            for authors, ids in (((), None), (("evgenia",), None), (("a",), some), (("  ",), some)):
+                scope = Scope(year_min, year_max, authors, ids)
+                needles = [fold_name(a) for a in authors if a.strip()]
+                expected = {d for d, e in docs.items()
+                            if (ids is None or d in ids)
+                            and (year_min is None or (e.year is not None and e.year >= year_min))
+                            and (year_max is None or (e.year is not None and e.year <= year_max))
+                            and (not needles or any(n in fold_name(a) for n in needles for a in e.authors))}
+                assert engine.documents_in_scope(scope) == (None if scope.unbounded else expected), scope
+
 def test_importing_the_server_loads_no_model_and_opens_no_store():
     code = ("import sys, serving.server; heavy = {'torch', 'sentence_transformers', 'qdrant_edge', "
             "'qdrant_client', 'bm25s', 'dagster'} & set(sys.modules); assert not heavy, heavy")
