@@ -65,7 +65,7 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
 
     if memory_passages:
         import corpus.reader
-        corpus.reader.DISK_MIN_PASSAGES = float("inf")
+        corpus.reader.LARGE_STATE_PASSAGES = float("inf")
     view = open_published(StateLayout(home))
     config = ServedConfig.from_env()
     engine = Engine(view.layout, config, signature=recorded_signature(view.layout))

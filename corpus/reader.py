@@ -16,7 +16,7 @@ from pathlib import Path
 
 from corpus.ids import validate_chunk_id, validate_document_id
 from corpus.models import DocumentMetadata, ParsedDocument, Passage, SourceRecord
-from corpus.passage_store import DISK_MIN_PASSAGES, PassageStore, StoredByDocument, StoredPassages
+from corpus.passage_store import LARGE_STATE_PASSAGES, PassageStore, StoredByDocument, StoredPassages
 from corpus.signature import recorded_signature
 from corpus.state import StateLayout, read_json, read_text_exact
 
@@ -78,7 +78,7 @@ class CorpusReader:
     def _load(cls, layout: StateLayout) -> "CorpusReader":
         reader = cls(layout)
         store = PassageStore.for_state(layout, recorded_signature(layout))
-        if store is not None and store.count < DISK_MIN_PASSAGES:
+        if store is not None and store.count < LARGE_STATE_PASSAGES:
             store.close()
             store = None
         for document_id in layout.registered_document_ids():

@@ -17,6 +17,7 @@ import numpy as np
 
 from corpus.config import ServedConfig
 from corpus.names import fold_name
+from corpus.passage_store import LARGE_STATE_PASSAGES
 from corpus.reader import CorpusReader
 from corpus.state import StateLayout
 from corpus.vector_store_base import VectorStore
@@ -33,10 +34,6 @@ if TYPE_CHECKING:  # opened lazily: the server must start without duckdb, bm25s 
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-# BM25 over fewer passages takes well under a millisecond: handing the dense half to another
-# thread would cost more than it overlaps (slower on the library under load, measured).
-OVERLAP_MIN_PASSAGES = 50_000
 
 Mode = Literal["dense", "bm25", "hybrid"]
 MODES: tuple[str, ...] = get_args(Mode)
@@ -275,7 +272,7 @@ class Engine:
         elif mode == "bm25":
             ranked = self.lexical(text, size, allowed)
         else:
-            if self.is_open("bm25") and self.bm25.doc_count >= OVERLAP_MIN_PASSAGES:
+            if self.is_open("bm25") and self.bm25.doc_count >= LARGE_STATE_PASSAGES:
                 pending = self._dense_pool.submit(self.dense, text, size, allowed, scope)
                 lexical = self.lexical(text, size, allowed)
                 dense = pending.result()  # its exception, if any, is raised here as if inline

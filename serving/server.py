@@ -15,7 +15,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -115,7 +115,14 @@ class ServingContext:
         if not self.loaded or engine is None or engine.reranker_name != "none":
             return False
         parts = ("embedder", "vectors", "bm25") + (("expander",) if self.config.query_expansion else ())
-        return all(engine.is_open(part) for part in parts)
+        return all(engine.is_open(part) for part in parts) and not self.large
+
+    @cached_property
+    def large(self) -> bool:
+        """A large state (see LARGE_STATE_PASSAGES): its searches keep the worker thread."""
+        from corpus.passage_store import LARGE_STATE_PASSAGES
+
+        return len(self.engine.reader.passages) >= LARGE_STATE_PASSAGES
 
     def ensure_coherent(self) -> None:
         report = self.coherence

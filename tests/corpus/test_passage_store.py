@@ -22,9 +22,9 @@ def test_disk_reader_answers_like_the_memory_reader(ingested_home, monkeypatch):
         layout = view.layout
         assert view.generation is not None
         assert store_path(layout, recorded_signature(layout)).exists()  # built and published
-        memory = CorpusReader.open(layout)  # the slice is under DISK_MIN_PASSAGES
+        memory = CorpusReader.open(layout)  # the slice is under LARGE_STATE_PASSAGES
         assert isinstance(memory.passages, dict)
-        monkeypatch.setattr(reader_module, "DISK_MIN_PASSAGES", 0)
+        monkeypatch.setattr(reader_module, "LARGE_STATE_PASSAGES", 0)
         disk = CorpusReader.open(layout)
         assert isinstance(disk.passages, StoredPassages) and isinstance(disk.by_document, StoredByDocument)
         assert len(disk.passages) == len(memory.passages) > 0

@@ -24,9 +24,9 @@ def test_overlapped_hybrid_retrieval_equals_the_sequential_one(ingested_home, mo
         engine = Engine(published.layout, config, signature=check_state(published.layout, config).signature)
         scopes = (Scope(), Scope(year_min=2010))
         sequential = [engine.retrieve(q, "hybrid", s, limit=10) for q in QUESTIONS for s in scopes]
-        assert engine.is_open("bm25") and engine.bm25.doc_count < engine_module.OVERLAP_MIN_PASSAGES
+        assert engine.is_open("bm25") and engine.bm25.doc_count < engine_module.LARGE_STATE_PASSAGES
         assert not any(t.name.startswith("engine-dense") for t in threading.enumerate())
-        monkeypatch.setattr(engine_module, "OVERLAP_MIN_PASSAGES", 0)
+        monkeypatch.setattr(engine_module, "LARGE_STATE_PASSAGES", 0)
         overlapped = [engine.retrieve(q, "hybrid", s, limit=10) for q in QUESTIONS for s in scopes]
         assert any(t.name.startswith("engine-dense") for t in threading.enumerate())
         assert overlapped == sequential and all(r.hits for r in sequential)

@@ -31,6 +31,18 @@ def test_a_search_runs_inline_only_once_everything_it_needs_is_open(served_home)
         assert not runs_inline(specs[name], context), name
 
 
+def test_a_large_state_searches_in_a_thread_even_when_warm(served_home, monkeypatch):
+    import corpus.passage_store
+
+    search = tool_specs()["search_documents"]
+    context = _context(served_home)
+    context.ensure_coherent()
+    _ = context.engine.reader, context.engine.embedder, context.engine.vectors, context.engine.bm25
+    monkeypatch.setattr(corpus.passage_store, "LARGE_STATE_PASSAGES", len(context.engine.reader.passages))
+    assert not runs_inline(search, context)  # a search over a large state may take 100s of ms
+    assert runs_inline(tool_specs()["get_passage"], context)
+
+
 def test_a_warm_search_still_runs_in_a_thread_when_it_reranks_or_expands(served_home, tmp_path):
     model = tmp_path / "cross-encoder"
     model.mkdir()
