@@ -93,7 +93,7 @@ def validate(source: Path, model: Path, depths: list[int], weights: list[float],
 
     from corpus.config import ServedConfig
     from evaluation.stats import paired_bootstrap_ci
-    from ingest.finetune.rerank_validation import cross_scores, hybrid_pools, ndcg_at_10
+    from evaluation.rerank_validation import cross_scores, hybrid_pools, ndcg_at_10
     from serving.reranking import blend
 
     torch.set_num_threads(1)
