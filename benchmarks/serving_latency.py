@@ -38,7 +38,7 @@ import sys
 import time
 from pathlib import Path
 
-from serving.server import single_threaded_blas
+from serving.process import single_threaded_blas
 
 single_threaded_blas()  # the in-process figures run the retrieval the way the server does (before numpy loads)
 

@@ -34,6 +34,7 @@ from serving.cancel import run_with_flag
 from serving.contract import WINDOWS, Trace, make_trace
 from serving.errors import (IncoherentState, InvalidArgument, ServingError,
                             describe_validation_error, without_state_paths)
+from serving.process import lean_sdk_imports, single_threaded_blas, without_numba
 from serving.schemas import render_trace
 from serving.tools import ToolSpec
 
@@ -263,48 +264,6 @@ def _warm_up(context: ServingContext) -> None:
         context.engine.warm_up()
 
 
-# One query's vector scoring is a small matrix-vector product: a second BLAS thread spins on a core
-# another process may need and gains nothing (library over stdio, idle: search p50 the same within
-# noise, server CPU per search 36-40 -> 17-18 ms; beside a CPU hog p50 40.6 -> 22.5 ms; README).
-# Read by numpy at its import, which the server defers until after `initialize`.
-BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def single_threaded_blas() -> None:
-    """One BLAS thread in this process unless the operator chose otherwise (before numpy loads)."""
-    for variable in BLAS_THREAD_VARIABLES:
-        os.environ.setdefault(variable, "1")
-
-
-SDK_PACKAGES = ("mcp", "mcp.server")
-
-
-def lean_sdk_imports() -> None:
-    """Let the MCP SDK's server modules load without running its packages' `__init__`s.
-
-    `import mcp` imports the SDK's client, its high-level server and an HTTP client (`mcp` and
-    `mcp.server` re-export them); the low-level stdio server needs none of it, and the server
-    process never imports a name from those two packages, only from their modules. Their
-    `__init__`s are replaced by empty packages (same path, so every module still imports):
-    ≈ 120 modules and 15-20 % of the SDK's import time less before `initialize` is answered.
-    A process that already imported `mcp` keeps it as it is.
-    """
-    import importlib.util
-
-    parent = None
-    for name in SDK_PACKAGES:
-        if name in sys.modules:
-            return
-        spec = importlib.util.find_spec(name)
-        if spec is None or spec.submodule_search_locations is None:
-            return
-        package = importlib.util.module_from_spec(spec)  # created, never executed
-        sys.modules[name] = package
-        if parent is not None:
-            setattr(parent, name.rsplit(".", 1)[1], package)
-        parent = package
-
-
 def serve(layout: StateLayout | None = None, config: ServedConfig | None = None,
           warm_up: bool = True) -> None:
     """Serve over stdio until the client closes the stream."""
@@ -312,9 +271,7 @@ def serve(layout: StateLayout | None = None, config: ServedConfig | None = None,
     lean_sdk_imports()
     logging.basicConfig(stream=sys.stderr, level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    # bm25s imports numba whenever it is installed (≈ 0.15 s idle, 0.45 s loaded) for a backend the
-    # server never uses (scores come from its numpy path); the server process never needs numba.
-    sys.modules.setdefault("numba", None)
+    without_numba()
     try:
         server, context = build_server(layout, config)
     except ModelPathError as exc:  # a configuration error names its variable; no traceback

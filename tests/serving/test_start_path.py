@@ -91,7 +91,7 @@ def test_first_search_without_the_export_still_answers(served_home):
 
 BLAS_PROBE = """
 import sys
-from serving.server import single_threaded_blas
+from serving.process import single_threaded_blas
 if sys.argv[1] == "serve":
     single_threaded_blas()  # what serve() does first
 import numpy
@@ -120,7 +120,8 @@ def test_the_server_scores_vectors_on_one_blas_thread_unless_told_otherwise():
 # high-level server or an HTTP client that `import mcp` would bring.
 LEAN = """
 import sys
-from serving.server import build_server, lean_sdk_imports
+from serving.process import lean_sdk_imports
+from serving.server import build_server
 lean_sdk_imports()
 server, context = build_server()
 from serving.stdio import stdio_streams
