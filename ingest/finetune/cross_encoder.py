@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ingest.finetune.negatives import TrainingTriple
-from ingest.finetune.training import TrainReport, TrainSettings, batches
+from ingest.finetune.training import TrainReport, TrainSettings, batches, optimiser_with_schedule
 
 SERVED_WINDOW = 256   # tokens of [query, passage] the saved model reads (MiniLM's window)
 
@@ -94,11 +94,7 @@ def train_cross_encoder(model, tokenizer, data: list[Group], settings: RerankSet
     plan = batches(data, replace(TrainSettings(), steps=settings.steps, batch_size=settings.queries_per_batch,
                                  seed=settings.seed))  # type: ignore[arg-type]
     _freeze(model, settings.frozen_layers)
-    params = [p for p in model.parameters() if p.requires_grad]
-    optimiser = torch.optim.AdamW(params, lr=settings.learning_rate, weight_decay=0.01)
-    warmup = max(1, int(len(plan) * settings.warmup_share))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (len(plan) - s) / max(1, len(plan) - warmup))))
+    optimiser, schedule = optimiser_with_schedule(model, settings.learning_rate, len(plan), settings.warmup_share)
     report = TrainReport()
     start, cpu = time.perf_counter(), time.process_time()
     model.train()
@@ -108,7 +104,7 @@ def train_cross_encoder(model, tokenizer, data: list[Group], settings: RerankSet
                 break
             loss = group_loss(model, tokenizer, batch, settings.max_tokens)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            torch.nn.utils.clip_grad_norm_(optimiser.param_groups[0]["params"], 1.0)
             optimiser.step()
             schedule.step()
             optimiser.zero_grad(set_to_none=True)

@@ -85,11 +85,7 @@ def train(model, triples: list[TrainingTriple], settings: TrainSettings) -> Trai
     base_window = model.max_seq_length
     model.max_seq_length = settings.max_tokens
     _freeze(model, settings.frozen_layers)
-    params = [p for p in model.parameters() if p.requires_grad]
-    optimiser = torch.optim.AdamW(params, lr=settings.learning_rate, weight_decay=0.01)
-    warmup = max(1, int(len(plan) * settings.warmup_share))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (len(plan) - s) / max(1, len(plan) - warmup))))
+    optimiser, schedule = optimiser_with_schedule(model, settings.learning_rate, len(plan), settings.warmup_share)
     report = TrainReport()
     start, cpu = time.perf_counter(), time.process_time()
     model.train()
@@ -100,7 +96,7 @@ def train(model, triples: list[TrainingTriple], settings: TrainSettings) -> Trai
             scores = torch.nn.functional.normalize(queries, dim=-1) @ torch.nn.functional.normalize(docs, dim=-1).T
             loss = torch.nn.functional.cross_entropy(scores * SCALE, torch.arange(len(batch)))
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            torch.nn.utils.clip_grad_norm_(optimiser.param_groups[0]["params"], 1.0)
             optimiser.step()
             schedule.step()
             optimiser.zero_grad(set_to_none=True)
@@ -123,3 +119,16 @@ def save_model(model, base_folder: Path, folder: Path) -> None:
     architecture (and a 512-token window would cut passages into other pieces than the base)."""
     shutil.copytree(base_folder, folder, ignore=shutil.ignore_patterns(*NOT_COPIED))
     model[0].auto_model.save_pretrained(str(folder), safe_serialization=True)
+
+
+def optimiser_with_schedule(model, learning_rate: float, steps: int, warmup_share: float):
+    """AdamW over the trainable parameters, with a linear warm-up over `warmup_share` of the steps
+    and a linear decay to zero after it (shared by the bi-encoder and the cross-encoder)."""
+    import torch
+
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimiser = torch.optim.AdamW(params, lr=learning_rate, weight_decay=0.01)
+    warmup = max(1, int(steps * warmup_share))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
+    return optimiser, schedule
