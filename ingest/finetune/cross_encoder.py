@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ingest.finetune.negatives import TrainingTriple
-from ingest.finetune.training import TrainReport, TrainSettings, batches, optimiser_with_schedule
+from ingest.finetune.training import TrainReport, TrainSettings, batches, optimiser_with_schedule, take_step
 
 SERVED_WINDOW = 256   # tokens of [query, passage] the saved model reads (MiniLM's window)
 
@@ -103,13 +103,7 @@ def train_cross_encoder(model, tokenizer, data: list[Group], settings: RerankSet
             if time.process_time() - cpu > settings.max_cpu_seconds:
                 break
             loss = group_loss(model, tokenizer, batch, settings.max_tokens)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(optimiser.param_groups[0]["params"], 1.0)
-            optimiser.step()
-            schedule.step()
-            optimiser.zero_grad(set_to_none=True)
-            report.losses.append(float(loss.detach()))
-            report.steps += 1
+            take_step(loss, optimiser, schedule, report)
     finally:
         model.eval()
         for parameter in model.parameters():

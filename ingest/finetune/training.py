@@ -95,13 +95,7 @@ def train(model, triples: list[TrainingTriple], settings: TrainSettings) -> Trai
             docs = model(model.preprocess([t.positive for t in batch] + [t.negative for t in batch]))["sentence_embedding"]
             scores = torch.nn.functional.normalize(queries, dim=-1) @ torch.nn.functional.normalize(docs, dim=-1).T
             loss = torch.nn.functional.cross_entropy(scores * SCALE, torch.arange(len(batch)))
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(optimiser.param_groups[0]["params"], 1.0)
-            optimiser.step()
-            schedule.step()
-            optimiser.zero_grad(set_to_none=True)
-            report.losses.append(float(loss.detach()))
-            report.steps += 1
+            take_step(loss, optimiser, schedule, report)
     finally:
         model.eval()
         model.max_seq_length = base_window
@@ -132,3 +126,16 @@ def optimiser_with_schedule(model, learning_rate: float, steps: int, warmup_shar
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
     return optimiser, schedule
+
+
+def take_step(loss, optimiser, schedule, report: TrainReport) -> None:
+    """One optimisation step on `loss` (gradients clipped at norm 1), recorded in `report`."""
+    import torch
+
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(optimiser.param_groups[0]["params"], 1.0)
+    optimiser.step()
+    schedule.step()
+    optimiser.zero_grad(set_to_none=True)
+    report.losses.append(float(loss.detach()))
+    report.steps += 1
