@@ -1,5 +1,6 @@
 """What the server process sets before anything heavy loads: BLAS threads, the MCP SDK's package
-`__init__`s skipped, no numba. Each is called first thing by `serving.server.serve`."""
+`__init__`s skipped, no numba, bm25s without scipy: called by `serving.server.serve` first thing (the
+last by its warm-up thread)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,20 @@ def without_numba() -> None:
     """bm25s imports numba whenever it is installed (≈ 0.15 s idle, 0.45 s loaded) for a backend the
     server never uses (scores come from its numpy path); the server process never needs numba."""
     sys.modules.setdefault("numba", None)
+
+
+def import_bm25s_without_scipy() -> None:
+    """Import bm25s with its optional `import scipy.sparse` failing: ≈ 0.2 s of imports (numpy.f2py
+    among them) for a matrix backend this project never uses — its indexes are built and scored on
+    bm25s's numpy backend. The block lasts for this import only, since a later import may need
+    scipy.sparse for real (transformers does, on the torch fallback), so it must run while no other
+    thread can import that: the warm-up's first step, while the main thread imports the MCP SDK and
+    before `initialize` is answered (no tool call can run yet)."""
+    if "bm25s" in sys.modules or "scipy.sparse" in sys.modules:
+        return
+    sys.modules["scipy.sparse"] = None
+    try:
+        import bm25s  # noqa: F401  (kept in sys.modules for corpus.bm25_store)
+    finally:
+        if sys.modules.get("scipy.sparse", False) is None:
+            del sys.modules["scipy.sparse"]

@@ -3,8 +3,8 @@ corpus_status's (which reports what is incoherent and what to run).
 
 Importing this module opens nothing and loads no model, nor the tool set and engine (numpy,
 DuckDB...): `initialize` is answered as soon as the MCP SDK is imported, while a background
-warm-up imports the tools, checks the state and opens the stores; a call that comes first does the
-same work itself.
+warm-up (started before that import) imports the tools, checks the state and opens the stores; a
+call that comes first does the same work itself.
 Run with `python -m serving.server` or `quant-rag serve`; logs go to stderr only.
 """
 
@@ -34,7 +34,7 @@ from serving.cancel import run_with_flag
 from serving.contract import WINDOWS, Trace, make_trace
 from serving.errors import (IncoherentState, InvalidArgument, ServingError,
                             describe_validation_error, without_state_paths)
-from serving.process import lean_sdk_imports, single_threaded_blas, without_numba
+from serving.process import import_bm25s_without_scipy, lean_sdk_imports, single_threaded_blas, without_numba
 from serving.schemas import render_trace
 from serving.tools import ToolSpec
 
@@ -209,13 +209,13 @@ async def run_tool(spec: ToolSpec, context: ServingContext, arguments: dict[str,
 
 
 def build_server(layout: StateLayout | None = None, config: ServedConfig | None = None,
-                 ) -> tuple[Server, ServingContext]:
+                 context: ServingContext | None = None) -> tuple[Server, ServingContext]:
     """The SDK's low-level server with our four handlers: tools and the prompt, nothing else
     (no resources, no per-call context objects or result re-validation)."""
     from mcp.server.lowlevel.server import Server
     from mcp.shared.exceptions import MCPError
 
-    context = ServingContext(layout or StateLayout.from_env(), config or ServedConfig.from_env())
+    context = context or ServingContext(layout or StateLayout.from_env(), config or ServedConfig.from_env())
     listed: list[ListToolsResult] = []  # built at the first tools/list, after initialize
 
     async def list_tools(ctx, params) -> ListToolsResult:
@@ -257,8 +257,9 @@ def tool_specs() -> dict[str, ToolSpec]:
 
 
 def _warm_up(context: ServingContext) -> None:
-    """While the client connects: the tool set, the coherence check, then every part a search
-    needs (searches answer on the event loop once all are open)."""
+    """While the SDK loads and the client connects: bm25s, the tool set, the coherence check, then
+    every part a search needs (searches answer on the event loop once all are open)."""
+    import_bm25s_without_scipy()  # first: until `initialize` is answered only the SDK is imported meanwhile
     tool_specs()
     if context.coherence.coherent:
         context.engine.warm_up()
@@ -273,12 +274,15 @@ def serve(layout: StateLayout | None = None, config: ServedConfig | None = None,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     without_numba()
     try:
-        server, context = build_server(layout, config)
+        context = ServingContext(layout or StateLayout.from_env(), config or ServedConfig.from_env())
     except ModelPathError as exc:  # a configuration error names its variable; no traceback
         print(f"quant-rag serve: configuration error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
+    # Started before the SDK is imported: what of the warm-up releases the GIL (file reads, DuckDB,
+    # numpy loads) overlaps that import on the other core.
     if warm_up and os.environ.get(WARM_UP_ENV, "1") != "0":
         threading.Thread(target=_warm_up, args=(context,), daemon=True, name="warm-up").start()
+    server, _ = build_server(context=context)
     anyio.run(_serve_stdio, server)
 
 

@@ -4,7 +4,6 @@ until `initialize` is answered it imports neither the tool set nor the engine's 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from corpus.config import ServedConfig
-from corpus.onnx_export import ensure_exported
 from corpus.state import StateLayout
 
 REPO = Path(__file__).resolve().parents[2]
@@ -38,14 +36,6 @@ print(type(context.engine.embedder).__name__ + "|" + ",".join(imported))
 """
 
 
-@pytest.fixture(scope="module")
-def exported_home(served_home, tmp_path_factory):
-    home = tmp_path_factory.mktemp("start") / "state"
-    shutil.copytree(served_home, home)
-    ensure_exported(StateLayout(home), ServedConfig())
-    return home
-
-
 def probe(home: Path) -> list[str]:
     env = {**os.environ, "QUANT_RAG_HOME": str(home), "PYTHONPATH": str(REPO),
            "HF_HUB_OFFLINE": "1", "QUANT_RAG_WARM_UP": "0"}
@@ -55,8 +45,10 @@ def probe(home: Path) -> list[str]:
     return done.stdout.strip().splitlines()[-1].split("|")
 
 
-def test_first_search_with_the_export_imports_no_torch(exported_home):
-    encoder, imported = probe(exported_home)
+def test_first_search_with_the_export_imports_no_torch(served_home):
+    """served_home holds the export ingestion leaves (tests/serving/conftest.py)."""
+    assert StateLayout(served_home).onnx_model(ServedConfig().model_key).exists()
+    encoder, imported = probe(served_home)
     assert encoder == "OnnxEncoder"
     assert imported == "", f"imported on the start path: {imported}"
 
@@ -82,9 +74,9 @@ def test_initialize_is_answered_before_the_engine_and_tools_are_imported(served_
     assert done.stdout.strip() == "", f"imported before initialize: {done.stdout.strip()}"
 
 
-def test_first_search_without_the_export_still_answers(served_home):
+def test_first_search_without_the_export_still_answers(unexported_home):
     """The probe can fail: without an export the fallback imports torch, and says so."""
-    encoder, imported = probe(served_home)
+    encoder, imported = probe(unexported_home)
     assert encoder == "QueryEncoder"
     assert "torch" in imported
 
@@ -140,3 +132,23 @@ def test_the_server_imports_the_sdk_without_its_client_or_high_level_server(serv
     plain = subprocess.run([sys.executable, "-c", LEAN.replace("lean_sdk_imports()", "import mcp"),
                             *SDK_EXTRAS], capture_output=True, text=True, env=env, cwd=str(REPO), timeout=300)
     assert plain.returncode == 0 and plain.stdout.strip() != ""  # the probe sees them when imported
+
+
+# The warm-up's first step: bm25s without its optional scipy.sparse probe, and only during that import.
+BM25S_PROBE = """
+import sys
+from serving.process import import_bm25s_without_scipy
+import_bm25s_without_scipy()
+import bm25s
+loaded = "scipy.sparse" in sys.modules
+import scipy.sparse  # a later import (the torch fallback's) still works
+print(loaded, bm25s.SCIPY_AVAILABLE, scipy.sparse.csc_matrix.__name__)
+"""
+
+
+def test_the_warm_up_imports_bm25s_without_scipy_and_leaves_scipy_importable():
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", BM25S_PROBE], capture_output=True, text=True,
+                          env=env, cwd=str(REPO), timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["False", "False", "csc_matrix"]
