@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -57,6 +58,11 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
     """Child process: open as the server does, answer, print one JSON line. `vectors`: serve this
     Edge generation folder instead of the state's (the HNSW one `indexes` leaves in --work);
     `memory_passages`: read passages into memory even when the state has a passage store."""
+    from serving.process import import_bm25s_without_scipy, single_threaded_blas, without_numba
+
+    single_threaded_blas()  # the server's process settings (serving.server.serve and its warm-up)
+    without_numba()
+    import_bm25s_without_scipy()
     from corpus.config import ServedConfig
     from corpus.published import open_published
     from corpus.signature import recorded_signature
@@ -81,12 +87,14 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
     # The first pass reads the index pages from disk (page cache permitting); the second is warm.
     years = Scope(year_min=SCOPE_YEARS[0], year_max=SCOPE_YEARS[1])
     for label, scope in (("search", Scope()), ("search_second_pass", Scope()), ("search_years", years)):
-        times = []
+        times, faults = [], resource.getrusage(resource.RUSAGE_SELF).ru_majflt
         for text in texts:
             start = time.perf_counter()
             engine.retrieve(text, config.default_mode, scope, limit=10)
             times.append(time.perf_counter() - start)
         out[f"{label}_ms"] = percentiles(times)
+        # pages read from the disk by the pass (memory-mapped index pages not in the page cache)
+        out[f"{label}_major_faults"] = resource.getrusage(resource.RUSAGE_SELF).ru_majflt - faults
     stages: dict[str, list[float]] = {"embed": [], "dense": [], "bm25": []}
     for text in texts:
         start = time.perf_counter()

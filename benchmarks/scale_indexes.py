@@ -13,6 +13,10 @@ from scale import percentiles, rss_mb
 
 TOP = 10
 HNSW_CONFIG = "hnsw"
+# The synthetic clones are noisy copies (cosine ≈ 0.92 between two of them), so at 1M a question's
+# exact top 10 are near-ties among hundreds of clones: besides recall of the exact ids, count a hit
+# that is at most this much less similar than the exact 10th.
+SCORE_TOLERANCE = 0.005
 
 
 def _timed(fn, *args, **kwargs):
@@ -116,17 +120,22 @@ def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: 
            "hnsw_files_mb": round(sum(p.stat().st_size for p in (scratch / "hnsw").rglob("*") if p.is_file()) / 1e6),
            "exact_matrix_mb": round(exact.nbytes / 1e6)}
     for label, scope in (("none", {}), (f"years {low}-{low + 4}", {"year_min": low, "year_max": low + 4})):
-        recalls, exact_t, hnsw_t = [], [], []
+        recalls, tolerant, gaps, exact_t, hnsw_t = [], [], [], [], []
         for query in queries:
             start = time.perf_counter()
-            want = [c for c, _ in exact.search(query, TOP, **scope)]
+            want = exact.search(query, TOP, **scope)
             exact_t.append(time.perf_counter() - start)
             start = time.perf_counter()
-            got = [c for c, _ in reader.search(query, TOP, **scope)]
+            got = reader.search(query, TOP, **scope)  # rescored: float32 cosines, as the exact ones
             hnsw_t.append(time.perf_counter() - start)
-            recalls.append(len(set(got) & set(want)) / max(1, len(want)))
+            recalls.append(len({c for c, _ in got} & {c for c, _ in want}) / max(1, len(want)))
+            if want:  # clones are near-ties: a hit as similar as the exact k-th is as good an answer
+                tolerant.append(sum(s >= want[-1][1] - SCORE_TOLERANCE for _, s in got) / len(want))
+                gaps.append(float(np.mean([s for _, s in want]) - np.mean([s for _, s in got] or [0.0])))
         out[f"filter {label}"] = {"recall@10": round(float(np.mean(recalls)), 4),
                                   "min_recall": round(float(np.min(recalls)), 2),
+                                  f"recall@10 within {SCORE_TOLERANCE} of the exact 10th": round(float(np.mean(tolerant)), 4),
+                                  "mean cosine lost vs exact top 10": round(float(np.mean(gaps)), 5),
                                   "exact_ms": percentiles(exact_t), "hnsw_ms": percentiles(hnsw_t)}
     reader.close()
     return out

@@ -70,6 +70,7 @@ class PassageStore:
 
     def __init__(self, path: Path):
         # immutable=1: the file never changes after its rename, so SQLite takes no lock at all.
+        self.path = path
         self._db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, Passage] = OrderedDict()

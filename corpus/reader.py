@@ -17,6 +17,7 @@ from pathlib import Path
 from corpus.ids import validate_chunk_id, validate_document_id
 from corpus.models import DocumentMetadata, ParsedDocument, Passage, SourceRecord
 from corpus.passage_store import LARGE_STATE_PASSAGES, PassageStore, StoredByDocument, StoredPassages
+from corpus.read_ahead import read_ahead_in_background
 from corpus.signature import recorded_signature
 from corpus.state import StateLayout, read_json, read_text_exact
 
@@ -81,6 +82,8 @@ class CorpusReader:
         if store is not None and store.count < LARGE_STATE_PASSAGES:
             store.close()
             store = None
+        if store is not None:
+            read_ahead_in_background(store.path)  # passages from memory, not the disk, from the first search
         for document_id in layout.registered_document_ids():
             paths = (layout.parsed_blocks(document_id), layout.metadata(document_id),
                      layout.passages(document_id))

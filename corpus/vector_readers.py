@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from corpus.config import ServedConfig
 from corpus.generations import current_generation
+from corpus.read_ahead import read_ahead_in_background
 from corpus.state import StateLayout
 from corpus.vector_store_base import VectorStoreError, collection_name
 from corpus.vector_store_memory import (SNAPSHOT_FILE, MemoryVectorStore, meta_stamp, read_snapshot,
@@ -38,6 +39,7 @@ def _edge_generation(folder: Path, dimension: int) -> MemoryVectorStore | EdgeVe
         # Written without a WAL, hence without a lock: opened in place, its vectors memory-mapped.
         # Opening rewrites only small JSON files, by rename, with the same bytes (seen in 0.9.0),
         # so the links a published generation shares with the writer's are not written through.
+        read_ahead_in_background(folder)  # its pages from memory, not the disk, on the first searches
         return EdgeVectorStore(folder, dimension, read_only=True)
     meta_bytes = (folder / META_FILE).read_bytes() if (folder / META_FILE).exists() else b""
     meta = json.loads(meta_bytes) if meta_bytes else {}
