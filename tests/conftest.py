@@ -13,20 +13,24 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from library_slice import SLICE, slice_files  # noqa: E402
+from shared_state import build_once  # noqa: E402
 
 
-@pytest.fixture(scope="session")
-def ingested_home(tmp_path_factory) -> Path:
-    """A QUANT_RAG_HOME with SLICE ingested and indexed through the Dagster pipeline."""
+def _ingest_slice(home: Path) -> None:
     from corpus.state import StateLayout
     from orchestration.runner import ingest
 
-    home = tmp_path_factory.mktemp("state")
     report = ingest(StateLayout(home), slice_files())
     assert not report.set_aside, report.set_aside
     failed = [name for name, passed in report.checks.items() if not passed]
     assert not failed, failed
-    return home
+
+
+@pytest.fixture(scope="session")
+def ingested_home(tmp_path_factory) -> Path:
+    """A QUANT_RAG_HOME with SLICE ingested and indexed through the Dagster pipeline (once per
+    test run, shared by xdist workers: tests/shared_state.py)."""
+    return build_once(tmp_path_factory, "state", _ingest_slice)
 
 
 @pytest.fixture()

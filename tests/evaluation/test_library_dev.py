@@ -153,7 +153,7 @@ def test_gold_survives_the_project_parsers(questions):
     citation verification finds it: verbatim, or after normalisation (which skips Markdown markup,
     so a table row quoted with its pipes is found verbatim, one quoted without them normalised)."""
     from ingest.parsing.markdown import parse_markdown
-    from ingest.parsing.pdf import parse_pdf
+    from library_parse import parsed
     from corpus.canonical import assemble_canonical
     from corpus.normalise import normalise_with_map
 
@@ -162,7 +162,7 @@ def test_gold_survives_the_project_parsers(questions):
     for file in files:
         path = LIBRARY / file
         blocks = (parse_markdown(path.read_text(encoding="utf-8")) if path.suffix == ".md"
-                  else parse_pdf(path).blocks)
+                  else parsed(path, "pdf", parser="pdfium").raw_blocks)  # = parse_pdf(path).blocks
         raw[file] = assemble_canonical(blocks)[0]
         canonical[file] = normalise_with_map(raw[file])[0]
     missing = [(q.id, g["quote"]) for q in questions for g in q.gold

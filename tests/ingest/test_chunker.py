@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from ingest.chunker import MAX_CHARS, MIN_CHARS, TARGET_CHARS, chunk_document
 from ingest.parsing import parse_source
+from library_parse import parsed
 from corpus.canonical import assemble_canonical
 from corpus.ids import CHUNK_ID_RE, chunk_id_for
 from corpus.models import BlockKind, Passage, RawBlock
@@ -191,7 +192,7 @@ def test_library_markdown_lectures(path):
 @pytest.mark.slow
 @pytest.mark.parametrize("path", sorted((LIBRARY / "pdf").glob("*.pdf")), ids=lambda p: p.stem[:24])
 def test_library_pdfs(path):
-    output = parse_source(path, "pdf")
+    output = parsed(path, "pdf")
     canonical, passages = _chunk(output.raw_blocks)
     _assert_invariants(canonical, passages)
     assert all(p.page_start is not None and p.page_start <= p.page_end for p in passages)

@@ -10,6 +10,7 @@ import pytest
 
 from ingest.metadata_extract import clean_title, extract_metadata, load_manifest, split_authors
 from ingest.parsing import parse_source
+from library_parse import parsed
 from corpus.canonical import assemble_canonical
 from corpus.models import BlockKind, RawBlock
 
@@ -135,7 +136,7 @@ def test_pdf_first_pages_agree_with_the_curated_manifest():
     for key, row in MANIFEST.items():
         if not key.startswith("pdf/"):
             continue
-        meta = _extract(key, None, parse_source(LIBRARY / key, "pdf").raw_blocks)
+        meta = _extract(key, None, parsed(LIBRARY / key, "pdf").raw_blocks)
         assert _norm(meta.title.value or "") != _norm(Path(key).stem)
         if meta.title.provenance == "first_page":
             found_titles += 1

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from ingest.library import LIBRARY_ROOT
+from library_parse import parsed
 from ingest.parsing import PDF_PARSER_SETTING, parse_source, parser_version
 from ingest.parsing.garbled import garbled_score, is_garbled
 from ingest.parsing.markdown import parse_markdown
@@ -175,7 +176,7 @@ def test_garbled_pdf_is_flagged_and_text_kept():
 def test_garbled_flag_over_the_whole_library():
     flagged = set()
     for path in sorted(PDF.glob("*.pdf")) + sorted((LIBRARY_ROOT / "markdown").glob("*.md")):
-        output = parse_source(path, "pdf" if path.suffix == ".pdf" else "markdown")
+        output = parsed(path, "pdf" if path.suffix == ".pdf" else "markdown")
         assert all(b.text.strip() for b in output.raw_blocks), path.name
         if output.garbled_text:
             flagged.add(path.name)

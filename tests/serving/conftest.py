@@ -1,7 +1,10 @@
 """A small served state made by the real pipeline code from three library lectures.
 
 The ingest/ stage functions the Dagster assets call (register, parse, chunk, metadata, overlays,
-signature, embed, vector index, BM25, graph) run in process, without Dagster, once per session.
+signature, embed, vector index, BM25, graph) run in process, without Dagster, once per session;
+embedding runs, as the embed asset does, inside `ingest_runtime`, which leaves the ONNX export the
+server loads (so a server started on this state loads no torch; `unexported_home` is the state
+without it, for the fallback).
 The bibliographic facts are set apart on purpose through metadata overrides (years 2015, 2019 and
 undated; an accented author name) so filters have something to do.
 """
@@ -48,6 +51,7 @@ def build_state(root: Path) -> Path:
     from corpus.config import ServedConfig
     from corpus.embedder import load_embedder
     from corpus.embedding_cache import EmbeddingCache
+    from corpus.onnx_export import ingest_runtime
     from corpus.state import StateLayout
     from ingest.bm25 import build_bm25_index
     from ingest.chunk import chunk_stored_document
@@ -79,8 +83,10 @@ def build_state(root: Path) -> Path:
     record_signature(layout)
     embedder = load_embedder(config)
     cache = EmbeddingCache(layout.embedding_cache, config.model_key)
-    for document_id in document_ids:
-        embed_document(layout, config, embedder, cache, document_id)
+    with ingest_runtime(embedder, layout, config) as runtime:
+        for document_id in document_ids:
+            embed_document(layout, config, embedder, cache, document_id)
+    assert runtime == "onnx", runtime
     sync_vector_index(layout, config, embedder.dimension)
     build_bm25_index(layout, config)
     build_entity_graph(layout)
@@ -89,8 +95,23 @@ def build_state(root: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def served_home(tmp_path_factory) -> Path:
-    """A coherent served state (made by the pipeline's code; see module docstring)."""
-    return build_state(tmp_path_factory.mktemp("served"))
+    """A coherent served state (made by the pipeline's code; see module docstring), built once per
+    test run (shared by xdist workers: tests/shared_state.py)."""
+    from shared_state import build_once
+
+    return build_once(tmp_path_factory, "served", build_state)
+
+
+@pytest.fixture(scope="session")
+def unexported_home(served_home, tmp_path_factory) -> Path:
+    """The served state without its ONNX export (a state made before ingestion exported one)."""
+    from corpus.config import ServedConfig
+    from corpus.state import StateLayout
+
+    target = tmp_path_factory.mktemp("unexported") / "state"
+    shutil.copytree(served_home, target)
+    shutil.rmtree(StateLayout(target).onnx_model(ServedConfig().model_key).parent)
+    return target
 
 
 @pytest.fixture()

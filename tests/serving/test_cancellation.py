@@ -11,7 +11,7 @@ from mcp.client.client import Client
 from corpus.config import ServedConfig
 from corpus.reader import CorpusReader
 from corpus.state import StateLayout
-from serving import citation
+from serving import citation, citation_closest
 from serving.server import build_server
 
 GUARD_S = 120  # only guards against a hang; nothing here asserts on time
@@ -48,7 +48,7 @@ def test_a_cancelled_verification_stops_its_work_and_the_server_answers_the_next
             stops.append(budget.stopped)
             ended.set()
 
-    monkeypatch.setattr(citation, "_closest", endless_closest)
+    monkeypatch.setattr(citation_closest, "_closest", endless_closest)
     layout = StateLayout(served_copy)
     document_id = layout.registered_document_ids()[0]
     server, _ = build_server(layout, ServedConfig())

@@ -1,0 +1,33 @@
+"""A session fixture's state built once per test run, also when pytest-xdist runs several workers.
+
+Without xdist this is a plain temporary folder. Under xdist every worker would otherwise ingest the
+same slice again (a minute of CPU each): the first worker to ask builds it under the run's shared
+temporary folder while holding a file lock; the others wait for it and then read the same folder.
+The states are only read (tests that change one work on a copy) and readers of a published state
+are safe together (shared flocks), so sharing a folder between workers changes nothing they see."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Callable
+
+from filelock import FileLock
+
+
+def build_once(tmp_path_factory, name: str, build: Callable[[Path], object]) -> Path:
+    """The folder `name` after `build(folder)` has run once in this test run; returns it."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        folder = tmp_path_factory.mktemp(name)
+        build(folder)
+        return folder
+    shared = tmp_path_factory.getbasetemp().parent  # one per run, above the workers' own folders
+    folder, built = shared / name, shared / f"{name}.built"
+    with FileLock(str(shared / f"{name}.lock")):
+        if not built.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a worker that failed left behind
+            folder.mkdir()
+            build(folder)
+            built.touch()
+    return folder
