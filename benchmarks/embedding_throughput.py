@@ -4,8 +4,8 @@ Pieces: --pieces of them (seeded sample) from the documents of --home, cut exact
 pipeline cuts them. Arms, same model, --threads threads each, interleaved --repeats times (best):
   torch_by_chars  sentence-transformers, batches ordered by characters (the pipeline until issue 11)
   torch_by_tokens sentence-transformers, batches ordered by token count
-  onnx_by_tokens  the float32 ONNX export on ONNX Runtime, ordered by token count (the pipeline's)
-  onnx_int8       its int8 dynamic quantisation (an arm only: its vectors differ)
+  onnx_by_tokens  the float32 ONNX export on ONNX Runtime, ordered by token count (the pipeline's default)
+  onnx_int8       its int8 graph (corpus.onnx_int8.quantise), ingestion's opt-in (QUANT_RAG_PASSAGE_RUNTIME=onnx-int8)
 Printed per arm: CPU seconds (user + sys: the machine is shared, so CPU, not wall, is the cost),
 wall seconds, tokens computed (padding included) and the min cosine to torch_by_chars's vectors.
 
@@ -58,7 +58,8 @@ def main() -> None:
     import torch
 
     from corpus.onnx_encoder import OnnxEncoder
-    from corpus.onnx_export import export_model, quantise
+    from corpus.onnx_export import export_model
+    from corpus.onnx_int8 import quantise
 
     torch.set_num_threads(args.threads)
     config = ServedConfig()
@@ -67,7 +68,7 @@ def main() -> None:
     texts = state_pieces(layout, embedder, args.pieces)
     graph = Path(tempfile.mkdtemp()) / "model.onnx"
     export_model(model_folder(config), graph)
-    quantise(graph, graph.with_name("model.int8.onnx"))
+    quantise(graph, graph.with_name("model.int8.onnx"), model_folder(config))
     runtimes = {name: OnnxEncoder(path, model_folder(config), embedder.model_id, None, threads=args.threads)
                 for name, path in (("onnx", graph), ("int8", graph.with_name("model.int8.onnx")))}
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from corpus.config import ServedConfig
+from corpus.onnx_int8 import INT8_RECIPE
 from corpus.state import StateLayout
 
 log = logging.getLogger(__name__)
@@ -25,13 +26,22 @@ INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 # One thread: a short query gains nothing from a second core, and a pool that waits for a core a
 # competing process holds is what made torch queries take ~500 ms under load (issue 11, measured).
 QUERY_THREADS = 1
-INT8_SUFFIX = ".int8.onnx"
+INT8_SUFFIX = f".{INT8_RECIPE}.onnx"
+
+
+def _graph(layout: StateLayout, config: ServedConfig, runtime: str) -> Path:
+    path = layout.onnx_model(config.weights_key)
+    return path.with_name(path.stem + INT8_SUFFIX) if runtime == "onnx-int8" else path
 
 
 def onnx_file(layout: StateLayout, config: ServedConfig) -> Path:
-    """The exported graph `config` asks for: float32, or its int8 dynamic quantisation."""
-    path = layout.onnx_model(config.model_key)
-    return path.with_name(path.stem + INT8_SUFFIX) if config.query_runtime == "onnx-int8" else path
+    """The graph the server embeds queries with: float32, or (an arm) its int8 quantisation."""
+    return _graph(layout, config, config.query_runtime)
+
+
+def passage_file(layout: StateLayout, config: ServedConfig) -> Path:
+    """The graph ingestion embeds passages with (ServedConfig.passage_runtime, "onnx" or "onnx-int8")."""
+    return _graph(layout, config, config.passage_runtime)
 
 
 class OnnxEncoder:

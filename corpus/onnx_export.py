@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Iterator
 
 from corpus.config import ServedConfig
-from corpus.onnx_encoder import INPUTS, INT8_SUFFIX, onnx_file
+from corpus.onnx_encoder import INPUTS, INT8_SUFFIX, onnx_file, passage_file
+from corpus.onnx_int8 import quantise
 from corpus.query_encoder import is_plain_mean_pooling
 from corpus.state import StateLayout, atomic_write_json, read_json
 
@@ -74,39 +75,30 @@ def export_model(folder: Path, target: Path) -> None:
         Path(tmp).unlink(missing_ok=True)
 
 
-def quantise(source: Path, target: Path) -> None:
-    """int8 dynamic quantisation of the weights, per channel (cosine to float ≈ 0.99 vs ≈ 0.9 per
-    tensor, measured on the fixture passages); activations stay float. Written atomically."""
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    tmp = target.with_name(f".{target.name}.tmp")
-    try:
-        quantize_dynamic(str(source), str(tmp), weight_type=QuantType.QInt8, per_channel=True)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def ensure_exported(layout: StateLayout, config: ServedConfig) -> Path | None:
-    """Export (and quantise when configured) unless an export of the same weights exists.
-    Returns the graph the server will load, or None for models the ONNX path does not cover."""
+    """Export, and quantise when the query or the passage runtime is int8, unless an export of
+    the same weights exists. Returns the graph the server will load, or None for models the ONNX
+    path does not cover."""
     from corpus.embedder import model_folder
 
     folder = model_folder(config)
     if not is_plain_mean_pooling(folder):
         return None
-    plain = layout.onnx_model(config.model_key)
+    plain = layout.onnx_model(config.weights_key)
     sidecar = plain.parent / SOURCE_FILE
     source = _source(folder)
     fresh = plain.exists() and sidecar.exists() and read_json(sidecar) == source
     if not fresh:
         log.info("exporting %s to ONNX at %s", config.embedding_model, plain)
         export_model(folder, plain)
-        plain.with_name(plain.stem + INT8_SUFFIX).unlink(missing_ok=True)
         atomic_write_json(sidecar, source)
+    for other in plain.parent.glob(f"{plain.stem}.*.onnx"):  # older weights or an older recipe
+        if not fresh or not other.name.endswith(INT8_SUFFIX):
+            other.unlink(missing_ok=True)
     wanted = onnx_file(layout, config)
-    if not wanted.exists():
-        quantise(plain, wanted)
+    for graph in {wanted, passage_file(layout, config)}:
+        if not graph.exists():
+            quantise(plain, graph, folder)
     return wanted
 
 
@@ -114,23 +106,35 @@ def ensure_exported(layout: StateLayout, config: ServedConfig) -> Path | None:
 INGEST_THREADS = 2
 
 
+class PassageRuntimeError(RuntimeError):
+    """Passages cannot be embedded the way ServedConfig.passage_runtime says."""
+
+
 @contextmanager
 def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Iterator[str]:
-    """Within the block, `embedder` embeds passages with ONNX Runtime on the float32 export
-    (exported now if needed; vector_index then finds it fresh): ≈ 20 % less CPU than torch with
-    two threads on the library's pieces, vectors equal to cosine ≥ 0.999 999. Yields the runtime
-    used; a failure leaves torch (it only costs time). The shared embedder is torch again after."""
+    """Within the block, `embedder` embeds passages on ONNX Runtime (two threads) with the graph
+    `config.passage_runtime` names: the float32 export (the default; ≈ 20 % less CPU than torch,
+    vectors equal to cosine ≥ 0.999 999) or, when asked, the int8 one; exported now if needed (vector_index
+    then finds it fresh). Yields the runtime used. A float32 export that fails leaves torch (the
+    same vectors, only slower); int8 does not fall back: its vectors are keyed as int8
+    (ServedConfig.model_key), so that failure is raised. The shared embedder is torch again after."""
     from corpus.embedder import model_folder
     from corpus.onnx_encoder import OnnxEncoder
 
-    runtime = "torch"
-    try:
-        if ensure_exported(layout, config) is not None:
-            embedder.run_passages_on(OnnxEncoder(layout.onnx_model(config.model_key), model_folder(config),
-                                                 config.embedding_model, None, threads=INGEST_THREADS))
-            runtime = "onnx"
-    except Exception as exc:  # noqa: BLE001 — torch embeds the same vectors, only slower
-        log.warning("ONNX Runtime unavailable for ingestion (%s); embedding passages with torch", exc)
+    wanted, runtime, reason = config.passage_runtime, "torch", "the ONNX path does not cover this model"
+    if wanted != "torch":
+        try:
+            if ensure_exported(layout, config) is not None:
+                embedder.run_passages_on(OnnxEncoder(passage_file(layout, config), model_folder(config),
+                                                     config.embedding_model, None, threads=INGEST_THREADS))
+                runtime = wanted
+        except Exception as exc:  # noqa: BLE001 — float32: torch embeds the same vectors, only slower
+            reason = str(exc)
+        if runtime != wanted and wanted == "onnx-int8":
+            raise PassageRuntimeError(f"cannot embed passages in int8 ({reason}); unset "
+                                      f"QUANT_RAG_PASSAGE_RUNTIME to embed them in float32 (the default)")
+        if runtime != wanted:
+            log.warning("ONNX Runtime unavailable for ingestion (%s); embedding passages with torch", reason)
     try:
         yield runtime
     finally:

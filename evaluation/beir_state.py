@@ -23,6 +23,7 @@ from corpus.embedding_cache import EmbeddingCache
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex
 from corpus.models import (Block, BlockKind, DocumentMetadata, MetadataField, ParsedDocument,
                            Passage, SourceRecord)
+from corpus.onnx_export import ingest_runtime
 from corpus.state import StateLayout, atomic_write_json, read_json
 from corpus.vector_store import VectorPoint, open_vector_store
 from corpus.versions import CHUNKER_VERSION
@@ -106,7 +107,8 @@ def _index_vectors(layout: StateLayout, config: ServedConfig, signature: str,
 
     def progress(done: int, total: int) -> None:
         log.info("embedded %d/%d pieces", done, total)
-    owners, vectors = embed_passages(embedder, cache, titled, progress=progress)
+    with ingest_runtime(embedder, layout, config):  # passages embedded as the library's are
+        owners, vectors = embed_passages(embedder, cache, titled, progress=progress)
     store = open_vector_store(layout, config, embedder.dimension)
     try:
         store.upsert([VectorPoint(chunk_id=p.chunk_id, document_id=p.document_id, piece=n, vector=v)

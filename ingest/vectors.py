@@ -1,7 +1,7 @@
 """Vector index: Qdrant (embedded by default, a server by URL), updated per document.
 
-`vector_meta` is the one record of what a vector store was built from (model, dimension,
-signature, documents), written by the pipeline and by evaluation's scratch indexes.
+`vector_meta` is the one record of what a vector store was built from (model, the runtime that
+embedded the passages, dimension, signature, documents), written by the pipeline and by evaluation's scratch indexes.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def vector_meta(config: ServedConfig, dimension: int, signature: str | None,
                 documents: dict[str, str]) -> dict:
     """What the store records about itself; `documents` maps document_id to its fingerprint."""
     return {"model_id": config.embedding_model, "model_key": config.model_key,
-            "dimension": dimension, "signature": signature, "documents": documents}
+            "passage_runtime": config.passage_runtime, "dimension": dimension, "signature": signature, "documents": documents}
 
 
 def sync_vector_index(layout: StateLayout, config: ServedConfig, dimension: int) -> dict[str, int]:

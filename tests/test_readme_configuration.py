@@ -14,7 +14,8 @@ PACKAGES = ("corpus", "serving", "ingest", "assets", "orchestration", "evaluatio
 # variable -> ServedConfig field whose default the README row states
 SERVED_DEFAULTS = {"QUANT_RAG_DEFAULT_MODE": "default_mode", "QUANT_RAG_VECTOR_BACKEND": "vector_backend",
                    "QUANT_RAG_EMBEDDING_MODEL": "embedding_model", "QUANT_RAG_EMBEDDING_REVISION": "embedding_revision",
-                   "QUANT_RAG_QUERY_RUNTIME": "query_runtime", "QUANT_RAG_FUSION": "fusion",
+                   "QUANT_RAG_QUERY_RUNTIME": "query_runtime", "QUANT_RAG_PASSAGE_RUNTIME": "passage_runtime",
+                   "QUANT_RAG_FUSION": "fusion",
                    "QUANT_RAG_DENSE_WEIGHT": "dense_weight", "QUANT_RAG_BM25_WEIGHT": "bm25_weight",
                    "QUANT_RAG_VECTOR_INDEX": "vector_index"}
 

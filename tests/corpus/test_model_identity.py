@@ -34,10 +34,22 @@ def test_the_weights_not_the_name_make_the_key(tmp_path):
     moved = shutil.copytree(first, tmp_path / "elsewhere")
     assert key(moved) == key(first)  # the same weights anywhere share cached vectors
     assert key(first) != ServedConfig().model_key
-    assert ServedConfig().model_key == LIBRARY_STATE_KEY
+    assert ServedConfig().model_key == ServedConfig().weights_key == LIBRARY_STATE_KEY
     weights = np.frombuffer((first / "model.safetensors").read_bytes(), dtype=np.float32)
     (first / "model.safetensors").write_bytes((weights * 1.001).tobytes())  # a fine-tune: all move
     assert key(first) != key(moved)
+
+
+def test_int8_passage_vectors_have_their_own_key_and_float_runtimes_share_one(monkeypatch):
+    float_keys = {ServedConfig(passage_runtime=r).model_key for r in ("onnx", "torch")}
+    assert float_keys == {LIBRARY_STATE_KEY}  # float states built before stay valid with a float runtime
+    assert ServedConfig().passage_runtime == "onnx"  # the default embeds float vectors
+    int8 = ServedConfig(passage_runtime="onnx-int8")  # the opt-in
+    assert int8.model_key not in float_keys  # opting in re-embeds
+    assert int8.weights_key == LIBRARY_STATE_KEY  # one ONNX export serves both
+    assert int8.config_hash() != ServedConfig(passage_runtime="onnx").config_hash()
+    monkeypatch.setenv("QUANT_RAG_PASSAGE_RUNTIME", "onnx-int8")
+    assert ServedConfig.from_env().model_key == int8.model_key
 
 
 def test_a_missing_model_folder_names_its_variable(monkeypatch, tmp_path):

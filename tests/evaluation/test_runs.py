@@ -56,7 +56,7 @@ def test_scratch_state_is_a_readable_corpus_and_is_cached(tiny):
         assert canonical[slice(*passage.ranges[0])] == passage.text == beir.corpus[beir_id]["text"]
         assert reader.title(passage.document_id) == beir.corpus[beir_id]["title"]
     # queries are embedded by the ONNX encoder, as the served library's are (no torch fallback)
-    assert state.layout.onnx_model(config.model_key).exists()
+    assert state.layout.onnx_model(config.weights_key).exists()
     again = build_beir_state(home, beir, config)
     assert not again.built and again.signature == state.signature
 
@@ -86,6 +86,7 @@ def test_arm_names_are_checked():
     assert (config.per_document, config.bm25_stopwords, config.bm25_stemmer) == (10, "en", None)
     for bad in ([PLACEBO, "dense"], ["dense", "dense"], ["dense", "rerank"], [], ["hybrid@5"], ["dense@x"],
                 ["hybrid+per_document=x"], ["hybrid+no_such_field=1"], ["hybrid+embedding_model=x"],
+                ["hybrid+passage_runtime=onnx"],
                 ["hybrid+per_document"]):
         with pytest.raises(ValueError):
             arm_modes(bad)

@@ -1,19 +1,24 @@
 """A run's documents are embedded together (length-sorted across documents, on ONNX Runtime) with
-the vectors torch gives each document's pieces on their own; documents parse ahead in processes."""
+the vectors torch gives each document's pieces on their own, and within the measured floor of those
+on the opt-in int8 graph; documents parse ahead in processes."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import ingest.embed as embed_module
 from corpus.config import ServedConfig
 from corpus.embedder import load_embedder
 from corpus.embedding_cache import EmbeddingCache
 from corpus.models import ParsedDocument
-from corpus.onnx_export import ingest_runtime
+from corpus.onnx_export import PassageRuntimeError, ingest_runtime
 from corpus.state import StateLayout, read_json
 from ingest.embed import document_pieces, embed_document, load_document_embeddings, prefill
 from ingest.parse import ParsePool
+
+
+INT8_MIN_COSINE = 0.985  # int8 passages vs float32: measured min 0.991 (tests/serving/test_onnx_encoder.py)
 
 
 def _smallest(layout: StateLayout, embedder, count: int) -> list[str]:
@@ -38,7 +43,7 @@ def test_prefill_embeds_documents_together_with_equal_vectors(state_copy, tmp_pa
     calls.clear()
     cache = EmbeddingCache(tmp_path / "cache", config.model_key)
     with ingest_runtime(embedder, layout, config) as runtime:  # what the pipeline embeds with
-        assert runtime == "onnx" and embedder.passage_runtime is not None
+        assert runtime == "onnx" and embedder.passage_runtime is not None  # the default: float32
         prepared, covered = prefill(layout, embedder, cache, documents)
     assert embedder.passage_runtime is None  # the shared embedder is torch again
     unique = {t for d in documents for t in prepared[d].texts}
@@ -52,6 +57,26 @@ def test_prefill_embeds_documents_together_with_equal_vectors(state_copy, tmp_pa
         alone = embedder.model.encode(prepared[document_id].texts, normalize_embeddings=True)  # torch, bare
         assert (stored * alone).sum(axis=1).min() >= 0.9999
     assert embedder.encoded_texts == before  # the documents' vectors came from the pass, not the model again
+    texts = prepared[documents[0]].texts
+    with ingest_runtime(embedder, layout, ServedConfig(passage_runtime="onnx-int8")) as runtime:  # the opt-in
+        assert runtime == "onnx-int8"
+        int8 = embedder.embed_passages(texts)
+    cosines = (int8 * embedder.model.encode(texts, normalize_embeddings=True)).sum(axis=1)
+    assert INT8_MIN_COSINE <= cosines.min() < 0.9999, cosines.min()  # int8: close, not equal
+
+
+def test_int8_passages_never_fall_back_to_torch_vectors(state_copy, monkeypatch):
+    """int8 vectors are keyed as int8 (ServedConfig.model_key): a run that cannot make them fails."""
+    import corpus.onnx_export as onnx_export
+
+    layout, embedder = StateLayout(state_copy), load_embedder(ServedConfig())
+    monkeypatch.setattr(onnx_export, "ensure_exported", lambda *args: None)  # a model ONNX does not cover
+    with pytest.raises(PassageRuntimeError, match="unset QUANT_RAG_PASSAGE_RUNTIME"):
+        with ingest_runtime(embedder, layout, ServedConfig(passage_runtime="onnx-int8")):
+            pass
+    with ingest_runtime(embedder, layout, ServedConfig()) as runtime:
+        assert runtime == "torch"  # float32: torch gives the same vectors
+    assert embedder.passage_runtime is None
 
 
 def test_parse_pool_parses_in_workers_like_this_process(state_copy):

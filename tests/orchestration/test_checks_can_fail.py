@@ -86,3 +86,12 @@ def test_metadata_coverage_check_fails_without_a_title(state_copy):
     (layout.overlays / "titles.json").unlink()
     checks = refresh_corpus(layout, instance_for(layout))
     assert checks["catalogue:metadata_coverage"] is False
+
+
+def test_a_swap_counts_only_between_passages_whose_scores_tie():
+    from ingest.checks import same_ranking
+
+    score = {"a": 0.5313918, "b": 0.5313917, "c": 0.4}  # a and b: float32 rounding apart
+    assert same_ranking(["a", "b", "c"], ["b", "a", "c"], score)
+    assert not same_ranking(["a", "c"], ["c", "a"], score)
+    assert not same_ranking(["a", "b"], ["a", "b", "c"], score)
