@@ -52,11 +52,13 @@ def validation_table(report: dict) -> str:
 
 
 def reindex(layout, config) -> float:
-    """Embed every document with `config`'s model, sync its vector index, export ONNX; seconds."""
+    """Embed every document with `config`'s model, sync its vector index, export ONNX and publish
+    the state (evaluation reads the published generation, as a server would); seconds."""
     from corpus.embedder import load_embedder
     from corpus.embedding_cache import EmbeddingCache
     from corpus.onnx_export import ensure_exported
     from ingest.embed import embed_document
+    from ingest.publish import publish_if_coherent
     from ingest.vectors import sync_vector_index
 
     start = time.perf_counter()
@@ -67,6 +69,9 @@ def reindex(layout, config) -> float:
             embed_document(layout, config, embedder, cache, document_id)
     sync_vector_index(layout, config, embedder.dimension)
     ensure_exported(layout, config)
+    published = publish_if_coherent(layout, config)
+    if not published["published"]:
+        raise SystemExit(f"the re-embedded state was not published: {published['disagree']}")
     return time.perf_counter() - start
 
 
@@ -118,8 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
     base_config = ServedConfig()
     tuned_config = ServedConfig(embedding_model_path=str(model.resolve()), embedding_revision="finetuned")
+    base = dev_run(layout, base_config, arms)  # before the tuned vectors are published
     print(f"re-embedded the library with the tuned model in {reindex(layout, tuned_config):.0f} s", flush=True)
-    base, tuned = dev_run(layout, base_config, arms), dev_run(layout, tuned_config, arms)
+    tuned = dev_run(layout, tuned_config, arms)
     print(compare(base, tuned))
     return 0
 
