@@ -17,6 +17,9 @@ HNSW_CONFIG = "hnsw"
 # exact top 10 are near-ties among hundreds of clones: besides recall of the exact ids, count a hit
 # that is at most this much less similar than the exact 10th.
 SCORE_TOLERANCE = 0.005
+# Search settings (HNSW beam, int8 oversampling) measured besides the served ones
+# (corpus.vector_store_base.hnsw_search_settings), unfiltered only.
+SWEEP = ((256, 4.0), (512, 4.0), (256, 16.0), (1024, 8.0), (1024, 32.0), (2048, 16.0), (4096, 32.0))
 
 
 def _timed(fn, *args, **kwargs):
@@ -94,7 +97,7 @@ def store_figures(passages: list, scratch: Path) -> dict:
 
 def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: Path, hnsw: bool = True) -> dict:
     """Exact scan (the in-memory reader) vs Edge HNSW + int8, built here from the same points."""
-    from corpus.vector_store_base import VectorPoint
+    from corpus.vector_store_base import VectorPoint, hnsw_search_settings
     from corpus.vector_store_edge import EdgeVectorStore
     from corpus.vector_store_memory import MemoryVectorStore
 
@@ -119,26 +122,35 @@ def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: 
     out = {"points": int(len(years)), "hnsw_upsert_s": round(upsert_s, 1), "hnsw_index_build_s": round(close_s, 1),
            "hnsw_files_mb": round(sum(p.stat().st_size for p in (scratch / "hnsw").rglob("*") if p.is_file()) / 1e6),
            "exact_matrix_mb": round(exact.nbytes / 1e6)}
+    served = hnsw_search_settings(reader.count_points())
     for label, scope in (("none", {}), (f"years {low}-{low + 4}", {"year_min": low, "year_max": low + 4})):
-        recalls, tolerant, gaps, exact_t, hnsw_t = [], [], [], [], []
+        exact_t, wanted = [], []
         for query in queries:
             start = time.perf_counter()
-            want = exact.search(query, TOP, **scope)
+            wanted.append(exact.search(query, TOP, **scope))
             exact_t.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            got = reader.search(query, TOP, **scope)  # rescored: float32 cosines, as the exact ones
-            hnsw_t.append(time.perf_counter() - start)
-            recalls.append(len({c for c, _ in got} & {c for c, _ in want}) / max(1, len(want)))
-            if want:  # clones are near-ties: a hit as similar as the exact k-th is as good an answer
-                tolerant.append(sum(s >= want[-1][1] - SCORE_TOLERANCE for _, s in got) / len(want))
-                gaps.append(float(np.mean([s for _, s in want]) - np.mean([s for _, s in got] or [0.0])))
-        out[f"filter {label}"] = {"recall@10": round(float(np.mean(recalls)), 4),
-                                  "min_recall": round(float(np.min(recalls)), 2),
-                                  f"recall@10 within {SCORE_TOLERANCE} of the exact 10th": round(float(np.mean(tolerant)), 4),
-                                  "mean cosine lost vs exact top 10": round(float(np.mean(gaps)), 5),
-                                  "exact_ms": percentiles(exact_t), "hnsw_ms": percentiles(hnsw_t)}
+        for ef, oversampling in (served, *([s for s in SWEEP if s != served] if not scope else [])):
+            reader.search_settings = (ef, oversampling)
+            key = f"filter {label}" + ("" if (ef, oversampling) == served else f", ef {ef}, oversampling {oversampling:g}")
+            out[key] = {**_hnsw_recall(reader, queries, wanted, scope), "exact_ms": percentiles(exact_t)}
     reader.close()
     return out
+
+
+def _hnsw_recall(reader, queries: np.ndarray, wanted: list, scope: dict) -> dict:
+    """Recall of the HNSW reader's top 10 against the exact ones (`wanted`), and its latency."""
+    recalls, tolerant, gaps, hnsw_t = [], [], [], []
+    for query, want in zip(queries, wanted):
+        start = time.perf_counter()
+        got = reader.search(query, TOP, **scope)  # rescored: float32 cosines, as the exact ones
+        hnsw_t.append(time.perf_counter() - start)
+        recalls.append(len({c for c, _ in got} & {c for c, _ in want}) / max(1, len(want)))
+        if want:  # clones are near-ties: a hit as similar as the exact k-th is as good an answer
+            tolerant.append(sum(s >= want[-1][1] - SCORE_TOLERANCE for _, s in got) / len(want))
+            gaps.append(float(np.mean([s for _, s in want]) - np.mean([s for _, s in got] or [0.0])))
+    return {"recall@10": round(float(np.mean(recalls)), 4), "min_recall": round(float(np.min(recalls)), 2),
+            f"recall@10 within {SCORE_TOLERANCE} of the exact 10th": round(float(np.mean(tolerant)), 4),
+            "mean cosine lost vs exact top 10": round(float(np.mean(gaps)), 5), "hnsw_ms": percentiles(hnsw_t)}
 
 
 def exact_figures(exact, years: np.ndarray, queries: np.ndarray) -> dict:

@@ -12,10 +12,10 @@ import numpy as np
 from corpus.config import ServedConfig
 from corpus.state import StateLayout
 from corpus.vector_store_memory import PointRecord
-from corpus.vector_store_base import (HNSW_EF, HNSW_EF_CONSTRUCT, HNSW_GRAPH_M, HNSW_M, INDEXED_FIELDS,
-                                      INT8_OVERSAMPLING, INT8_QUANTILE, SCROLL_PAGE, VectorPoint,
-                                      VectorStoreBusyError, VectorStoreError, batched, best_per_chunk,
-                                      check_vector, collection_name, payload_of, point_id)
+from corpus.vector_store_base import (HNSW_EF_CONSTRUCT, HNSW_GRAPH_M, HNSW_M, INDEXED_FIELDS,
+                                      INT8_QUANTILE, SCROLL_PAGE, VectorPoint, VectorStoreBusyError,
+                                      VectorStoreError, batched, best_per_chunk, check_vector,
+                                      collection_name, hnsw_search_settings, payload_of, point_id)
 
 META_KEY = "quant_rag"
 
@@ -33,6 +33,7 @@ class ClientVectorStore:
         self.read_only = read_only
         # hnsw (config.vector_index) on a server only: local mode always scans.
         self.index = index if backend == "server" else "exact"
+        self.search_settings: tuple[int, float] | None = None  # (HNSW beam, int8 oversampling)
 
     @classmethod
     def open(cls, layout: StateLayout, config: ServedConfig, dimension: int,
@@ -129,10 +130,14 @@ class ClientVectorStore:
         flt = self._filter(document_ids, year_min, year_max)
         # Local mode always scans (and warns when asked to); a server is told to.
         params = None
-        if self.backend == "server":
-            params = m.SearchParams(exact=True) if self.index == "exact" else m.SearchParams(
-                hnsw_ef=HNSW_EF, quantization=m.QuantizationSearchParams(rescore=True,
-                                                                         oversampling=INT8_OVERSAMPLING))
+        if self.backend == "server" and self.index == "exact":
+            params = m.SearchParams(exact=True)
+        elif self.backend == "server":
+            if self.search_settings is None:  # by the collection's size at the first search
+                self.search_settings = hnsw_search_settings(self.count_points())
+            ef, oversampling = self.search_settings
+            params = m.SearchParams(hnsw_ef=ef, quantization=m.QuantizationSearchParams(
+                rescore=True, oversampling=oversampling))
 
         def fetch(n: int) -> list[tuple[str, float]]:
             hits = self._client.query_points(self.collection, query=query, limit=n, query_filter=flt,

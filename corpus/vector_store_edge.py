@@ -23,10 +23,10 @@ import numpy as np
 
 from corpus.state import atomic_write_json, read_json
 from corpus.vector_store_memory import SNAPSHOT_FILE, PointRecord, meta_stamp, write_snapshot
-from corpus.vector_store_base import (HNSW_EF, HNSW_EF_CONSTRUCT, HNSW_GRAPH_M, HNSW_M, INDEXED_FIELDS,
-                                      INT8_OVERSAMPLING, INT8_QUANTILE, SCROLL_PAGE, VectorPoint,
-                                      VectorStoreBusyError, VectorStoreError, batched, best_per_chunk,
-                                      check_vector, payload_of, point_id)
+from corpus.vector_store_base import (HNSW_EF_CONSTRUCT, HNSW_GRAPH_M, HNSW_M, INDEXED_FIELDS,
+                                      INT8_QUANTILE, SCROLL_PAGE, VectorPoint, VectorStoreBusyError,
+                                      VectorStoreError, batched, best_per_chunk, check_vector,
+                                      hnsw_search_settings, payload_of, point_id)
 
 SHARD_DIR = "shard"
 META_FILE = "meta.json"
@@ -43,6 +43,9 @@ class EdgeVectorStore:
         self.dimension = dimension
         self.read_only = read_only
         self._deleted = False  # a deletion leaves tombstones: close() then compacts the shard
+        # The "hnsw" index's (search beam, int8 oversampling), by its size at the first search;
+        # benchmarks/scale_indexes.py sets others to compare.
+        self.search_settings: tuple[int, float] | None = None
         shard_path = folder / SHARD_DIR
         config_file = shard_path / "edge_config.json"
         if config_file.exists() and not read_only and stored_index(folder) != index:
@@ -90,8 +93,11 @@ class EdgeVectorStore:
         qe = self._qe
         if self.index == "exact":
             return qe.SearchParams(exact=True)
-        return qe.SearchParams(hnsw_ef=HNSW_EF, quantization=qe.QuantizationSearchParams(
-            rescore=True, oversampling=INT8_OVERSAMPLING))
+        if self.search_settings is None:
+            self.search_settings = hnsw_search_settings(self.count_points())
+        ef, oversampling = self.search_settings
+        return qe.SearchParams(hnsw_ef=ef, quantization=qe.QuantizationSearchParams(
+            rescore=True, oversampling=oversampling))
 
     @property
     def approximate(self) -> bool:

@@ -210,3 +210,27 @@ def test_hnsw_generation_is_read_in_place_by_many_readers_and_switching_index_re
     scores = np.array([0.5, 0.9, 0.5, 0.9, 0.1, 0.5], dtype=np.float32)  # ties: index order, as a stable sort
     for n in range(1, 8):
         assert top_rows(scores, n).tolist() == np.argsort(-scores, kind="stable")[:n].tolist()
+
+
+def test_a_large_hnsw_index_searches_with_the_wider_beam(tmp_path, monkeypatch):
+    """The beam and int8 oversampling follow the index's size at the first search: the narrow
+    settings below LARGE_HNSW_POINTS, the wide ones from it (recall@10 ≥ 0.98 at 1.7 M points)."""
+    from corpus.vector_store_base import (HNSW_EF, INT8_OVERSAMPLING, LARGE_HNSW_EF, LARGE_HNSW_POINTS,
+                                          LARGE_INT8_OVERSAMPLING)
+    from corpus.vector_store_edge import EdgeVectorStore
+
+    points = random_points(30)
+    writer = EdgeVectorStore(tmp_path / "hnsw", DIM, index="hnsw")
+    writer.upsert(points)
+    writer.close()
+    query = np.random.default_rng(4).standard_normal(DIM)
+    small = EdgeVectorStore(tmp_path / "hnsw", DIM, read_only=True)
+    assert [c for c, _ in small.search(query, 8)] == brute_force(points, query, 8)
+    assert small.search_settings == (HNSW_EF, INT8_OVERSAMPLING)
+    small.close()
+    monkeypatch.setattr(EdgeVectorStore, "count_points", lambda self: LARGE_HNSW_POINTS)
+    large = EdgeVectorStore(tmp_path / "hnsw", DIM, read_only=True)
+    assert [c for c, _ in large.search(query, 8)] == brute_force(points, query, 8)
+    assert large.search_settings == (LARGE_HNSW_EF, LARGE_INT8_OVERSAMPLING)
+    assert (LARGE_HNSW_EF, LARGE_INT8_OVERSAMPLING) > (HNSW_EF, INT8_OVERSAMPLING)
+    large.close()
