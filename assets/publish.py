@@ -10,7 +10,7 @@ from ingest.publish import publish_if_coherent
 
 # After the dbt models too: the published catalogue is a copy, so it must hold their tables.
 @dg.asset(deps=["catalogue", *catalogue_models.keys, "vector_index", "bm25_index", "passage_store",
-                     "entity_graph"], group_name="corpus",
+                     "token_index", "entity_graph"], group_name="corpus",
           code_version="published-v1",
           description="A generation of every served artefact under published/, switched in atomically; "
                       "servers started from now on read it.",

@@ -62,6 +62,10 @@ class ServedConfig(BaseModel):
     # no effect on the library, whose headings-only passages are dropped by their kind.
     min_passage_chars: int = 0
     near_duplicate_threshold: float = 0.6
+    # Hybrid's fused pool (its first candidate_pool candidates) reordered by MaxSim over the passages'
+    # token vectors (corpus.token_index); the fused order breaks ties and places passages without
+    # token vectors. README "Retrieval quality" has the paired figures.
+    late_interaction: bool = True
     reranker_model_path: str | None = None
     # A cross-encoder reads every [query, passage] pair: score only the fused pool's first N (0 = all),
     # and blend its order with the fused one (1 = its order alone); serving.reranking.
@@ -101,7 +105,8 @@ class ServedConfig(BaseModel):
                            ("QUANT_RAG_PASSAGE_RUNTIME", "passage_runtime"),
                            ("QUANT_RAG_FUSION", "fusion"),
                            ("QUANT_RAG_DENSE_WEIGHT", "dense_weight"),
-                           ("QUANT_RAG_BM25_WEIGHT", "bm25_weight")):
+                           ("QUANT_RAG_BM25_WEIGHT", "bm25_weight"),
+                           ("QUANT_RAG_LATE_INTERACTION", "late_interaction")):
             if env.get(key):
                 values[field] = env[key]
         for key, field in (("QUANT_RAG_EMBEDDING_PATH", "embedding_model_path"),

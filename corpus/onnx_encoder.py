@@ -44,6 +44,12 @@ def passage_file(layout: StateLayout, config: ServedConfig) -> Path:
     return _graph(layout, config, config.passage_runtime)
 
 
+def token_graph_file(layout: StateLayout, config: ServedConfig) -> Path:
+    """The float32 graph that also outputs token vectors (corpus.token_encoder). Not `model.*.onnx`:
+    ensure_exported removes those when the weights change."""
+    return layout.onnx_model(config.weights_key).with_name("tokens.onnx")
+
+
 class OnnxEncoder:
     """The Embedder's query interface (model_id, dimension, max_tokens, embed_query) plus a
     batched `embed_texts`, on ONNX Runtime."""
@@ -82,6 +88,10 @@ class OnnxEncoder:
                  "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64)}
         return np.asarray(self.session.run(None, feeds)[0], dtype=np.float32)
 
+    def _run_batch(self, texts: list[str], encodings) -> np.ndarray:
+        """The vectors of one padded batch of `texts` (a subclass may read more of the run)."""
+        return self._run(encodings)
+
     def embed_query(self, text: str) -> np.ndarray:
         self.encoded_texts += 1
         return self._run([self.tokenizer.encode((self.query_prompt or "") + text)])[0]
@@ -96,7 +106,7 @@ class OnnxEncoder:
             width = max(len(e.ids) for e in encodings)
             for encoding in encodings:
                 encoding.pad(width, **self._pad)
-            for i, vector in zip(indices, self._run(encodings)):
+            for i, vector in zip(indices, self._run_batch([texts[i] for i in indices], encodings)):
                 rows[i] = vector
         return np.stack(rows) if rows else np.empty((0, self.dimension), np.float32)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterator
 
 from corpus.config import ServedConfig
-from corpus.onnx_encoder import INPUTS, INT8_SUFFIX, onnx_file, passage_file
+from corpus.onnx_encoder import INPUTS, INT8_SUFFIX, onnx_file, passage_file, token_graph_file
 from corpus.onnx_int8 import quantise
 from corpus.query_encoder import is_plain_mean_pooling
 from corpus.state import StateLayout, atomic_write_json, read_json
@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 OPSET = 17
 SOURCE_FILE = "source.json"
+TOKEN_SOURCE_FILE = "tokens.source.json"
 
 
 def _source(folder: Path) -> dict:
@@ -36,8 +37,10 @@ def _source(folder: Path) -> dict:
             "files": {p.name: [p.stat().st_size, int(p.stat().st_mtime)] for p in files}}
 
 
-def export_model(folder: Path, target: Path) -> None:
-    """Write the float32 ONNX graph of the model in `folder` to `target` (atomically)."""
+def export_model(folder: Path, target: Path, tokens: bool = False) -> None:
+    """Write the float32 ONNX graph of the model in `folder` to `target` (atomically). With
+    `tokens`, the graph has a second output: every token's last-layer vector, L2-normalised
+    (corpus.token_index scores passages by them); the first output is the same pooled vector."""
     import torch
     from transformers import AutoModel
 
@@ -53,9 +56,11 @@ def export_model(folder: Path, target: Path) -> None:
                                 token_type_ids=token_type_ids).last_hidden_state
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(pooled, dim=-1)
+            pooled = torch.nn.functional.normalize(pooled, dim=-1)
+            return (pooled, torch.nn.functional.normalize(hidden, dim=-1)) if tokens else pooled
 
     sample = torch.ones(2, 8, dtype=torch.long)
+    outputs = ["embedding", "tokens"] if tokens else ["embedding"]
     axes = {name: {0: "batch", 1: "tokens"} for name in INPUTS}
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -66,9 +71,11 @@ def export_model(folder: Path, target: Path) -> None:
         with torch.inference_mode(False), torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore", category=UserWarning)
             warnings.simplefilter("ignore", category=torch.jit.TracerWarning)
+            warnings.simplefilter("ignore", category=DeprecationWarning)  # the TorchScript exporter's notice
             torch.onnx.export(Pooled(model), (sample, sample, torch.zeros_like(sample)), tmp,
-                              input_names=list(INPUTS), output_names=["embedding"],
-                              dynamic_axes={**axes, "embedding": {0: "batch"}},
+                              input_names=list(INPUTS), output_names=outputs,
+                              dynamic_axes={**axes, "embedding": {0: "batch"},
+                                            **({"tokens": {0: "batch", 1: "tokens"}} if tokens else {})},
                               opset_version=OPSET, dynamo=False)
         os.replace(tmp, target)
     finally:
@@ -102,12 +109,47 @@ def ensure_exported(layout: StateLayout, config: ServedConfig) -> Path | None:
     return wanted
 
 
+def ensure_token_graph(layout: StateLayout, config: ServedConfig) -> Path | None:
+    """The two-output graph (pooled vector, token vectors) of corpus.token_encoder, exported
+    unless an export of the same weights exists; None for models the ONNX path does not cover."""
+    from corpus.embedder import model_folder
+
+    folder = model_folder(config)
+    if not is_plain_mean_pooling(folder):
+        return None
+    graph = token_graph_file(layout, config)
+    sidecar = graph.with_name(TOKEN_SOURCE_FILE)
+    source = _source(folder)
+    if not (graph.exists() and sidecar.exists() and read_json(sidecar) == source):
+        log.info("exporting %s with token outputs to %s", config.embedding_model, graph)
+        export_model(folder, graph, tokens=True)
+        atomic_write_json(sidecar, source)
+    return graph
+
+
 # Threads of the ingestion encoder: a batch of passages keeps both cores busy (unlike one query).
 INGEST_THREADS = 2
 
 
 class PassageRuntimeError(RuntimeError):
     """Passages cannot be embedded the way ServedConfig.passage_runtime says."""
+
+
+def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path):
+    """The encoder of `config.passage_runtime`; for float32 with late interaction, the token graph,
+    whose pooled vectors are the plain export's and whose token vectors go to the token cache as
+    each batch is embedded (one model run for both: ingest.token_index then finds them cached)."""
+    from corpus.onnx_encoder import OnnxEncoder
+    from corpus.token_cache import TokenCache
+    from corpus.token_encoder import TokenEncoder
+
+    if config.passage_runtime == "onnx" and config.late_interaction:
+        graph = ensure_token_graph(layout, config)
+        if graph is not None:
+            encoder = TokenEncoder(graph, folder, config.embedding_model, None, threads=INGEST_THREADS)
+            encoder.on_tokens = TokenCache(layout, config.weights_key).put_many
+            return encoder
+    return OnnxEncoder(passage_file(layout, config), folder, config.embedding_model, None, threads=INGEST_THREADS)
 
 
 @contextmanager
@@ -119,14 +161,12 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
     same vectors, only slower); int8 does not fall back: its vectors are keyed as int8
     (ServedConfig.model_key), so that failure is raised. The shared embedder is torch again after."""
     from corpus.embedder import model_folder
-    from corpus.onnx_encoder import OnnxEncoder
 
     wanted, runtime, reason = config.passage_runtime, "torch", "the ONNX path does not cover this model"
     if wanted != "torch":
         try:
             if ensure_exported(layout, config) is not None:
-                embedder.run_passages_on(OnnxEncoder(passage_file(layout, config), model_folder(config),
-                                                     config.embedding_model, None, threads=INGEST_THREADS))
+                embedder.run_passages_on(_passage_encoder(layout, config, model_folder(config)))
                 runtime = wanted
         except Exception as exc:  # noqa: BLE001 — float32: torch embeds the same vectors, only slower
             reason = str(exc)

@@ -6,7 +6,7 @@ lives in `layout.scratch / <set>-<corpus hash>/`; a `beir.json` marker, written 
 to chunk ids and makes a second run reuse the state (vectors also come from its embedding cache).
 
 The signature record and the indexes are built by the writer's own builders (ingest.signature,
-ingest.embed, ingest.vectors, ingest.bm25), the ones the pipeline's assets call.
+ingest.embed, ingest.vectors, ingest.bm25, ingest.token_index), the ones the pipeline's assets call.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from evaluation.datasets import BeirSet
 from ingest.bm25 import write_bm25
 from ingest.embed import embed_passages
 from ingest.signature import record_signature
+from ingest.token_index import build_token_index
 from ingest.vectors import vector_meta
 
 log = logging.getLogger(__name__)
@@ -131,6 +132,15 @@ def _export_query_encoder(layout: StateLayout, config: ServedConfig) -> None:
         log.warning("ONNX export failed (%s); benchmark queries are embedded with transformers", exc)
 
 
+def _index_tokens(layout: StateLayout, config: ServedConfig) -> None:
+    """The token index late interaction reads (built once; best effort, as the query encoder:
+    without it hybrid search keeps the fused order, with a warning)."""
+    try:
+        build_token_index(layout, config)
+    except Exception as exc:  # noqa: BLE001
+        log.warning("token index not built (%s); hybrid search keeps the fused order", exc)
+
+
 def build_beir_state(home: StateLayout, beir: BeirSet, config: ServedConfig) -> BeirState:
     """The scratch state of `beir`'s corpus, built once per corpus hash and configuration."""
     layout = scratch_layout(home, beir)
@@ -139,6 +149,7 @@ def build_beir_state(home: StateLayout, beir: BeirSet, config: ServedConfig) -> 
         saved = read_json(marker)
         if saved.get("index_key") == index_key(config):
             _export_query_encoder(layout, config)
+            _index_tokens(layout, config)
             return BeirState(layout, saved["signature"], saved["chunk_of"], built=False)
         marker.unlink()  # another model or index setting: re-index (the embedding cache stays)
     layout.root.mkdir(parents=True, exist_ok=True)
@@ -152,6 +163,7 @@ def build_beir_state(home: StateLayout, beir: BeirSet, config: ServedConfig) -> 
     points = _index_vectors(layout, config, signature, titled)
     write_bm25(layout, config, signature, titled)
     _export_query_encoder(layout, config)
+    _index_tokens(layout, config)
     atomic_write_json(marker, {"name": beir.name, "corpus_hash": corpus_hash(beir), "signature": signature,
                                "model_key": config.model_key, "index_key": index_key(config),
                                "points": points, "chunk_of": chunk_of})

@@ -4,7 +4,7 @@ import dagster as dg
 
 DOCUMENT_ASSETS = ["source_document", "parsed_document", "passages", "document_metadata", "passage_embeddings"]
 CORPUS_ASSETS = ["overlays", "catalogue", "corpus_signature", "vector_index", "bm25_index", "passage_store",
-                 "entity_graph",
+                 "token_index", "entity_graph",
                  "published_state"]
 EVALUATION_ASSETS = ["benchmarks", "evaluation_runs"]
 

@@ -4,10 +4,11 @@ runner both take them from here (so neither imports the other)."""
 import dagster as dg
 
 from assets import bm25, catalogue, chunk, embed, graph, metadata, overlays, parse, register, signature, sql_models, vectors
-from assets import passage_store, publish
+from assets import passage_store, publish, tokens
 from assets import evaluation as evaluation_assets
 from assets.checks import CORPUS_CHECKS
 
 ASSETS = dg.load_assets_from_modules([register, parse, chunk, metadata, embed, overlays, catalogue,
-                                      sql_models, signature, vectors, bm25, passage_store, graph, publish, evaluation_assets])
+                                      sql_models, signature, vectors, bm25, passage_store, tokens, graph, publish,
+                                      evaluation_assets])
 ASSET_CHECKS = list(CORPUS_CHECKS)

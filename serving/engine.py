@@ -25,12 +25,14 @@ from serving.coherence import INGEST_COMMAND
 from serving.errors import IncoherentState, InvalidArgument, Unavailable
 from serving.expansion import QueryExpander
 from serving.scaffolding import drop_scaffolding
-from serving.selection import (Candidate, convex_fusion, reciprocal_rank_fusion, select, with_document_evidence,
-                               with_document_decay, with_neighbour_evidence)
+from serving.selection import (Candidate, by_late_interaction, convex_fusion, reciprocal_rank_fusion, select,
+                               with_document_evidence, with_document_decay, with_neighbour_evidence)
 
 if TYPE_CHECKING:  # opened lazily: the server must start without duckdb, bm25s or a model
     from corpus.bm25_store import BM25Index
     from corpus.graph_store import GraphStore
+    from corpus.token_encoder import TokenEncoder
+    from corpus.token_index import TokenIndex
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -69,6 +71,7 @@ class Retrieval:
     documents_in_scope: int | None
     reranked: bool
     evidence: float | None = None   # best dense similarity in scope: the abstention signal
+    late_interaction: bool = False  # the pool was ordered by MaxSim over token vectors
 
 
 class Engine:
@@ -81,7 +84,8 @@ class Engine:
         self.config = config
         self.signature = signature
         self._locks = {name: threading.Lock()
-                       for name in ("reader", "embedder", "vectors", "bm25", "graph", "reranker", "expander")}
+                       for name in ("reader", "embedder", "vectors", "bm25", "graph", "reranker", "expander",
+                                    "tokens")}
         self._reader: CorpusReader | None = None
         self._embedder: QueryEmbedder | None = None
         self._vectors: VectorStore | None = None
@@ -89,6 +93,7 @@ class Engine:
         self._graph: GraphStore | None = None
         self._reranker: Any = None  # sentence_transformers.CrossEncoder, when configured
         self._expander: QueryExpander | None = None
+        self._tokens: tuple[TokenIndex, TokenEncoder] | None = None  # or () when not built
         # Hybrid mode over a large corpus embeds the query and searches vectors here while BM25
         # scores in the caller's thread (ONNX Runtime and numpy release the GIL).
         self._dense_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="engine-dense")
@@ -174,6 +179,8 @@ class Engine:
             parts.append("bm25")
         if self.config.query_expansion:
             parts.append("expander")
+        if self.config.late_interaction:
+            parts.append("tokens")
         for part in parts:
             try:
                 getattr(self, part)
@@ -225,12 +232,14 @@ class Engine:
 
     # -- retrieval ----------------------------------------------------------------------
     def dense(self, text: str, pool: int, allowed: set[str] | None,
-              scope: Scope | None = None) -> list[Candidate]:
+              scope: Scope | None = None, vector: np.ndarray | None = None) -> list[Candidate]:
         """`allowed`: the documents in `scope`. A scope of years only is passed to the vector store
         as its year range instead (every point carries its document's publication year, the
         reader's `year`): the same points, but a range condition where hundreds of ids in a
-        match list made a search at 100k passages 3x slower (25 vs 8 ms)."""
-        vector = self.embedder.embed_query(text)
+        match list made a search at 100k passages 3x slower (25 vs 8 ms). `vector`: the question's,
+        when already embedded (late interaction embeds it with its tokens)."""
+        if vector is None:
+            vector = self.embedder.embed_query(text)
         if allowed is not None and scope is not None and not scope.authors and scope.document_ids is None:
             found = self.vectors.search(vector, pool, year_min=scope.year_min, year_max=scope.year_max)
         else:
@@ -245,6 +254,25 @@ class Engine:
             text = drop_scaffolding(text)
         return [Candidate(cid, float(score))
                 for cid, score in self.bm25.search(text, pool, document_ids=allowed)]
+
+    @property
+    def tokens(self) -> tuple[TokenIndex, TokenEncoder] | tuple[()]:
+        """(token index, token encoder) of the served signature, or () when either is missing
+        (hybrid search then keeps the fused order, and says so in its answer)."""
+        def load() -> tuple:
+            from corpus.embedder import model_folder
+            from corpus.token_encoder import load_token_encoder
+            from corpus.token_index import TokenIndex
+
+            index = TokenIndex.for_state(self.layout, self.config.weights_key, self.signature)
+            encoder = load_token_encoder(self.layout, self.config, model_folder(self.config),
+                                         None) if index is not None else None
+            if index is None or encoder is None:
+                log.warning("no token index for this state (run `%s`): hybrid search keeps the fused order",
+                            INGEST_COMMAND)
+                return ()
+            return index, encoder
+        return self._lazy("tokens", load)
 
     @property
     def expander(self) -> QueryExpander:
@@ -266,22 +294,27 @@ class Engine:
         size = max(pool or self.config.candidate_pool, limit)
         if allowed is not None and not allowed:
             return Retrieval([], 0, 0, False)
-        reranked, dense = False, None
+        reranked, dense, late = False, None, False
         if mode == "dense":
             ranked = dense = self.dense(text, size, allowed, scope)
         elif mode == "bm25":
             ranked = self.lexical(text, size, allowed)
         else:
+            tokens = self.tokens if self.config.late_interaction else ()
+            vector, question = tokens[1].query(text) if tokens else (None, None)
             if self.is_open("bm25") and self.bm25.doc_count >= LARGE_STATE_PASSAGES:
-                pending = self._dense_pool.submit(self.dense, text, size, allowed, scope)
+                pending = self._dense_pool.submit(self.dense, text, size, allowed, scope, vector)
                 lexical = self.lexical(text, size, allowed)
                 dense = pending.result()  # its exception, if any, is raised here as if inline
             else:
-                dense, lexical = self.dense(text, size, allowed, scope), self.lexical(text, size, allowed)
+                dense, lexical = self.dense(text, size, allowed, scope, vector), self.lexical(text, size, allowed)
             rankings = [dense, lexical]
             weights = [self.config.dense_weight, self.config.bm25_weight]
             ranked = (convex_fusion(rankings, weights) if self.config.fusion == "convex"
                       else reciprocal_rank_fusion(rankings, self.config.rrf_k, weights))[:size]
+            if tokens:  # the fused pool, reordered by MaxSim (serving.selection)
+                late = True
+                ranked = by_late_interaction(ranked, tokens[0].maxsim(question, [c.chunk_id for c in ranked]))
             if self.config.document_weight:
                 ranked = with_document_evidence(ranked, self.reader.passages, self.config.document_weight)
             if self.config.neighbour_weight:
@@ -295,7 +328,7 @@ class Engine:
                       per_document=per_document or self.config.per_document,
                       min_chars=self.config.min_passage_chars, fill=self.config.fill_limit)
         evidence = dense[0].score if dense else None
-        return Retrieval(hits, len(ranked), None if allowed is None else len(allowed), reranked, evidence)
+        return Retrieval(hits, len(ranked), None if allowed is None else len(allowed), reranked, evidence, late)
 
     def rerank(self, text: str, ranked: list[Candidate]) -> list[Candidate]:
         """Cross-encoder rescoring of the fused pool's head (only when a local model is configured);

@@ -107,6 +107,13 @@ def convex_fusion(rankings: list[list[Candidate]], weights: list[float] | None =
     return _ordered(scores, best_rank)
 
 
+def by_late_interaction(ranked: list[Candidate], scores: dict[str, float]) -> list[Candidate]:
+    """The candidates with a MaxSim score, best first (ties keep the prior order), then those
+    without one in their prior order; each carries its MaxSim score."""
+    scored = _by_score([Candidate(c.chunk_id, scores[c.chunk_id]) for c in ranked if c.chunk_id in scores])
+    return scored + [c for c in ranked if c.chunk_id not in scores]
+
+
 def _by_score(rescored: list[Candidate]) -> list[Candidate]:
     """Best rescored first; ties keep the prior order."""
     order = sorted(range(len(rescored)), key=lambda i: (-rescored[i].score, i))

@@ -22,7 +22,8 @@ class SearchDocumentsInput(Filters):
     limit: int = Field(5, ge=1, le=MAX_RESULTS, description="Passages to return, best first.")
     mode: ModeName | None = Field(None, description=(
         "Omit for the server's default (named in this tool's description). hybrid: dense and BM25 "
-        "fused by reciprocal rank; dense: meaning only; bm25: exact words only (identifiers, numbers)."))
+        "candidates ranked by token-level similarity; dense: meaning only; bm25: exact words only "
+        "(identifiers, numbers)."))
 
 
 class SearchDocumentsOutput(BaseModel):
@@ -33,6 +34,8 @@ class SearchDocumentsOutput(BaseModel):
     documents_in_scope: int | None = Field(description="Documents passing the filters; null = all.")
     candidates: int = Field(description="Candidates retrieved before selection.")
     reranked: bool
+    late_interaction: bool = Field(description=(
+        "True when the hybrid candidates were ranked by MaxSim over token vectors (scores are MaxSim)."))
     evidence: float | None = Field(description=(
         "Best dense similarity of the question to any passage in scope (null in bm25 mode)."))
     no_answer_likely: bool = Field(description=(
@@ -58,6 +61,7 @@ def build_output(ctx, found, period: PeriodOut, mode: str, text: str,
     return SearchDocumentsOutput(results=results, period=period, mode=mode, searched_text=text,
                                  documents_in_scope=found.documents_in_scope,
                                  candidates=found.pool, reranked=found.reranked,
+                                 late_interaction=found.late_interaction,
                                  evidence=found.evidence, no_answer_likely=no_answer_likely(
                                      found.evidence, ctx.config.abstain_below),
                                  scope_provenance=provenance, trace=ctx.trace("search"))
@@ -98,7 +102,7 @@ def describe(ctx: ToolContext) -> str:
     return (
         "Find passages that answer a research question. Use it first for any question the library "
         f"may answer; ask in English. mode={c.default_mode} "
-        "unless `mode` is given (hybrid fuses dense and BM25 by reciprocal rank; bm25 suits exact "
+        "unless `mode` is given (hybrid ranks dense and BM25 candidates token by token; bm25 suits exact "
         "tokens: acronyms, tickers, formula names). Filters: inclusive year bounds (which exclude "
         "undated documents), author, document, a stored scope session. A period in the query "
         "(\"papers before 2010\" → year_max=2009) becomes year bounds and leaves the searched "

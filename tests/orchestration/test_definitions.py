@@ -9,7 +9,7 @@ def test_asset_keys_are_pinned():
     keys = {k.to_user_string() for a in defs.assets for k in a.keys}
     assert keys == {"source_document", "parsed_document", "passages", "document_metadata", "passage_embeddings",
                     "overlays", "catalogue", "corpus_signature", "vector_index", "bm25_index", "entity_graph",
-                    "passage_store", "published_state", "benchmarks", "evaluation_runs",
+                    "passage_store", "token_index", "published_state", "benchmarks", "evaluation_runs",
                     "sql/documents", "sql/passages", "sql/bibliography", "sql/coverage"}  # the dbt models
 
 

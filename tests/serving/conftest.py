@@ -1,7 +1,7 @@
 """A small served state made by the real pipeline code from three library lectures.
 
 The ingest/ stage functions the Dagster assets call (register, parse, chunk, metadata, overlays,
-signature, embed, vector index, BM25, graph) run in process, without Dagster, once per session;
+signature, embed, vector index, BM25, token index, graph) run in process, without Dagster, once per session;
 embedding runs, as the embed asset does, inside `ingest_runtime`, which leaves the ONNX export the
 server loads (so a server started on this state loads no torch; `unexported_home` is the state
 without it, for the fallback).
@@ -64,6 +64,7 @@ def build_state(root: Path) -> Path:
     from ingest.parse import parse_document
     from ingest.register import register_file
     from ingest.signature import record_signature
+    from ingest.token_index import build_token_index
     from ingest.vectors import sync_vector_index
 
     layout = StateLayout(root).ensure()
@@ -89,6 +90,7 @@ def build_state(root: Path) -> Path:
     assert runtime == "onnx", runtime
     sync_vector_index(layout, config, embedder.dimension)
     build_bm25_index(layout, config)
+    build_token_index(layout, config)
     build_entity_graph(layout)
     return root
 

@@ -1,0 +1,109 @@
+"""Token index: every passage's contextual token vectors, for late-interaction (MaxSim) scoring.
+
+The embedding model's last layer gives one vector per word-piece; a passage's pieces (the same
+strings its passage vectors embed, title and section prefix included) are stacked into one matrix.
+A question scores a passage by MaxSim (ColBERT's late interaction): each question token takes its
+best cosine over the passage's tokens, and the passage scores the mean of those. Unlike one
+pooled vector per passage, a question about one detail of a section is matched by that detail.
+
+Stored once per (model key, corpus signature) under `<served root>/token_index/<key>-<signature>/`:
+`tokens.npy` int8 [T, dim] (each row L2-normalised, then scaled by its own max so that row × its
+scale is the float row to within 1/254 of its largest component), `scales.npy` float32 [T], and
+`index.json` (chunk id -> [first row, end row), signature, model key). Written to a staging folder
+then renamed; read memory-mapped, so a search touches only its candidates' rows.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from corpus.state import StateLayout, _fsync_dir, atomic_write_json, read_json
+
+FOLDER = "token_index"
+TOKENS_FILE, SCALES_FILE, INDEX_FILE = "tokens.npy", "scales.npy", "index.json"
+INT8_MAX = 127
+
+
+def index_path(layout: StateLayout, model_key: str, signature: str) -> Path:
+    return layout.served_root / FOLDER / f"{model_key}-{signature}"
+
+
+def quantise_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(int8 rows, float32 scale per row) with rows ≈ int8 × scale."""
+    rows = np.asarray(rows, dtype=np.float32)
+    scales = np.abs(rows).max(axis=1) / INT8_MAX if len(rows) else np.zeros(0, np.float32)
+    safe = np.where(scales > 0, scales, 1.0)
+    return np.round(rows / safe[:, None]).astype(np.int8), scales.astype(np.float32)
+
+
+def write_token_index(path: Path, signature: str, model_key: str,
+                      passages: Iterable[tuple[str, np.ndarray, np.ndarray]]) -> dict[str, int]:
+    """Write (chunk id, int8 rows, scales) per passage into a new folder at `path` (atomically)."""
+    spans: dict[str, list[int]] = {}
+    codes, scales, rows = [], [], 0
+    for chunk_id, code, scale in passages:
+        spans[chunk_id] = [rows, rows + len(code)]
+        codes.append(code)
+        scales.append(scale)
+        rows += len(code)
+    dimension = codes[0].shape[1] if codes else 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f".{path.name}.{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    np.save(staging / TOKENS_FILE, np.concatenate(codes) if codes else np.zeros((0, dimension), np.int8))
+    np.save(staging / SCALES_FILE, np.concatenate(scales) if scales else np.zeros(0, np.float32))
+    atomic_write_json(staging / INDEX_FILE, {"signature": signature, "model_key": model_key, "chunks": spans})
+    shutil.rmtree(path, ignore_errors=True)
+    os.replace(staging, path)
+    _fsync_dir(path.parent)
+    return {"passages": len(spans), "tokens": rows}
+
+
+class TokenIndex:
+    """A written token index, memory-mapped; `maxsim` scores passages against question tokens."""
+
+    def __init__(self, path: Path) -> None:
+        meta = read_json(path / INDEX_FILE)
+        self.path = path
+        self.signature: str = meta["signature"]
+        self.model_key: str = meta["model_key"]
+        self.spans: dict[str, list[int]] = meta["chunks"]
+        self.codes = np.load(path / TOKENS_FILE, mmap_mode="r")
+        self.scales = np.load(path / SCALES_FILE, mmap_mode="r")
+
+    @classmethod
+    def for_state(cls, layout: StateLayout, model_key: str, signature: str | None) -> "TokenIndex | None":
+        """The index of `signature` for `model_key`, or None when it was not built."""
+        if signature is None:
+            return None
+        path = index_path(layout, model_key, signature)
+        return cls(path) if (path / INDEX_FILE).exists() else None
+
+    def __contains__(self, chunk_id: str) -> bool:
+        return chunk_id in self.spans
+
+    def rows(self, chunk_id: str) -> np.ndarray:
+        """The passage's token vectors as float32 (dequantised)."""
+        start, end = self.spans[chunk_id]
+        return self.codes[start:end].astype(np.float32) * self.scales[start:end, None]
+
+    def maxsim(self, question: np.ndarray, chunk_ids: list[str]) -> dict[str, float]:
+        """MaxSim of each indexed passage of `chunk_ids` for the question's token vectors
+        (L2-normalised rows): the mean over question tokens of their best passage-token cosine."""
+        known = [c for c in chunk_ids if c in self.spans and self.spans[c][1] > self.spans[c][0]]
+        if not known or not len(question):
+            return {}
+        spans = [self.spans[c] for c in known]
+        codes = np.concatenate([self.codes[a:b] for a, b in spans])  # int8: a cheap gather
+        scales = np.concatenate([self.scales[a:b] for a, b in spans])
+        # (codes × scale) · q = (codes · q) × scale: dequantise after the product, one row scale each
+        similarity = (codes.astype(np.float32) @ np.asarray(question, dtype=np.float32).T) * scales[:, None]
+        starts = np.cumsum([0] + [b - a for a, b in spans[:-1]])
+        best = np.maximum.reduceat(similarity, starts, axis=0)  # [passages, question tokens]
+        return dict(zip(known, best.mean(axis=1).tolist()))

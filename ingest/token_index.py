@@ -1,0 +1,88 @@
+"""Build the token index (corpus.token_index) of the recorded signature.
+
+Every passage is cut into the same pieces its vectors embed (ingest.embed.passage_texts); each
+piece's token vectors come from the token graph (corpus.token_encoder), quantised to int8 and
+cached by (weights, exact piece text) like the vectors (corpus.token_cache). Ingestion's float32
+embedding pass fills that cache as it embeds (corpus.onnx_export.ingest_runtime): the same model
+run gives both, so here only pieces embedded before, or on another runtime, reach the model.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from corpus.config import ServedConfig
+from corpus.ids import sha256_hex
+from corpus.signature import recorded_signature
+from corpus.state import StateLayout
+from corpus.token_cache import TokenCache
+from corpus.token_index import FOLDER, TokenIndex, index_path, write_token_index
+from ingest.corpus_view import indexed_documents
+
+log = logging.getLogger(__name__)
+
+# Pieces sent to the model per call (bounds memory: 256 tokens × 384 floats each).
+BATCH_PIECES = 512
+
+
+def build_token_index(layout: StateLayout, config: ServedConfig,
+                      progress: Callable[[int, int], None] | None = None) -> dict[str, int | str]:
+    """Write the index for the recorded signature unless it exists; drop the working state's
+    indexes of other signatures (a published generation keeps its own by a hard link)."""
+    signature = recorded_signature(layout)
+    if signature is None:
+        raise RuntimeError("no corpus signature recorded: materialise corpus_signature first")
+    key = config.weights_key
+    path = index_path(layout, key, signature)
+    stats: dict[str, int | str] = {"signature": signature, "rebuilt": 0, "computed_pieces": 0}
+    existing = TokenIndex.for_state(layout, key, signature)
+    if existing is not None:
+        stats.update(passages=len(existing.spans), tokens=int(existing.codes.shape[0]))
+    else:
+        stats.update(_write(layout, config, path, signature, progress), rebuilt=1)
+    for other in (layout.served_root / FOLDER).glob("*"):
+        if other.is_dir() and other.name != path.name:
+            shutil.rmtree(other, ignore_errors=True)
+    return stats
+
+
+def _write(layout: StateLayout, config: ServedConfig, path: Path, signature: str,
+           progress: Callable[[int, int], None] | None) -> dict[str, int]:
+    from corpus.embedder import load_embedder, model_folder
+    from corpus.onnx_export import INGEST_THREADS, ensure_token_graph
+    from corpus.token_encoder import load_token_encoder
+    from ingest.embed import passage_texts
+
+    if ensure_token_graph(layout, config) is None:
+        raise RuntimeError(f"{config.embedding_model} is not a plain mean-pooling model: no token graph")
+    encoder = load_token_encoder(layout, config, model_folder(config), None, threads=INGEST_THREADS)
+    embedder = load_embedder(config)
+    owners, texts = passage_texts(embedder, ((d.title, p) for d in indexed_documents(layout) for p in d.passages))
+    cache = TokenCache(layout, config.weights_key)
+    found = cache.get_many(texts)
+    missing = [t for t in dict.fromkeys(texts) if sha256_hex(t) not in found]
+    for start in range(0, len(missing), BATCH_PIECES):
+        batch = missing[start:start + BATCH_PIECES]
+        cache.put_many(batch, encoder.passage_tokens(batch))
+        if progress is not None:
+            progress(min(start + BATCH_PIECES, len(missing)), len(missing))
+    if missing:
+        found = cache.get_many(texts)
+    per_chunk: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+    for (passage, _), text in zip(owners, texts):
+        per_chunk.setdefault(passage.chunk_id, []).append(found[sha256_hex(text)])
+    written = write_token_index(path, signature, config.weights_key, (
+        (chunk_id, np.concatenate([c for c, _ in parts]), np.concatenate([s for _, s in parts]))
+        for chunk_id, parts in per_chunk.items()))
+    return {**written, "computed_pieces": len(missing)}
+
+
+def token_index_signature(layout: StateLayout, config: ServedConfig) -> str | None:
+    """The signature of the token index for the recorded signature, None when there is none."""
+    index = TokenIndex.for_state(layout, config.weights_key, recorded_signature(layout))
+    return None if index is None else index.signature
