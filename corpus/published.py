@@ -30,7 +30,6 @@ from pathlib import Path
 
 from corpus.generations import next_generation, point_at, pointed_generation
 from corpus.passage_store import store_path
-from corpus.token_index import FOLDER as TOKEN_FOLDER
 from corpus.state import StateLayout, atomic_write_json, read_json
 
 MANIFEST = "published.json"
@@ -114,8 +113,8 @@ def _snapshot(work: StateLayout, view: StateLayout, signature: str) -> None:
         _link_tree(work.bm25 / signature, view.bm25 / signature)
     if store_path(work, signature).exists():
         _link(store_path(work, signature), store_path(view, signature))
-    for tokens in (work.served_root / TOKEN_FOLDER).glob(f"*-{signature}"):
-        _link_tree(tokens, view.served_root / TOKEN_FOLDER / tokens.name)
+    for tokens in work.token_indexes.glob(f"*-{signature}"):
+        _link_tree(tokens, view.token_indexes / tokens.name)
     for collection in sorted((work.vectors / "edge").glob("passages-*")):
         current = pointed_generation(collection)
         if current is not None and current.exists():

@@ -100,6 +100,8 @@ class StateLayout:
     @property
     def bm25(self) -> Path: return self.served_root / "bm25"
     @property
+    def token_indexes(self) -> Path: return self.served_root / "token_index"  # corpus.token_index
+    @property
     def graph(self) -> Path: return self.served_root / "graph.duckdb"
     @property
     def benchmarks(self) -> Path: return self.root / "benchmarks"

@@ -6,7 +6,7 @@ A question scores a passage by MaxSim (ColBERT's late interaction): each questio
 best cosine over the passage's tokens, and the passage scores the mean of those. Unlike one
 pooled vector per passage, a question about one detail of a section is matched by that detail.
 
-Stored once per (model key, corpus signature) under `<served root>/token_index/<key>-<signature>/`:
+Stored once per (model key, corpus signature) under `StateLayout.token_indexes / <key>-<signature>/`:
 `tokens.npy` int8 [T, dim] (each row L2-normalised, then scaled by its own max so that row × its
 scale is the float row to within 1/254 of its largest component), `scales.npy` float32 [T], and
 `index.json` (chunk id -> [first row, end row), signature, model key). Written to a staging folder
@@ -24,13 +24,12 @@ import numpy as np
 
 from corpus.state import StateLayout, _fsync_dir, atomic_write_json, read_json
 
-FOLDER = "token_index"
 TOKENS_FILE, SCALES_FILE, INDEX_FILE = "tokens.npy", "scales.npy", "index.json"
 INT8_MAX = 127
 
 
 def index_path(layout: StateLayout, model_key: str, signature: str) -> Path:
-    return layout.served_root / FOLDER / f"{model_key}-{signature}"
+    return layout.token_indexes / f"{model_key}-{signature}"
 
 
 def quantise_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -21,7 +21,7 @@ from corpus.ids import sha256_hex
 from corpus.signature import recorded_signature
 from corpus.state import StateLayout
 from corpus.token_cache import TokenCache
-from corpus.token_index import FOLDER, TokenIndex, index_path, write_token_index
+from corpus.token_index import TokenIndex, index_path, write_token_index
 from ingest.corpus_view import indexed_documents
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ def build_token_index(layout: StateLayout, config: ServedConfig,
         stats.update(passages=len(existing.spans), tokens=int(existing.codes.shape[0]))
     else:
         stats.update(_write(layout, config, path, signature, progress), rebuilt=1)
-    for other in (layout.served_root / FOLDER).glob("*"):
+    for other in layout.token_indexes.glob("*"):
         if other.is_dir() and other.name != path.name:
             shutil.rmtree(other, ignore_errors=True)
     return stats

@@ -49,6 +49,8 @@ class CorpusStatusOutput(BaseModel):
     vector_backend: str
     default_mode: str
     reranker: str = Field(description="Cross-encoder used by hybrid mode, or 'none'.")
+    late_interaction: str = Field(description=(
+        "'on' when hybrid mode ranks its candidates by MaxSim over the token index; else 'off' and why."))
     graph_extractor: str | None
     graph_counts: dict[str, int]
     metadata_coverage: Coverage | None
@@ -75,6 +77,16 @@ def _corpus(ctx: ToolContext) -> tuple[int | None, int | None, Coverage | None]:
     return len(reader.documents), len(reader.passages), coverage
 
 
+def _late_interaction(ctx: ToolContext) -> str:
+    if not ctx.config.late_interaction:
+        return "off (QUANT_RAG_LATE_INTERACTION=false)"
+    try:
+        return "on" if ctx.engine.tokens else "off: no token index for this state (run `quant-rag ingest`)"
+    except Exception:  # a status must answer
+        log.warning("corpus_status: the token index cannot be opened", exc_info=True)
+        return "off: the token index cannot be opened"
+
+
 def handle(ctx: ToolContext, args: CorpusStatusInput) -> CorpusStatusOutput:
     engine, report = ctx.engine, ctx.coherence
     documents, passages, coverage = _corpus(ctx)
@@ -89,7 +101,8 @@ def handle(ctx: ToolContext, args: CorpusStatusInput) -> CorpusStatusOutput:
         corpus_signature=report.signature, config_hash=ctx.config_hash,
         embedding_model=config.embedding_model, embedding_revision=config.embedding_revision,
         vector_backend=config.vector_backend, default_mode=config.default_mode,
-        reranker=engine.reranker_name, graph_extractor=extractor, graph_counts=counts,
+        reranker=engine.reranker_name, late_interaction=_late_interaction(ctx),
+        graph_extractor=extractor, graph_counts=counts,
         metadata_coverage=coverage, coherent=report.coherent,
         problem=None if report.coherent else report.problem(), rebuild=report.rebuild_commands,
         indexes=[IndexState(name=a.name, status=a.status, signature=a.signature, detail=a.detail,
@@ -106,7 +119,8 @@ def render(out: CorpusStatusOutput) -> str:
         f"{counted} · corpus signature "
         f"{out.corpus_signature} · config {out.config_hash}",
         f"embedding: {out.embedding_model} ({out.embedding_revision}) · vectors: "
-        f"{out.vector_backend} · default mode: {out.default_mode} · reranker: {out.reranker}",
+        f"{out.vector_backend} · default mode: {out.default_mode} · reranker: {out.reranker} · "
+        f"late interaction: {out.late_interaction}",
         f"graph: extractor {out.graph_extractor or 'none'} · "
         + (", ".join(f"{k} {v}" for k, v in out.graph_counts.items()) or "no counts"),
         (f"metadata: title {c.with_title}, authors {c.with_authors}, year {c.with_year} "

@@ -14,7 +14,7 @@ from corpus.onnx_encoder import OnnxEncoder, passage_file
 from corpus.reader import CorpusReader
 from corpus.state import StateLayout
 from corpus.token_encoder import load_token_encoder
-from corpus.token_index import FOLDER, TokenIndex
+from corpus.token_index import TokenIndex
 from ingest.embed import passage_texts
 from serving.engine import Engine, Scope
 
@@ -51,7 +51,7 @@ def test_ingestion_cached_every_piece_tokens_so_the_index_computed_none(served_c
     before = TokenIndex.for_state(layout, config.weights_key, _signature(layout))
     assert before is not None
     rows = {c: before.rows(c) for c in list(before.spans)[:10]}
-    shutil.rmtree(layout.served_root / FOLDER)
+    shutil.rmtree(layout.token_indexes)
     stats = build_token_index(layout, config)
     assert stats["rebuilt"] == 1 and stats["computed_pieces"] == 0
     after = TokenIndex.for_state(layout, config.weights_key, _signature(layout))
@@ -95,7 +95,7 @@ def test_hybrid_orders_its_pool_by_maxsim_of_float_token_vectors(served_home, qu
 
 def test_without_a_token_index_hybrid_keeps_the_fused_order(served_copy, caplog):
     layout, config = StateLayout(served_copy), ServedConfig()
-    shutil.rmtree(layout.served_root / FOLDER)
+    shutil.rmtree(layout.token_indexes)
     engine = Engine(layout, config, signature=_signature(layout))
     plain = Engine(layout, config.model_copy(update={"late_interaction": False}), signature=engine.signature)
     for question in QUESTIONS:

@@ -1,4 +1,4 @@
-"""corpus_status: coherence, signature, documents, metadata coverage, reranker."""
+"""corpus_status: coherence, signature, documents, metadata coverage, reranker, late interaction."""
 
 from __future__ import annotations
 
@@ -15,6 +15,19 @@ def test_corpus_status_over_stdio(served_home):
     assert status["coherent"] and status["corpus_signature"] == compute_signature(StateLayout(served_home))
     assert status["reranker"] == "none" and status["documents"] == 3
     assert status["metadata_coverage"]["undated"] == 1
+    assert status["late_interaction"] == "on"  # the fixture built the token index
+
+
+def test_corpus_status_says_late_interaction_is_off_without_a_token_index(served_copy):
+    import shutil
+
+    shutil.rmtree(StateLayout(served_copy).token_indexes)
+
+    async def scenario(c):
+        return (await c("corpus_status", {})).structured_content
+
+    status = run_calls(served_copy, scenario, warm_up=False)
+    assert status["coherent"] and status["late_interaction"].startswith("off: no token index")
 
 
 def test_corpus_status_explains_an_incoherent_state_that_every_other_tool_refuses(served_copy):
