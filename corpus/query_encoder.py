@@ -56,14 +56,22 @@ class QueryEncoder:
 
 
 def load_query_encoder(config: ServedConfig, layout=None):
-    """The ONNX encoder exported into `layout` when there is one (no torch), else a QueryEncoder
-    when the model allows it, else the full Embedder; cached per process."""
+    """The ONNX encoder exported into `layout` when there is one (no torch) -- with late interaction
+    the token graph's (corpus.token_encoder), which also gives a question's token vectors --, else a
+    QueryEncoder when the model allows it, else the full Embedder; cached per process."""
     from corpus.embedder import QUERY_TEMPLATE, load_embedder, model_folder
 
     folder = model_folder(config)
     if not is_plain_mean_pooling(folder):
         return load_embedder(config)
     prompt = QUERY_TEMPLATE.format(instruction=config.query_instruction) if config.query_instruction else None
+    if layout is not None and config.query_runtime == "onnx" and config.late_interaction:
+        from corpus.token_encoder import load_token_encoder
+
+        # the token graph's pooled output is the plain graph's: one session serves both halves
+        encoder = load_token_encoder(layout, config, folder, prompt)
+        if encoder is not None:
+            return encoder
     if layout is not None and config.query_runtime != "torch":
         from corpus.onnx_encoder import load_onnx_encoder
 

@@ -261,12 +261,14 @@ class Engine:
         (hybrid search then keeps the fused order, and says so in its answer)."""
         def load() -> tuple:
             from corpus.embedder import model_folder
-            from corpus.token_encoder import load_token_encoder
+            from corpus.token_encoder import TokenEncoder, load_token_encoder
             from corpus.token_index import TokenIndex
 
             index = TokenIndex.for_state(self.layout, self.config.weights_key, self.signature)
-            encoder = load_token_encoder(self.layout, self.config, model_folder(self.config),
-                                         None) if index is not None else None
+            encoder = None
+            if index is not None:  # the query encoder itself, when it is the token graph's
+                encoder = self.embedder if isinstance(self.embedder, TokenEncoder) else load_token_encoder(
+                    self.layout, self.config, model_folder(self.config), None)
             if index is None or encoder is None:
                 log.warning("no token index for this state (run `%s`): hybrid search keeps the fused order",
                             INGEST_COMMAND)

@@ -49,7 +49,7 @@ def test_first_search_with_the_export_imports_no_torch(served_home):
     """served_home holds the export ingestion leaves (tests/serving/conftest.py)."""
     assert StateLayout(served_home).onnx_model(ServedConfig().model_key).exists()
     encoder, imported = probe(served_home)
-    assert encoder == "OnnxEncoder"
+    assert encoder == "TokenEncoder"  # the ONNX token graph: one session for vectors and tokens
     assert imported == "", f"imported on the start path: {imported}"
 
 
