@@ -302,27 +302,7 @@ class Engine:
         elif mode == "bm25":
             ranked = self.lexical(text, size, allowed)
         else:
-            tokens = self.tokens if self.config.late_interaction else ()
-            vector, question = tokens[1].query(text) if tokens else (None, None)
-            if self.is_open("bm25") and self.bm25.doc_count >= LARGE_STATE_PASSAGES:
-                pending = self._dense_pool.submit(self.dense, text, size, allowed, scope, vector)
-                lexical = self.lexical(text, size, allowed)
-                dense = pending.result()  # its exception, if any, is raised here as if inline
-            else:
-                dense, lexical = self.dense(text, size, allowed, scope, vector), self.lexical(text, size, allowed)
-            rankings = [dense, lexical]
-            weights = [self.config.dense_weight, self.config.bm25_weight]
-            ranked = (convex_fusion(rankings, weights) if self.config.fusion == "convex"
-                      else reciprocal_rank_fusion(rankings, self.config.rrf_k, weights))[:size]
-            if tokens:  # the fused pool, reordered by MaxSim (serving.selection)
-                late = True
-                ranked = by_late_interaction(ranked, tokens[0].maxsim(question, [c.chunk_id for c in ranked]))
-            if self.config.document_weight:
-                ranked = with_document_evidence(ranked, self.reader.passages, self.config.document_weight)
-            if self.config.neighbour_weight:
-                ranked = with_neighbour_evidence(ranked, self.reader.passages, self.config.neighbour_weight)
-            if self.config.document_decay < 1.0:
-                ranked = with_document_decay(ranked, self.reader.passages, self.config.document_decay)
+            ranked, dense, late = self._hybrid(text, size, allowed, scope)
             if self.reranker_name != "none":
                 ranked, reranked = self.rerank(text, ranked), True
         reader = self.reader
@@ -331,6 +311,33 @@ class Engine:
                       min_chars=self.config.min_passage_chars, fill=self.config.fill_limit)
         evidence = dense[0].score if dense else None
         return Retrieval(hits, len(ranked), None if allowed is None else len(allowed), reranked, evidence, late)
+
+    def _hybrid(self, text: str, size: int, allowed: set[str] | None,
+                scope: Scope) -> tuple[list[Candidate], list[Candidate], bool]:
+        """(pool, dense ranking, whether MaxSim ordered the pool): dense and BM25 fused, cut to
+        `size`, reordered by late interaction when its index is there, then the opt-in evidence
+        rules. The question is embedded once, with its tokens when late interaction runs."""
+        tokens = self.tokens if self.config.late_interaction else ()
+        vector, question = tokens[1].query(text) if tokens else (None, None)
+        if self.is_open("bm25") and self.bm25.doc_count >= LARGE_STATE_PASSAGES:
+            pending = self._dense_pool.submit(self.dense, text, size, allowed, scope, vector)
+            lexical = self.lexical(text, size, allowed)
+            dense = pending.result()  # its exception, if any, is raised here as if inline
+        else:
+            dense, lexical = self.dense(text, size, allowed, scope, vector), self.lexical(text, size, allowed)
+        rankings, weights = [dense, lexical], [self.config.dense_weight, self.config.bm25_weight]
+        ranked = (convex_fusion(rankings, weights) if self.config.fusion == "convex"
+                  else reciprocal_rank_fusion(rankings, self.config.rrf_k, weights))[:size]
+        if tokens:
+            ranked = by_late_interaction(ranked, tokens[0].maxsim(question, [c.chunk_id for c in ranked]))
+        passages = self.reader.passages
+        if self.config.document_weight:
+            ranked = with_document_evidence(ranked, passages, self.config.document_weight)
+        if self.config.neighbour_weight:
+            ranked = with_neighbour_evidence(ranked, passages, self.config.neighbour_weight)
+        if self.config.document_decay < 1.0:
+            ranked = with_document_decay(ranked, passages, self.config.document_decay)
+        return ranked, dense, bool(tokens)
 
     def rerank(self, text: str, ranked: list[Candidate]) -> list[Candidate]:
         """Cross-encoder rescoring of the fused pool's head (only when a local model is configured);
