@@ -12,17 +12,18 @@ from __future__ import annotations
 import logging
 import shutil
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
 from corpus.config import ServedConfig
 from corpus.ids import sha256_hex
+from corpus.passage_store import LARGE_STATE_PASSAGES
 from corpus.signature import recorded_signature
 from corpus.state import StateLayout
 from corpus.token_cache import TokenCache
 from corpus.token_index import TokenIndex, index_path, write_token_index
-from ingest.corpus_view import indexed_documents
+from ingest.corpus_view import IndexedDocument, indexed_documents
 
 log = logging.getLogger(__name__)
 
@@ -41,18 +42,25 @@ def build_token_index(layout: StateLayout, config: ServedConfig,
     path = index_path(layout, key, signature)
     stats: dict[str, int | str] = {"signature": signature, "rebuilt": 0, "computed_pieces": 0}
     existing = TokenIndex.for_state(layout, key, signature)
-    if existing is not None:
+    documents = indexed_documents(layout) if existing is None else []
+    passages = sum(len(d.passages) for d in documents)
+    if passages >= LARGE_STATE_PASSAGES:
+        # ≈ 120 KB of token rows per passage: 6 GB at this size. A large state is served without
+        # late interaction (the engine keeps the fused order and says so).
+        log.warning("%d passages: no token index from %d on", passages, LARGE_STATE_PASSAGES)
+        stats.update(passages=passages, reason=f"no token index for a state of {LARGE_STATE_PASSAGES:,}+ passages")
+    elif existing is not None:
         stats.update(passages=len(existing.spans), tokens=int(existing.codes.shape[0]))
     else:
-        stats.update(_write(layout, config, path, signature, progress), rebuilt=1)
+        stats.update(_write(layout, config, documents, path, signature, progress), rebuilt=1)
     for other in layout.token_indexes.glob("*"):
         if other.is_dir() and other.name != path.name:
             shutil.rmtree(other, ignore_errors=True)
     return stats
 
 
-def _write(layout: StateLayout, config: ServedConfig, path: Path, signature: str,
-           progress: Callable[[int, int], None] | None) -> dict[str, int]:
+def _write(layout: StateLayout, config: ServedConfig, documents: list[IndexedDocument], path: Path,
+           signature: str, progress: Callable[[int, int], None] | None) -> dict[str, int]:
     from corpus.embedder import load_embedder, model_folder
     from corpus.onnx_export import INGEST_THREADS, ensure_token_graph
     from corpus.token_encoder import load_token_encoder
@@ -61,25 +69,30 @@ def _write(layout: StateLayout, config: ServedConfig, path: Path, signature: str
     if ensure_token_graph(layout, config) is None:
         raise RuntimeError(f"{config.embedding_model} is not a plain mean-pooling model: no token graph")
     encoder = load_token_encoder(layout, config, model_folder(config), None, threads=INGEST_THREADS)
-    embedder = load_embedder(config)
-    owners, texts = passage_texts(embedder, ((d.title, p) for d in indexed_documents(layout) for p in d.passages))
-    cache = TokenCache(layout, config.weights_key)
-    found = cache.get_many(texts)
-    missing = [t for t in dict.fromkeys(texts) if sha256_hex(t) not in found]
-    for start in range(0, len(missing), BATCH_PIECES):
-        batch = missing[start:start + BATCH_PIECES]
-        cache.put_many(batch, encoder.passage_tokens(batch))
-        if progress is not None:
-            progress(min(start + BATCH_PIECES, len(missing)), len(missing))
-    if missing:
-        found = cache.get_many(texts)
-    per_chunk: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
-    for (passage, _), text in zip(owners, texts):
-        per_chunk.setdefault(passage.chunk_id, []).append(found[sha256_hex(text)])
-    written = write_token_index(path, signature, config.weights_key, (
-        (chunk_id, np.concatenate([c for c, _ in parts]), np.concatenate([s for _, s in parts]))
-        for chunk_id, parts in per_chunk.items()))
-    return {**written, "computed_pieces": len(missing)}
+    embedder, cache = load_embedder(config), TokenCache(layout, config.weights_key)
+    computed = 0
+
+    def rows() -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
+        """Document by document (memory holds one document's rows), pieces in passage order."""
+        nonlocal computed
+        for number, document in enumerate(documents, start=1):
+            owners, texts = passage_texts(embedder, ((document.title, p) for p in document.passages))
+            found = cache.get_many(texts)
+            missing = [t for t in dict.fromkeys(texts) if sha256_hex(t) not in found]
+            for start in range(0, len(missing), BATCH_PIECES):
+                cache.put_many(missing[start:start + BATCH_PIECES],
+                               encoder.passage_tokens(missing[start:start + BATCH_PIECES]))
+            if missing:
+                found, computed = cache.get_many(texts), computed + len(missing)
+            parts: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+            for (passage, _), text in zip(owners, texts):
+                parts.setdefault(passage.chunk_id, []).append(found[sha256_hex(text)])
+            for chunk_id, pieces in parts.items():
+                yield chunk_id, np.concatenate([c for c, _ in pieces]), np.concatenate([s for _, s in pieces])
+            if progress is not None:
+                progress(number, len(documents))
+    written = write_token_index(path, signature, config.weights_key, rows())
+    return {**written, "computed_pieces": computed}
 
 
 def token_index_signature(layout: StateLayout, config: ServedConfig) -> str | None:

@@ -103,3 +103,18 @@ def test_without_a_token_index_hybrid_keeps_the_fused_order(served_copy, caplog)
         assert not found.late_interaction
         assert found.hits == plain.retrieve(question, "hybrid", Scope(), limit=10).hits
     assert "no token index" in caplog.text
+
+
+def test_a_large_state_gets_no_token_index_and_is_served_in_fused_order(served_copy, monkeypatch):
+    """From LARGE_STATE_PASSAGES on (≈ 120 KB of token rows per passage) no index is written."""
+    import ingest.token_index
+    from ingest.token_index import build_token_index
+
+    layout, config = StateLayout(served_copy), ServedConfig()
+    shutil.rmtree(layout.token_indexes)
+    monkeypatch.setattr(ingest.token_index, "LARGE_STATE_PASSAGES", 5)
+    stats = build_token_index(layout, config)
+    assert stats["rebuilt"] == 0 and "no token index" in stats["reason"] and stats["passages"] >= 5
+    assert TokenIndex.for_state(layout, config.weights_key, _signature(layout)) is None
+    engine = Engine(layout, config, signature=_signature(layout))
+    assert not engine.retrieve(QUESTIONS[0], "hybrid", Scope(), limit=5).late_interaction
