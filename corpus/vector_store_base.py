@@ -30,9 +30,10 @@ HNSW_EF_CONSTRUCT = 100
 HNSW_EF = 256            # search-time beam (128: recall@10 0.967 on the 100k state, 256: 0.983)
 INT8_QUANTILE = 0.99     # clip the extreme 1 % of values before int8 scaling
 INT8_OVERSAMPLING = 4.0  # fetch 4 × limit by int8 score, rescore them with the float vectors
-# From a million points the beam above loses the exact top 10 (1.7 M cloned points, two builds:
-# recall@10 0.75 / 0.82); a wider beam and more int8 candidates keep it (0.985, min 0.9, 8.6 ms p50;
-# benchmarks/scale.py components). Below, the narrow settings meet the floor (0.983 at 100k passages).
+# From a million points the beam above loses the exact top 10 (1.7 M cloned points, three builds:
+# recall@10 0.72-0.82); a wider beam and more int8 candidates keep it (ef 4096 / 32x: recall@10 0.992,
+# min 0.9, p50 17.7 ms; ef 2048 / 16x: 0.967; benchmarks/scale.py components, README "The 1M-passage
+# path"). Below, the narrow settings meet the floor (0.983 at 100k passages).
 LARGE_HNSW_POINTS = 1_000_000
 LARGE_HNSW_EF, LARGE_INT8_OVERSAMPLING = 4096, 32.0
 MIN_HNSW_RECALL = 0.98   # the dense_matches_brute_force check's floor for recall@10 under "hnsw"
