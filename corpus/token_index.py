@@ -84,9 +84,6 @@ class TokenIndex:
         path = index_path(layout, model_key, signature)
         return cls(path) if (path / INDEX_FILE).exists() else None
 
-    def __contains__(self, chunk_id: str) -> bool:
-        return chunk_id in self.spans
-
     def rows(self, chunk_id: str) -> np.ndarray:
         """The passage's token vectors as float32 (dequantised)."""
         start, end = self.spans[chunk_id]
