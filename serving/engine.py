@@ -268,7 +268,7 @@ class Engine:
             encoder = None
             if index is not None:  # the query encoder itself, when it is the token graph's
                 encoder = self.embedder if isinstance(self.embedder, TokenEncoder) else load_token_encoder(
-                    self.layout, self.config, model_folder(self.config), None)
+                    self.layout, self.config, model_folder(self.config), getattr(self.embedder, "query_prompt", None))
             if index is None or encoder is None:
                 log.warning("no token index for this state (run `%s`): hybrid search keeps the fused order",
                             INGEST_COMMAND)
