@@ -9,8 +9,9 @@ pooled vector per passage, a question about one detail of a section is matched b
 Stored once per (model key, corpus signature) under `StateLayout.token_indexes / <key>-<signature>/`:
 `tokens.npy` int8 [T, dim] (each row L2-normalised, then scaled by its own max so that row × its
 scale is the float row to within 1/254 of its largest component), `scales.npy` float32 [T], and
-`index.json` (chunk id -> [first row, end row), signature, model key). Written to a staging folder
-then renamed; read memory-mapped, so a search touches only its candidates' rows.
+`index.json` (chunk id -> [first row, end row), signature, model key), and `product.onnx`, the
+integer product that scores them (corpus.token_product). Written to a staging folder then renamed;
+read memory-mapped, so a search touches only its candidates' rows.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Iterable
 import numpy as np
 
 from corpus.state import StateLayout, _fsync_dir, atomic_write_json, read_json
+from corpus.token_product import GRAPH_FILE, IntegerProduct, write_product_graph
 
 TOKENS_FILE, SCALES_FILE, INDEX_FILE = "tokens.npy", "scales.npy", "index.json"
 INT8_MAX = 127
@@ -57,6 +59,7 @@ def write_token_index(path: Path, signature: str, model_key: str,
     staging.mkdir()
     np.save(staging / TOKENS_FILE, np.concatenate(codes) if codes else np.zeros((0, dimension), np.int8))
     np.save(staging / SCALES_FILE, np.concatenate(scales) if scales else np.zeros(0, np.float32))
+    write_product_graph(staging / GRAPH_FILE)
     atomic_write_json(staging / INDEX_FILE, {"signature": signature, "model_key": model_key, "chunks": spans})
     shutil.rmtree(path, ignore_errors=True)
     os.replace(staging, path)
@@ -75,6 +78,9 @@ class TokenIndex:
         self.spans: dict[str, list[int]] = meta["chunks"]
         self.codes = np.load(path / TOKENS_FILE, mmap_mode="r")
         self.scales = np.load(path / SCALES_FILE, mmap_mode="r")
+        # An index written before the integer product existed is scored in float32 (same ranking).
+        graph = path / GRAPH_FILE
+        self.product = IntegerProduct(graph) if graph.exists() else None
 
     @classmethod
     def for_state(cls, layout: StateLayout, model_key: str, signature: str | None) -> "TokenIndex | None":
@@ -98,8 +104,10 @@ class TokenIndex:
         spans = [self.spans[c] for c in known]
         codes = np.concatenate([self.codes[a:b] for a, b in spans])  # int8: a cheap gather
         scales = np.concatenate([self.scales[a:b] for a, b in spans])
-        # (codes × scale) · q = (codes · q) × scale: dequantise after the product, one row scale each
-        similarity = (codes.astype(np.float32) @ np.asarray(question, dtype=np.float32).T) * scales[:, None]
+        if self.product is not None:
+            similarity = self.product.similarity(codes, scales, question)
+        else:  # (codes × scale) · q = (codes · q) × scale: dequantise after the product
+            similarity = (codes.astype(np.float32) @ np.asarray(question, dtype=np.float32).T) * scales[:, None]
         starts = np.cumsum([0] + [b - a for a, b in spans[:-1]])
         best = np.maximum.reduceat(similarity, starts, axis=0)  # [passages, question tokens]
         return dict(zip(known, best.mean(axis=1).tolist()))

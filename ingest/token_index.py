@@ -23,6 +23,7 @@ from corpus.signature import recorded_signature
 from corpus.state import StateLayout
 from corpus.token_cache import TokenCache
 from corpus.token_index import TokenIndex, index_path, write_token_index
+from corpus.token_product import GRAPH_FILE, write_product_graph
 from ingest.corpus_view import IndexedDocument, indexed_documents
 
 log = logging.getLogger(__name__)
@@ -51,6 +52,8 @@ def build_token_index(layout: StateLayout, config: ServedConfig,
         stats.update(passages=passages, reason=f"no token index for a state of {LARGE_STATE_PASSAGES:,}+ passages")
     elif existing is not None:
         stats.update(passages=len(existing.spans), tokens=int(existing.codes.shape[0]))
+        if existing.product is None:  # an index written before its integer product existed
+            write_product_graph(path / GRAPH_FILE)
     else:
         stats.update(_write(layout, config, documents, path, signature, progress), rebuilt=1)
     for other in layout.token_indexes.glob("*"):

@@ -61,6 +61,20 @@ def test_ingestion_cached_every_piece_tokens_so_the_index_computed_none(served_c
         assert np.array_equal(after.rows(chunk_id), matrix)
 
 
+def test_an_index_written_before_the_integer_product_gets_it_without_a_rebuild(served_copy):
+    from corpus.token_product import GRAPH_FILE
+    from ingest.token_index import build_token_index
+
+    layout, config = StateLayout(served_copy), ServedConfig()
+    index = TokenIndex.for_state(layout, config.weights_key, _signature(layout))
+    (index.path / GRAPH_FILE).unlink()
+    tokens_written = (index.path / "tokens.npy").stat().st_mtime_ns
+    stats = build_token_index(layout, config)
+    assert stats["rebuilt"] == 0 and (index.path / GRAPH_FILE).exists()
+    assert (index.path / "tokens.npy").stat().st_mtime_ns == tokens_written  # rows untouched
+    assert TokenIndex.for_state(layout, config.weights_key, _signature(layout)).product is not None
+
+
 def _signature(layout: StateLayout) -> str:
     from corpus.signature import recorded_signature
 

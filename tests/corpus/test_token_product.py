@@ -1,0 +1,72 @@
+"""The integer MaxSim product: exact in integers, equal to the float product, used by the index."""
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from corpus.token_index import TokenIndex, quantise_rows, write_token_index
+from corpus.token_product import GRAPH_FILE, IntegerProduct, QUESTION_MAX, quantise_question, write_product_graph
+
+DIM = 384  # the model's width: long enough rows for 16-bit sums to saturate if they could
+
+
+def unit_rows(rng, n: int, dim: int = DIM) -> np.ndarray:
+    rows = rng.standard_normal((n, dim)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_the_graph_multiplies_extreme_codes_exactly(tmp_path):
+    """Every code at its bound (the case that saturates 16-bit pair sums of ±127 weights): the
+    integer product equals numpy's int64 one exactly."""
+    write_product_graph(tmp_path / GRAPH_FILE)
+    product = IntegerProduct(tmp_path / GRAPH_FILE)
+    rng = np.random.default_rng(0)
+    codes = rng.choice(np.array([-127, 127], np.int8), size=(50, DIM))
+    codes[0] = 127  # a row whose shifted bytes are all 255
+    question = rng.choice(np.array([-QUESTION_MAX, QUESTION_MAX], np.int8), size=(DIM, 6))
+    shifted = np.bitwise_xor(codes.view(np.uint8), np.uint8(128))
+    result = product._open().run(None, {"rows": shifted, "question": question})[0]
+    expected = (codes.astype(np.int64) + 128) @ question.astype(np.int64)
+    assert result.dtype == np.int32 and np.array_equal(result, expected)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 2**31 - 1))
+def test_question_codes_carry_13_bits(tokens, seed):
+    question = unit_rows(np.random.default_rng(seed), tokens)
+    codes, scales = quantise_question(question)
+    assert codes.shape == (DIM, 2 * tokens) and codes.dtype == np.int8
+    assert np.abs(codes[:, :tokens]).max() <= QUESTION_MAX and np.abs(codes[:, tokens:]).max() <= 32
+    rebuilt = (codes[:, :tokens] + codes[:, tokens:] / 64).T * scales[:, None]
+    assert np.abs(rebuilt - question).max() <= scales.max() / 128 + 1e-7
+
+
+def test_integer_similarity_equals_the_float_product_of_the_stored_rows(tmp_path):
+    rng = np.random.default_rng(1)
+    codes, scales = quantise_rows(unit_rows(rng, 300))
+    question = unit_rows(rng, 17)
+    write_product_graph(tmp_path / GRAPH_FILE)
+    got = IntegerProduct(tmp_path / GRAPH_FILE).similarity(codes, scales, question)
+    expected = (codes.astype(np.float32) * scales[:, None]) @ question.T
+    # each product is off by at most ‖row‖₁ × (question scale / 128) ≈ 4e-4 here; typically far less
+    bound = np.abs(codes.astype(np.float32) * scales[:, None]).sum(axis=1)[:, None] * quantise_question(question)[1] / 128
+    assert got.shape == (300, 17) and (np.abs(got - expected) <= bound + 1e-6).all()
+    assert np.abs(got - expected).mean() < 2e-5
+
+
+def test_an_index_scores_alike_with_and_without_its_graph(tmp_path):
+    """The index writes the graph and uses it; an index without it (written before) scores in
+    float32, and the two agree far below the gaps that order passages."""
+    rng = np.random.default_rng(2)
+    passages = {f"chunk-{i:016x}": unit_rows(rng, n) for i, n in enumerate((40, 3, 120, 75))}
+    write_token_index(tmp_path / "index", "sig", "model",
+                      ((c, *quantise_rows(rows)) for c, rows in passages.items()))
+    assert (tmp_path / "index" / GRAPH_FILE).exists()
+    question = unit_rows(rng, 9)
+    integer = TokenIndex(tmp_path / "index")
+    a = integer.maxsim(question, list(passages))
+    (tmp_path / "index" / GRAPH_FILE).unlink()
+    floating = TokenIndex(tmp_path / "index")
+    assert integer.product is not None and floating.product is None
+    b = floating.maxsim(question, list(passages))
+    assert a.keys() == b.keys() == passages.keys()
+    assert max(abs(a[c] - b[c]) for c in a) < 1e-4
