@@ -25,7 +25,7 @@ def test_the_graph_multiplies_extreme_codes_exactly(tmp_path):
     question = rng.choice(np.array([-QUESTION_MAX, QUESTION_MAX], np.int8), size=(DIM, 6))
     shifted = np.bitwise_xor(codes.view(np.uint8), np.uint8(128))
     result = product._open().run(None, {"rows": shifted, "question": question})[0]
-    expected = (codes.astype(np.int64) + 128) @ question.astype(np.int64)
+    expected = codes.astype(np.int64) @ question.astype(np.int64)  # the zero point takes the 128 off
     assert result.dtype == np.int32 and np.array_equal(result, expected)
 
 
@@ -45,7 +45,7 @@ def test_integer_similarity_equals_the_float_product_of_the_stored_rows(tmp_path
     codes, scales = quantise_rows(unit_rows(rng, 300))
     question = unit_rows(rng, 17)
     write_product_graph(tmp_path / GRAPH_FILE)
-    got = IntegerProduct(tmp_path / GRAPH_FILE).similarity(codes, scales, question)
+    got = IntegerProduct(tmp_path / GRAPH_FILE).similarity(codes.copy(), scales, question)
     expected = (codes.astype(np.float32) * scales[:, None]) @ question.T
     # each product is off by at most ‖row‖₁ × (question scale / 128) ≈ 4e-4 here; typically far less
     bound = np.abs(codes.astype(np.float32) * scales[:, None]).sum(axis=1)[:, None] * quantise_question(question)[1] / 128
