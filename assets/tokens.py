@@ -7,7 +7,7 @@ from assets.resources import StateResource
 from ingest.token_index import build_token_index
 
 
-@dg.asset(deps=["corpus_signature", "passage_embeddings"], group_name="indexes", code_version="token-index-v1",
+@dg.asset(deps=["corpus_signature", "passage_embeddings"], group_name="indexes", code_version="token-index-v2",
           description="int8 token vectors of every passage piece (MiniLM's last layer), memory-mapped by the "
                       "server to rank hybrid candidates by MaxSim; keyed by weights and signature.")
 def token_index(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
