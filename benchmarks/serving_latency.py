@@ -223,7 +223,7 @@ def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
     """ms per stage of search_documents, the stages of its handler called one by one."""
     from serving.contract import SEARCH_WINDOW
     from serving.schemas import passage_out
-    from serving.selection import Candidate, reciprocal_rank_fusion, select
+    from serving.selection import Candidate, by_late_interaction, reciprocal_rank_fusion, select
     from serving.tools import search_documents as tool
 
     ctx = _engine(home)
@@ -236,20 +236,29 @@ def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
         total = time.perf_counter()
         scope, period, text, _ = timed("resolve_filters (period, newest_year)", tool.resolve_filters, ctx, args, args.query)
         allowed = timed("documents_in_scope", engine.documents_in_scope, scope)
-        vector = timed("embed_query", engine.embedder.embed_query, text)
+        tokens = engine.tokens if mode == "hybrid" and config.late_interaction else ()
+        if tokens:  # the server's path: one run of the token graph gives the vector and the tokens
+            vector, question = timed("embed_query (vector + tokens)", tokens[1].query, text)
+        else:
+            vector = timed("embed_query", engine.embedder.embed_query, text)
         ranked = timed("vector search (pool)", engine.vectors.search, vector, config.candidate_pool)
+        pool = [Candidate(c, s) for c, s in ranked]
         if mode == "hybrid":
             lexical = timed("bm25 search (pool)", engine.lexical, text, config.candidate_pool, allowed)
-            timed("rrf", reciprocal_rank_fusion, [[Candidate(c, s) for c, s in ranked], lexical], config.rrf_k)
+            pool = timed("rrf", reciprocal_rank_fusion, [pool, lexical], config.rrf_k)[:config.candidate_pool]
+            if tokens:
+                scores = timed("late interaction (MaxSim)", tokens[0].maxsim, question, [c.chunk_id for c in pool])
+                pool = by_late_interaction(pool, scores)
         reader = engine.reader
-        hits = timed("select", select, [Candidate(c, s) for c, s in ranked], reader.passages,
+        hits = timed("select", select, pool, reader.passages,
                      reader.near_duplicates, limit=args.limit, per_document=config.per_document,
                      min_chars=config.min_passage_chars)
         results = timed("passage_out x limit", lambda: [passage_out(reader, reader.passages[h.chunk_id],
                                                                     SEARCH_WINDOW, score=h.score) for h in hits])
         evidence = ranked[0][1] if ranked else None
         out = timed("output model + trace", tool.SearchDocumentsOutput, results=results, period=period, mode=mode,
-                    searched_text=text, documents_in_scope=None, candidates=len(ranked), reranked=False,
+                    searched_text=text, documents_in_scope=None, candidates=len(pool), reranked=False,
+                    late_interaction=bool(tokens),
                     evidence=evidence, no_answer_likely=tool.no_answer_likely(evidence, config.abstain_below),
                     scope_provenance=None, trace=ctx.trace("search"))
         timed("render text + json", lambda: (tool.render(out), out.model_dump_json()))
