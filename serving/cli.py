@@ -103,7 +103,7 @@ def verify(argv: list[str]) -> int:
 
 def doctor(argv: list[str]) -> int:
     """Print every artefact's coherence and the rebuild command; non-zero when any is off."""
-    from serving.coherence import check_state, doctor_text
+    from serving.coherence import check_state, doctor_text, token_index_line, token_index_state
 
     parser = argparse.ArgumentParser(prog="quant-rag doctor",
                                      description="Check that every index matches the corpus state.")
@@ -118,6 +118,7 @@ def doctor(argv: list[str]) -> int:
     try:
         layout = published.layout
         report = check_state(layout, config)
+        tokens = token_index_state(layout, config, report.signature)
         writers = writer_activity(layout)
     finally:
         published.close()
@@ -125,11 +126,12 @@ def doctor(argv: list[str]) -> int:
         print(json.dumps({"root": str(layout.root), "signature": report.signature,
                           "coherent": report.coherent, "rebuild": report.rebuild_commands,
                           "artefacts": [a.__dict__ for a in report.artefacts],
+                          "token_index": {"status": tokens[0], "detail": tokens[1]},
                           "published": {"generation": published.generation, **published.manifest},
                           "writers": writers}, indent=1))
     else:
         print(f"state: {layout.root}\n" + "\n".join(_published_lines(published, writers))
-              + "\n" + doctor_text(report))
+              + "\n" + doctor_text(report) + "\n" + token_index_line(*tokens, report.signature))
     return EXIT_OK if report.coherent else EXIT_FAILED
 
 

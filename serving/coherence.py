@@ -170,6 +170,30 @@ def _judge(name: str, signature: str | None, computed: str) -> Artefact:
     return Artefact(name, "coherent", signature)
 
 
+def token_index_state(layout: StateLayout, config: ServedConfig, signature: str) -> tuple[str, str]:
+    """(status, detail) of the token index late interaction reads. It is optional (without it hybrid
+    search keeps the fused order), so it never makes the state incoherent: doctor reports it apart."""
+    if not config.late_interaction:
+        return "off", "late interaction is off (QUANT_RAG_LATE_INTERACTION=false)"
+    from corpus.token_index import TokenIndex
+
+    try:
+        index = TokenIndex.for_state(layout, config.weights_key, signature)
+    except Exception as exc:  # noqa: BLE001 — a report must answer
+        return "unreadable", f"{type(exc).__name__}: hybrid search keeps the fused order → run `{INGEST_COMMAND}`"
+    if index is None:
+        return "missing", f"hybrid search keeps the fused order → run `{INGEST_COMMAND}`"
+    product = ("integer product" if index.product is not None
+               else f"float product: `{INGEST_COMMAND}` adds its integer graph")
+    return "coherent", f"{len(index.spans)} passages, {index.codes.shape[0]:,} token rows ({product})"
+
+
+def token_index_line(status: str, detail: str, signature: str) -> str:
+    mark = "ok " if status == "coherent" else "-- "
+    shown = f" [{signature}]" if status == "coherent" else ""
+    return f"{mark}token index (optional): {status}{shown} — {detail}"
+
+
 def doctor_text(report: CoherenceReport) -> str:
     """The human report `quant-rag doctor` prints."""
     lines = [f"corpus signature (computed): {report.signature}"]

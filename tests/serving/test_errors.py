@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -94,6 +95,23 @@ def test_coherence_names_each_broken_artefact(served_copy, monkeypatch, capsys):
     for name in ("vector index: stale", "BM25 index: missing", "entity graph: missing"):
         assert name in printed
     assert f"`{INGEST_COMMAND}`" in printed
+
+
+def test_doctor_reports_the_optional_token_index_apart(served_copy, monkeypatch, capsys):
+    """Present: an ok line with its size; gone: a `--` line naming the fix, and the state stays
+    coherent (hybrid search then keeps the fused order)."""
+    monkeypatch.setenv("QUANT_RAG_HOME", str(served_copy))
+    capsys.readouterr()
+    assert doctor([]) == EXIT_OK
+    line = next(l for l in capsys.readouterr().out.splitlines() if "token index" in l)
+    assert line.startswith("ok token index (optional): coherent") and "integer product" in line
+    shutil.rmtree(StateLayout(served_copy).token_indexes)
+    assert doctor([]) == EXIT_OK
+    line = next(l for l in capsys.readouterr().out.splitlines() if "token index" in l)
+    assert line.startswith("-- token index (optional): missing") and f"`{INGEST_COMMAND}`" in line
+    monkeypatch.setenv("QUANT_RAG_LATE_INTERACTION", "false")
+    assert doctor(["--json"]) == EXIT_OK
+    assert json.loads(capsys.readouterr().out)["token_index"]["status"] == "off"
 
 
 def test_a_changed_passages_file_makes_every_index_stale(served_copy):
