@@ -71,7 +71,8 @@ class IntegerProduct:
         self._session = None
         self._lock = threading.Lock()
 
-    def _open(self):
+    def session(self):
+        """The ONNX Runtime session, opened once (the engine opens it while it warms up)."""
         with self._lock:
             if self._session is None:
                 import onnxruntime as ort
@@ -89,7 +90,7 @@ class IntegerProduct:
         q_codes, q_scales = quantise_question(question)
         shifted = codes.view(np.uint8)
         np.bitwise_xor(shifted, np.uint8(UINT8_OFFSET), out=shifted)  # = codes + 128
-        product = self._open().run(None, {"rows": shifted, "question": q_codes})[0]
+        product = self.session().run(None, {"rows": shifted, "question": q_codes})[0]
         # high + low / 64, times each token's scale: one small product [2 × tokens, tokens]
         combine = np.concatenate([np.diag(q_scales), np.diag(q_scales / LOW_STEPS)]).astype(np.float32)
         return (product.astype(np.float32) @ combine) * row_scales[:, None]

@@ -24,7 +24,7 @@ def test_the_graph_multiplies_extreme_codes_exactly(tmp_path):
     codes[0] = 127  # a row whose shifted bytes are all 255
     question = rng.choice(np.array([-QUESTION_MAX, QUESTION_MAX], np.int8), size=(DIM, 6))
     shifted = np.bitwise_xor(codes.view(np.uint8), np.uint8(128))
-    result = product._open().run(None, {"rows": shifted, "question": question})[0]
+    result = product.session().run(None, {"rows": shifted, "question": question})[0]
     expected = codes.astype(np.int64) @ question.astype(np.int64)  # the zero point takes the 128 off
     assert result.dtype == np.int32 and np.array_equal(result, expected)
 
