@@ -16,6 +16,7 @@ read memory-mapped, so a search touches only its candidates' rows.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from pathlib import Path
@@ -25,6 +26,8 @@ import numpy as np
 
 from corpus.state import StateLayout, _fsync_dir, atomic_write_json, read_json
 from corpus.token_product import GRAPH_FILE, IntegerProduct, write_product_graph
+
+log = logging.getLogger(__name__)
 
 TOKENS_FILE, SCALES_FILE, INDEX_FILE = "tokens.npy", "scales.npy", "index.json"
 INT8_MAX = 127
@@ -104,10 +107,34 @@ class TokenIndex:
         spans = [self.spans[c] for c in known]
         codes = np.concatenate([self.codes[a:b] for a, b in spans])  # int8: a cheap gather
         scales = np.concatenate([self.scales[a:b] for a, b in spans])
-        if self.product is not None:
-            similarity = self.product.similarity(codes, scales, question)
-        else:  # (codes × scale) · q = (codes · q) × scale: dequantise after the product
+        similarity = self._integer_similarity(codes, scales, question)
+        if similarity is None:  # (codes × scale) · q = (codes · q) × scale: dequantise after the product
             similarity = (codes.astype(np.float32) @ np.asarray(question, dtype=np.float32).T) * scales[:, None]
         starts = np.cumsum([0] + [b - a for a, b in spans[:-1]])
         best = np.maximum.reduceat(similarity, starts, axis=0)  # [passages, question tokens]
         return dict(zip(known, best.mean(axis=1).tolist()))
+
+    def open_product(self) -> None:
+        """Open the integer product's session now (≈ 20 ms; the server's warm-up calls this so
+        the first search does not), or drop an unusable graph with a warning."""
+        if self.product is None:
+            return
+        try:
+            self.product.session()
+        except Exception as exc:  # noqa: BLE001
+            self._drop_product(exc)
+
+    def _drop_product(self, exc: Exception) -> None:
+        log.warning("token index %s: integer product unusable (%s); scoring in float32", self.path, exc)
+        self.product = None
+
+    def _integer_similarity(self, codes: np.ndarray, scales: np.ndarray, question: np.ndarray) -> np.ndarray | None:
+        """The integer product's similarities, or None without a usable graph: one that cannot be
+        opened or run (a damaged file) is dropped with a warning and the float product serves."""
+        if self.product is None:
+            return None
+        try:
+            return self.product.similarity(codes, scales, question)
+        except Exception as exc:  # noqa: BLE001 — a slower search beats a failed one
+            self._drop_product(exc)
+            return None

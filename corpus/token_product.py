@@ -86,11 +86,16 @@ class IntegerProduct:
 
     def similarity(self, codes: np.ndarray, row_scales: np.ndarray, question: np.ndarray) -> np.ndarray:
         """float32 [rows, tokens]: the cosine of each stored row with each question token vector.
-        `codes` (C-contiguous int8, a gathered copy) is shifted in place and left as uint8 bytes."""
+        `codes` (C-contiguous int8, a gathered copy) is shifted in place and left as uint8 bytes,
+        unless the session fails: then they are shifted back before the error propagates."""
         q_codes, q_scales = quantise_question(question)
         shifted = codes.view(np.uint8)
         np.bitwise_xor(shifted, np.uint8(UINT8_OFFSET), out=shifted)  # = codes + 128
-        product = self.session().run(None, {"rows": shifted, "question": q_codes})[0]
+        try:
+            product = self.session().run(None, {"rows": shifted, "question": q_codes})[0]
+        except Exception:
+            np.bitwise_xor(shifted, np.uint8(UINT8_OFFSET), out=shifted)  # the caller's codes, intact
+            raise
         # high + low / 64, times each token's scale: one small product [2 × tokens, tokens]
         combine = np.concatenate([np.diag(q_scales), np.diag(q_scales / LOW_STEPS)]).astype(np.float32)
         return (product.astype(np.float32) @ combine) * row_scales[:, None]

@@ -70,3 +70,29 @@ def test_an_index_scores_alike_with_and_without_its_graph(tmp_path):
     b = floating.maxsim(question, list(passages))
     assert a.keys() == b.keys() == passages.keys()
     assert max(abs(a[c] - b[c]) for c in a) < 1e-4
+
+
+def test_a_damaged_graph_falls_back_to_the_float_product(tmp_path, caplog):
+    rng = np.random.default_rng(4)
+    passages = {f"chunk-{i:016x}": unit_rows(rng, n) for i, n in enumerate((30, 8, 60))}
+    write_token_index(tmp_path / "index", "sig", "model",
+                      ((c, *quantise_rows(rows)) for c, rows in passages.items()))
+    question = unit_rows(rng, 5)
+    expected = TokenIndex(tmp_path / "index").maxsim(question, list(passages))
+    (tmp_path / "index" / GRAPH_FILE).write_bytes(b"not an onnx graph")
+    damaged = TokenIndex(tmp_path / "index")
+    with caplog.at_level("WARNING"):
+        got = damaged.maxsim(question, list(passages))
+    assert damaged.product is None and "integer product unusable" in caplog.text
+    assert got.keys() == expected.keys() and max(abs(got[c] - expected[c]) for c in got) < 1e-4
+
+
+def test_an_unusable_graph_is_dropped_when_opened(tmp_path, caplog):
+    rng = np.random.default_rng(6)
+    write_token_index(tmp_path / "index", "sig", "model", [("chunk-a", *quantise_rows(unit_rows(rng, 4)))])
+    (tmp_path / "index" / GRAPH_FILE).write_bytes(b"\x00")
+    index = TokenIndex(tmp_path / "index")
+    with caplog.at_level("WARNING"):
+        index.open_product()
+    assert index.product is None and "scoring in float32" in caplog.text
+    assert set(index.maxsim(unit_rows(rng, 2), ["chunk-a"])) == {"chunk-a"}
