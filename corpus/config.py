@@ -55,6 +55,7 @@ class ServedConfig(BaseModel):
     # [+0.045, +0.127]; cap 5 and 3 lose to 10 significantly); README "Retrieval quality".
     per_document: int = 10                  # passages per document before other documents run out
     document_weight: float = 0.0            # share of the document's summed candidate scores added to a passage
+    document_best_weight: float = 0.0       # share of the document's best candidate score added to a passage
     document_decay: float = 1.0             # soft cap: a document's n-th candidate scores x decay**n (1 = off)
     neighbour_weight: float = 0.0           # share of the best reading-order neighbour's score added
     fill_limit: bool = True                 # fill `limit` past the per-document cap when the scope is small

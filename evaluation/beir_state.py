@@ -1,7 +1,10 @@
 """A BEIR corpus indexed with the served engine and configuration, into a cached scratch state.
 
 Each BEIR document becomes one registered document with one exact passage (its text; the title is
-metadata), so the server's reader, vector store, BM25 and selection run on it unchanged. The state
+metadata), so the server's reader, vector store, BM25 and selection run on it unchanged. Rows that
+name their source (evaluation.datasets.GROUP_FIELD: TAT-QA's table and paragraphs of one report)
+become the passages of one document instead, in corpus order, so document-level rules apply to them
+as to a library's documents; every row is still one passage, embedded and scored alone. The state
 lives in `layout.scratch / <set>-<corpus hash>/`; a `beir.json` marker, written last, maps BEIR ids
 to chunk ids and makes a second run reuse the state (vectors also come from its embedding cache).
 
@@ -76,28 +79,55 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _write_document(layout: StateLayout, name: str, beir_id: str, doc: dict, now: str) -> Passage:
-    """Registry entry, canonical text, parsed blocks, one exact passage and metadata."""
-    source = json.dumps({"_id": beir_id, **doc}, sort_keys=True, ensure_ascii=False).encode()
+PASSAGE_SEPARATOR = "\n\n"  # between a grouped document's passages in its canonical text
+
+
+def _grouped(corpus: dict[str, dict]) -> list[list[tuple[str, dict]]]:
+    """The corpus's rows as documents: rows sharing a group together (first-seen order), every
+    other row alone."""
+    documents: dict[str, list[tuple[str, dict]]] = {}
+    for beir_id, doc in corpus.items():
+        documents.setdefault(f"group:{doc['group']}" if doc.get("group") else f"id:{beir_id}", []).append((beir_id, doc))
+    return list(documents.values())
+
+
+def _title(rows: list[tuple[str, dict]]) -> str | None:
+    return next((doc["title"] for _, doc in rows if doc.get("title")), None)
+
+
+def _write_document(layout: StateLayout, name: str, rows: list[tuple[str, dict]], now: str) -> list[Passage]:
+    """Registry entry, canonical text, parsed blocks, one exact passage per row and metadata."""
+    if len(rows) == 1:  # an ungrouped row keeps the document id it always had
+        beir_id, doc = rows[0]
+        source = json.dumps({"_id": beir_id, **doc}, sort_keys=True, ensure_ascii=False).encode()
+        label = beir_id
+    else:
+        source = json.dumps([{"_id": i, **d} for i, d in rows], sort_keys=True, ensure_ascii=False).encode()
+        label = rows[0][1]["group"]
     document_id = document_id_for_bytes(source)
-    text = doc["text"]
+    spans, start = [], 0
+    for _, doc in rows:
+        spans.append((start, start + len(doc["text"])))
+        start += len(doc["text"]) + len(PASSAGE_SEPARATOR)
+    text = PASSAGE_SEPARATOR.join(doc["text"] for _, doc in rows)
     record = SourceRecord(document_id=document_id, format="markdown", source_sha256=sha256_hex(source),
-                          bytes=len(source), original_name=f"{name}/{beir_id}", registered_at=now)
-    blocks = [Block(kind=BlockKind.paragraph, start=0, end=len(text))] if text else []
+                          bytes=len(source), original_name=f"{name}/{label}", registered_at=now)
+    blocks = [Block(kind=BlockKind.paragraph, start=a, end=b) for a, b in spans if b > a]
     parsed = ParsedDocument(document_id=document_id, parser=PARSER, parser_version=PARSER_VERSION,
                             canonical_sha256=sha256_hex(text), canonical_chars=len(text), blocks=blocks)
-    passage = Passage(chunk_id=chunk_id_for(document_id, 0, len(text), CHUNKER_VERSION),
-                      document_id=document_id, ordinal=0, text=text, ranges=[(0, len(text))],
-                      granularity="exact", block_kinds=[BlockKind.paragraph] if text else [])
-    title = doc.get("title") or None
+    passages = [Passage(chunk_id=chunk_id_for(document_id, a, b, CHUNKER_VERSION), document_id=document_id,
+                        ordinal=ordinal, text=text[a:b], ranges=[(a, b)], granularity="exact",
+                        block_kinds=[BlockKind.paragraph] if b > a else [])
+                for ordinal, (a, b) in enumerate(spans)]
+    title = _title(rows)
     meta = DocumentMetadata(document_id=document_id,
                             title=MetadataField(value=title, provenance="manifest" if title else "none"))
     _write(layout.canonical_text(document_id), text)
     _write(layout.parsed_blocks(document_id), parsed.model_dump_json())
-    _write(layout.passages(document_id), passage.model_dump_json() + "\n")
+    _write(layout.passages(document_id), "".join(p.model_dump_json() + "\n" for p in passages))
     _write(layout.metadata(document_id), meta.model_dump_json())
     _write(layout.registry_entry(document_id), record.model_dump_json())
-    return passage
+    return passages
 
 
 def _index_vectors(layout: StateLayout, config: ServedConfig, signature: str,
@@ -155,10 +185,11 @@ def build_beir_state(home: StateLayout, beir: BeirSet, config: ServedConfig) -> 
     layout.root.mkdir(parents=True, exist_ok=True)
     now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     titled, chunk_of = [], {}
-    for beir_id, doc in beir.corpus.items():
-        passage = _write_document(layout, beir.name, beir_id, doc, now)
-        titled.append((doc.get("title") or None, passage))
-        chunk_of[beir_id] = passage.chunk_id
+    for rows in _grouped(beir.corpus):
+        title = _title(rows)  # the document's, embedded and indexed with each of its passages
+        for (beir_id, _), passage in zip(rows, _write_document(layout, beir.name, rows, now)):
+            titled.append((title, passage))
+            chunk_of[beir_id] = passage.chunk_id
     signature = record_signature(layout)
     points = _index_vectors(layout, config, signature, titled)
     write_bm25(layout, config, signature, titled)
@@ -167,6 +198,6 @@ def build_beir_state(home: StateLayout, beir: BeirSet, config: ServedConfig) -> 
     atomic_write_json(marker, {"name": beir.name, "corpus_hash": corpus_hash(beir), "signature": signature,
                                "model_key": config.model_key, "index_key": index_key(config),
                                "points": points, "chunk_of": chunk_of})
-    log.info("indexed %s: %d documents, %d vector points, signature %s",
+    log.info("indexed %s: %d passages, %d vector points, signature %s",
              beir.name, len(chunk_of), points, signature)
     return BeirState(layout, signature, chunk_of, built=True)

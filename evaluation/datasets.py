@@ -20,13 +20,17 @@ from evaluation.metrics import GOLD_GAIN
 from serving.citation import MIN_QUOTE_CHARS, verify_quote
 
 DEFAULT_SPLIT = "test"
+# A BEIR corpus cut from multi-passage sources names the source in each row's metadata (TAT-QA:
+# a table and its paragraphs from one annual report share a `context_id`). Such rows are indexed
+# as the passages of one document, as a library document holds its passages (evaluation.beir_state).
+GROUP_FIELD = "context_id"
 Family = Literal["single", "table", "formula", "dated", "exact", "multi", "negative"]
 
 
 class BeirSet(BaseModel):
     name: str
     split: str
-    corpus: dict[str, dict]             # _id -> {"title", "text"}
+    corpus: dict[str, dict]             # _id -> {"title", "text"[, "group": the source's GROUP_FIELD]}
     queries: dict[str, str]             # only queries that have judgements
     qrels: dict[str, dict[str, int]]    # query id -> corpus id -> grade
     content_hash: str                   # SHA-256 over the three files read
@@ -70,7 +74,11 @@ def load_beir(folder: Path, split: str | None = None) -> BeirSet:
     for line in paths[0].read_text(encoding="utf-8").splitlines():
         if line.strip():
             row = json.loads(line)
-            corpus[str(row["_id"])] = {"title": row.get("title") or "", "text": row.get("text") or ""}
+            entry = {"title": row.get("title") or "", "text": row.get("text") or ""}
+            metadata = row.get("metadata")
+            if isinstance(metadata, dict) and metadata.get(GROUP_FIELD):
+                entry["group"] = str(metadata[GROUP_FIELD])
+            corpus[str(row["_id"])] = entry
     qrels = _read_qrels(qrels_path)
     queries = {}
     for line in paths[1].read_text(encoding="utf-8").splitlines():

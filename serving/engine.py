@@ -26,7 +26,8 @@ from serving.errors import IncoherentState, InvalidArgument, Unavailable
 from serving.expansion import QueryExpander
 from serving.scaffolding import drop_scaffolding
 from serving.selection import (Candidate, by_late_interaction, convex_fusion, reciprocal_rank_fusion, select,
-                               with_document_evidence, with_document_decay, with_neighbour_evidence)
+                               with_document_best, with_document_decay, with_document_evidence,
+                               with_neighbour_evidence)
 
 if TYPE_CHECKING:  # opened lazily: the server must start without duckdb, bm25s or a model
     from corpus.bm25_store import BM25Index
@@ -334,6 +335,8 @@ class Engine:
         passages = self.reader.passages
         if self.config.document_weight:
             ranked = with_document_evidence(ranked, passages, self.config.document_weight)
+        if self.config.document_best_weight:
+            ranked = with_document_best(ranked, passages, self.config.document_best_weight)
         if self.config.neighbour_weight:
             ranked = with_neighbour_evidence(ranked, passages, self.config.neighbour_weight)
         if self.config.document_decay < 1.0:

@@ -137,6 +137,24 @@ def with_document_evidence(ranked: list[Candidate], passages: dict[str, Passage]
     return _by_score(rescored)
 
 
+def with_document_best(ranked: list[Candidate], passages: dict[str, Passage],
+                       weight: float) -> list[Candidate]:
+    """Add to each passage's score `weight` times the best score among its document's candidates.
+
+    Unlike the summed evidence, a document is not lifted by how many of its passages merely touch
+    the question, only by how well its best one answers it; its other passages (a table beside
+    the paragraph that names it) rise with it. Ties keep the prior order.
+    """
+    best: dict[str, float] = {}
+    for candidate in ranked:
+        passage = passages.get(candidate.chunk_id)
+        if passage is not None:
+            best[passage.document_id] = max(best.get(passage.document_id, candidate.score), candidate.score)
+    rescored = [Candidate(c.chunk_id, c.score + weight * best.get(
+        passages[c.chunk_id].document_id if c.chunk_id in passages else "", 0.0)) for c in ranked]
+    return _by_score(rescored)
+
+
 def with_document_decay(ranked: list[Candidate], passages: dict[str, Passage],
                         decay: float) -> list[Candidate]:
     """A soft per-document cap: the n-th candidate (0-based, in ranked order) of a document has its

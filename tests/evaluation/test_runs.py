@@ -61,6 +61,28 @@ def test_scratch_state_is_a_readable_corpus_and_is_cached(tiny):
     assert not again.built and again.signature == state.signature
 
 
+def test_rows_naming_one_source_become_the_passages_of_one_document(tmp_path):
+    """TAT-QA-style rows (metadata.context_id): one document per context, its rows as passages in
+    corpus order, each exactly its row's text at its offsets; a row without a context stays alone."""
+    folder = tmp_path / "grouped"
+    (folder / "qrels").mkdir(parents=True)
+    rows = [{"_id": f"r{i}", "title": "", "text": f"{TOPICS[i]} figures. " + FILLER,
+             "metadata": {"context_id": f"ctx{i // 3}"} if i < 6 else {}} for i in range(8)]
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / "queries.jsonl").write_text(json.dumps({"_id": "q0", "text": TOPICS[4]}) + "\n")
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq0\tr4\t1\n")
+    beir = load_beir(folder)
+    state = build_beir_state(StateLayout(tmp_path / "home").ensure(), beir, ServedConfig())
+    reader = CorpusReader.open(state.layout)
+    documents = {}
+    for beir_id, chunk_id in state.chunk_of.items():
+        passage = reader.passages[chunk_id]
+        assert reader.canonical_text(passage.document_id)[slice(*passage.ranges[0])] == beir.corpus[beir_id]["text"]
+        documents.setdefault(passage.document_id, []).append((passage.ordinal, beir_id))
+    assert sorted(sorted(members) for members in documents.values()) == [
+        [(0, "r0"), (1, "r1"), (2, "r2")], [(0, "r3"), (1, "r4"), (2, "r5")], [(0, "r6")], [(0, "r7")]]
+
+
 def test_words_of_one_document_rank_it_first_under_bm25(tiny):
     folder, home = tiny
     target = beir_target(home, ServedConfig(), folder)

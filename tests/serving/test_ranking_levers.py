@@ -6,8 +6,8 @@ import pytest
 
 from corpus.models import BlockKind, Passage
 from serving.expansion import QueryExpander
-from serving.selection import (Candidate, convex_fusion, reciprocal_rank_fusion, select, with_document_decay,
-                               with_document_evidence, with_neighbour_evidence)
+from serving.selection import (Candidate, convex_fusion, reciprocal_rank_fusion, select, with_document_best,
+                               with_document_decay, with_document_evidence, with_neighbour_evidence)
 
 LONG = "x " * 150
 
@@ -63,6 +63,19 @@ def test_document_evidence_lifts_passages_of_documents_with_many_candidates():
     lifted = with_document_evidence(ranked, passages, 0.5)
     assert [c.chunk_id for c in lifted] == ["y1", "x1", "y2", "y3"]
     assert lifted[0].score == pytest.approx(0.029 + 0.5 * 0.049)
+
+
+def test_document_best_lifts_the_companions_of_a_strong_passage_not_of_many_weak_ones():
+    """x has one strong passage and a weak companion; y has three middling ones. The sum rule keeps
+    x's companion under y's crowd; the best rule lifts it over them, and keeps x1 first."""
+    passages = {c: _passage(c, c[0]) for c in ["x1", "x2", "y1", "y2", "y3"]}
+    ranked = [Candidate("x1", 0.9), Candidate("y1", 0.5), Candidate("y2", 0.45), Candidate("y3", 0.4),
+              Candidate("x2", 0.2)]
+    assert [c.chunk_id for c in with_document_best(ranked, passages, 0.0)] == ["x1", "y1", "y2", "y3", "x2"]
+    best = with_document_best(ranked, passages, 1.0)
+    assert [c.chunk_id for c in best] == ["x1", "x2", "y1", "y2", "y3"]
+    assert best[1].score == pytest.approx(0.2 + 0.9) and best[2].score == pytest.approx(0.5 + 0.5)
+    assert [c.chunk_id for c in with_document_evidence(ranked, passages, 1.0)][-1] == "x2"  # y's crowd wins
 
 
 def test_document_decay_is_a_soft_cap_a_strong_repeat_still_beats_a_weak_newcomer():
