@@ -107,7 +107,8 @@ class ServedConfig(BaseModel):
                            ("QUANT_RAG_FUSION", "fusion"),
                            ("QUANT_RAG_DENSE_WEIGHT", "dense_weight"),
                            ("QUANT_RAG_BM25_WEIGHT", "bm25_weight"),
-                           ("QUANT_RAG_LATE_INTERACTION", "late_interaction")):
+                           ("QUANT_RAG_LATE_INTERACTION", "late_interaction"),
+                           ("QUANT_RAG_DOCUMENT_BEST_WEIGHT", "document_best_weight")):
             if env.get(key):
                 values[field] = env[key]
         for key, field in (("QUANT_RAG_EMBEDDING_PATH", "embedding_model_path"),
