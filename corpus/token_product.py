@@ -3,12 +3,13 @@
 numpy has no integer BLAS, so the float product of ≈ 15,000 token rows with a question's ≈ 20 token
 vectors cost ≈ 6 ms of one core plus ≈ 1 ms to widen the rows to float32 (issue 11 measured it as
 most of late interaction's cost). MatMulInteger multiplies uint8 × int8 directly (VNNI where the
-CPU has it): the same product exactly, in integers, ≈ 3× faster in the same run.
+CPU has it): the same product in integers, and the whole MaxSim ≈ 2× faster in the same run.
 
-The stored rows are int8; a row XOR 0x80 read as uint8 is row + 128, and the node's zero point
-of 128 takes it off again: the product is `rows · q` exactly, in int32. The question is quantised per token to ±63,
-not ±127: with 7-bit weights no pair of uint8 × int8 products can saturate the 16-bit sums of
-CPUs without VNNI (255 × 63 × 2 < 32,767), so the result is exact on every x86 CPU.
+The stored rows are int8; a row XOR 0x80 read as uint8 is row + 128, and the node's zero point of
+128 takes it off again: the product is `rows · q` exactly, in int32. The question is quantised per
+token into two parts of at most 7 bits each (quantise_question), not one of 8: with 7-bit weights no
+pair of uint8 × int8 products can saturate the 16-bit sums of CPUs without VNNI
+(255 × 63 × 2 < 32,767), so the integer product is exact on every x86 CPU.
 
 The graph (one node) is written beside the token index at build time; the `onnx` package takes
 ≈ 0.9 s to import, which the server's start path cannot afford, and ONNX Runtime only reads it.

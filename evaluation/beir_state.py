@@ -87,7 +87,8 @@ def _grouped(corpus: dict[str, dict]) -> list[list[tuple[str, dict]]]:
     other row alone."""
     documents: dict[str, list[tuple[str, dict]]] = {}
     for beir_id, doc in corpus.items():
-        documents.setdefault(f"group:{doc['group']}" if doc.get("group") else f"id:{beir_id}", []).append((beir_id, doc))
+        key = f"group:{doc['group']}" if doc.get("group") else f"id:{beir_id}"
+        documents.setdefault(key, []).append((beir_id, doc))
     return list(documents.values())
 
 

@@ -48,7 +48,8 @@ def test_integer_similarity_equals_the_float_product_of_the_stored_rows(tmp_path
     got = IntegerProduct(tmp_path / GRAPH_FILE).similarity(codes.copy(), scales, question)
     expected = (codes.astype(np.float32) * scales[:, None]) @ question.T
     # each product is off by at most ‖row‖₁ × (question scale / 128) ≈ 4e-4 here; typically far less
-    bound = np.abs(codes.astype(np.float32) * scales[:, None]).sum(axis=1)[:, None] * quantise_question(question)[1] / 128
+    row_norms = np.abs(codes.astype(np.float32) * scales[:, None]).sum(axis=1)[:, None]
+    bound = row_norms * quantise_question(question)[1] / 128
     assert got.shape == (300, 17) and (np.abs(got - expected) <= bound + 1e-6).all()
     assert np.abs(got - expected).mean() < 2e-5
 
