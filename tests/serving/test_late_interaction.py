@@ -73,6 +73,8 @@ def test_an_index_written_before_the_integer_product_gets_it_without_a_rebuild(s
     assert stats["rebuilt"] == 0 and (index.path / GRAPH_FILE).exists()
     assert (index.path / "tokens.npy").stat().st_mtime_ns == tokens_written  # rows untouched
     assert TokenIndex.for_state(layout, config.weights_key, _signature(layout)).product is not None
+    index, _ = Engine(layout, config, signature=_signature(layout)).tokens
+    assert index.product._session is not None  # opened with the index (warm-up), not by the first search
 
 
 def _signature(layout: StateLayout) -> str:
