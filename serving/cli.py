@@ -131,7 +131,7 @@ def doctor(argv: list[str]) -> int:
                           "writers": writers}, indent=1))
     else:
         print(f"state: {layout.root}\n" + "\n".join(_published_lines(published, writers))
-              + "\n" + doctor_text(report) + "\n" + token_index_line(*tokens, report.signature))
+              + "\n" + doctor_text(report, (token_index_line(*tokens, report.signature),)))
     return EXIT_OK if report.coherent else EXIT_FAILED
 
 

@@ -194,14 +194,16 @@ def token_index_line(status: str, detail: str, signature: str) -> str:
     return f"{mark}token index (optional): {status}{shown} — {detail}"
 
 
-def doctor_text(report: CoherenceReport) -> str:
-    """The human report `quant-rag doctor` prints."""
+def doctor_text(report: CoherenceReport, optional: tuple[str, ...] = ()) -> str:
+    """The human report `quant-rag doctor` prints; `optional` lines (artefacts the state may lack)
+    come after the required ones, before the verdict."""
     lines = [f"corpus signature (computed): {report.signature}"]
     for a in report.artefacts:
         mark = "ok " if a.status == "coherent" else "!! "
         extra = f" — {a.detail}" if a.detail else ""
         fix = "" if a.status == "coherent" else f" → run `{a.rebuild}`"
         lines.append(f"{mark}{a.name}: {a.status} [{a.signature or '-'}]{extra}{fix}")
+    lines.extend(optional)
     lines.append("state is coherent" if report.coherent else
                  "state is NOT coherent: " + ", ".join(f"`{c}`" for c in report.rebuild_commands))
     return "\n".join(lines)
