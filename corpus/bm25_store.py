@@ -116,9 +116,11 @@ class BM25Index:
                    manifest, analyzer)
 
     @classmethod
-    def load(cls, folder: Path, signature: str, analyzer: Analyzer, mmap: bool = False) -> "BM25Index":
+    def load(cls, folder: Path, signature: str, analyzer: Analyzer, mmap: bool = False,
+             k1: float | None = None, b: float | None = None) -> "BM25Index":
         """Load folder/<signature>/ after checking its manifest; StaleIndexError names the fix.
-        mmap: map bm25s's arrays instead of reading them (benchmarks/scale.py measures both)."""
+        mmap: map bm25s's arrays instead of reading them (benchmarks/scale.py measures both).
+        k1, b: the parameters the caller serves with (bm25s bakes them into the stored scores)."""
         import bm25s
 
         path = folder / signature
@@ -131,6 +133,9 @@ class BM25Index:
             problems.append(f"built for signature {manifest.get('signature')}, serving {signature}")
         if manifest.get("analyzer") != analyzer.name:
             problems.append(f"analyser {manifest.get('analyzer')} != {analyzer.name}")
+        for name, wanted in (("k1", k1), ("b", b)):
+            if wanted is not None and manifest.get(name) != wanted:
+                problems.append(f"built with {name}={manifest.get(name)}, configured {name}={wanted}")
         if manifest.get("files") != _file_digests(path):
             problems.append("index files differ from the sha256 recorded in the manifest")
         if problems:

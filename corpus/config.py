@@ -67,6 +67,9 @@ class ServedConfig(BaseModel):
     # token vectors (corpus.token_index); the fused order breaks ties and places passages without
     # token vectors. README "Retrieval quality" has the paired figures.
     late_interaction: bool = True
+    # 1: the pool ordered by MaxSim alone (the library's best: README "Retrieval quality"); below 1,
+    # by (1 - w) x fused + w x MaxSim, both min-max normalised (serving.selection.by_late_interaction).
+    late_interaction_weight: float = Field(default=1.0, ge=0.0, le=1.0)
     reranker_model_path: str | None = None
     # A cross-encoder reads every [query, passage] pair: score only the fused pool's first N (0 = all),
     # and blend its order with the fused one (1 = its order alone); serving.reranking.
@@ -108,6 +111,9 @@ class ServedConfig(BaseModel):
                            ("QUANT_RAG_DENSE_WEIGHT", "dense_weight"),
                            ("QUANT_RAG_BM25_WEIGHT", "bm25_weight"),
                            ("QUANT_RAG_LATE_INTERACTION", "late_interaction"),
+                           ("QUANT_RAG_LATE_INTERACTION_WEIGHT", "late_interaction_weight"),
+                           ("QUANT_RAG_BM25_K1", "bm25_k1"),
+                           ("QUANT_RAG_BM25_B", "bm25_b"),
                            ("QUANT_RAG_DOCUMENT_BEST_WEIGHT", "document_best_weight")):
             if env.get(key):
                 values[field] = env[key]

@@ -35,7 +35,7 @@ def build_bm25_index(layout: StateLayout, config: ServedConfig) -> dict[str, int
     if signature is None:
         raise RuntimeError("no corpus signature recorded: materialise corpus_signature first")
     try:
-        index = BM25Index.load(layout.bm25, signature, config.analyzer)
+        index = BM25Index.load(layout.bm25, signature, config.analyzer, k1=config.bm25_k1, b=config.bm25_b)
         return {"signature": signature, "documents": index.doc_count, "rebuilt": 0}
     except StaleIndexError:
         pass

@@ -144,7 +144,8 @@ class Engine:
             from corpus.bm25_store import BM25Index, StaleIndexError
 
             try:
-                return BM25Index.load(self.layout.bm25, self.signature, self.config.analyzer)
+                return BM25Index.load(self.layout.bm25, self.signature, self.config.analyzer,
+                                      k1=self.config.bm25_k1, b=self.config.bm25_b)
             except StaleIndexError as exc:
                 raise IncoherentState(str(exc), rebuild=[INGEST_COMMAND]) from exc
         return self._lazy("bm25", load)
@@ -331,7 +332,8 @@ class Engine:
         ranked = (convex_fusion(rankings, weights) if self.config.fusion == "convex"
                   else reciprocal_rank_fusion(rankings, self.config.rrf_k, weights))[:size]
         if tokens:
-            ranked = by_late_interaction(ranked, tokens[0].maxsim(question, [c.chunk_id for c in ranked]))
+            ranked = by_late_interaction(ranked, tokens[0].maxsim(question, [c.chunk_id for c in ranked]),
+                                         self.config.late_interaction_weight)
         passages = self.reader.passages
         if self.config.document_weight:
             ranked = with_document_evidence(ranked, passages, self.config.document_weight)

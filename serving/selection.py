@@ -107,11 +107,32 @@ def convex_fusion(rankings: list[list[Candidate]], weights: list[float] | None =
     return _ordered(scores, best_rank)
 
 
-def by_late_interaction(ranked: list[Candidate], scores: dict[str, float]) -> list[Candidate]:
+def by_late_interaction(ranked: list[Candidate], scores: dict[str, float],
+                        weight: float = 1.0) -> list[Candidate]:
     """The candidates with a MaxSim score, best first (ties keep the prior order), then those
-    without one in their prior order; each carries its MaxSim score."""
-    scored = _by_score([Candidate(c.chunk_id, scores[c.chunk_id]) for c in ranked if c.chunk_id in scores])
-    return scored + [c for c in ranked if c.chunk_id not in scores]
+    without one in their prior order.
+
+    weight 1: each carries its MaxSim score. Below 1, each carries (1 - weight) x its fused score
+    + weight x its MaxSim, both min-max normalised over the pool (as `convex_fusion` does), so the
+    fused order keeps a say: a corpus matched by line items and amounts needs it (TAT-QA profile).
+    """
+    kept = [c for c in ranked if c.chunk_id in scores]
+    if weight >= 1.0:
+        rescored = [Candidate(c.chunk_id, scores[c.chunk_id]) for c in kept]
+    else:
+        fused = dict(zip([c.chunk_id for c in ranked], _normalised([c.score for c in ranked])))
+        late = _normalised([scores[c.chunk_id] for c in kept])
+        rescored = [Candidate(c.chunk_id, (1.0 - weight) * fused[c.chunk_id] + weight * m)
+                    for c, m in zip(kept, late)]
+    return _by_score(rescored) + [c for c in ranked if c.chunk_id not in scores]
+
+
+def _normalised(values: list[float]) -> list[float]:
+    """Min-max normalised to [0, 1]; all 1.0 when the values are equal."""
+    if not values:
+        return []
+    low, high = min(values), max(values)
+    return [(v - low) / (high - low) if high > low else 1.0 for v in values]
 
 
 def _by_score(rescored: list[Candidate]) -> list[Candidate]:

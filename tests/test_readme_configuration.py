@@ -17,7 +17,9 @@ SERVED_DEFAULTS = {"QUANT_RAG_DEFAULT_MODE": "default_mode", "QUANT_RAG_VECTOR_B
                    "QUANT_RAG_QUERY_RUNTIME": "query_runtime", "QUANT_RAG_PASSAGE_RUNTIME": "passage_runtime",
                    "QUANT_RAG_FUSION": "fusion",
                    "QUANT_RAG_DENSE_WEIGHT": "dense_weight", "QUANT_RAG_BM25_WEIGHT": "bm25_weight",
-                   "QUANT_RAG_VECTOR_INDEX": "vector_index"}
+                   "QUANT_RAG_VECTOR_INDEX": "vector_index",
+                   "QUANT_RAG_LATE_INTERACTION_WEIGHT": "late_interaction_weight",
+                   "QUANT_RAG_BM25_K1": "bm25_k1", "QUANT_RAG_BM25_B": "bm25_b"}
 
 
 def _table() -> dict[str, str]:

@@ -119,7 +119,11 @@ def test_stale_index_is_refused_with_what_to_rebuild(tmp_path, corpus_rows):
     with pytest.raises(StaleIndexError, match="analyser"):  # served with another analyser than built
         BM25Index.load(tmp_path, "sig-a", Analyzer("en", "english"))
     (path / MANIFEST).write_text(json.dumps(manifest))
-    BM25Index.load(tmp_path, "sig-a", ANALYZER)
+    BM25Index.load(tmp_path, "sig-a", ANALYZER, k1=K1, b=B)
+    with pytest.raises(StaleIndexError, match=f"built with k1={K1}, configured k1=0.7"):
+        BM25Index.load(tmp_path, "sig-a", ANALYZER, k1=0.7, b=B)  # bm25s stored scores under K1
+    with pytest.raises(StaleIndexError, match="configured b=0.5"):
+        BM25Index.load(tmp_path, "sig-a", ANALYZER, k1=K1, b=0.5)
     (path / "rows.json").write_text(json.dumps([[cid(0), did(0)]]))
     with pytest.raises(StaleIndexError, match="sha256"):
         BM25Index.load(tmp_path, "sig-a", ANALYZER)

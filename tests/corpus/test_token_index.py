@@ -1,6 +1,7 @@
 """The token index: int8 rows within their bound, round trip on disk, MaxSim as defined."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -57,3 +58,17 @@ def test_late_interaction_orders_scored_candidates_then_keeps_the_rest_in_place(
     ordered = by_late_interaction(ranked, {"a": 0.2, "c": 0.9, "d": 0.2, "e": 0.5})
     assert [c.chunk_id for c in ordered] == ["c", "e", "a", "d", "b"]  # a before d: tie keeps prior order
     assert [c.score for c in ordered[:4]] == [0.9, 0.5, 0.2, 0.2]
+
+
+def test_a_late_interaction_weight_below_one_blends_the_normalised_fused_and_maxsim_scores():
+    ranked = [Candidate("a", 0.9), Candidate("b", 0.5), Candidate("c", 0.1), Candidate("d", 0.0)]
+    maxsim = {"a": 0.40, "b": 0.60, "c": 0.80}  # "d" has no token vectors
+    # fused normalised over the pool: a 1.0, b 0.5556, c 0.1111; MaxSim over the scored: 0, 0.5, 1
+    half = by_late_interaction(ranked, maxsim, 0.5)
+    assert [c.chunk_id for c in half] == ["c", "b", "a", "d"]
+    assert [c.score for c in half[:3]] == pytest.approx([0.5556, 0.5278, 0.5], abs=1e-4)
+    assert half[3] == ranked[3]  # unscored: last, its fused score kept
+    leaning_fused = by_late_interaction(ranked, maxsim, 0.2)
+    assert [c.chunk_id for c in leaning_fused] == ["a", "b", "c", "d"]
+    assert [c.chunk_id for c in by_late_interaction(ranked, maxsim, 0.0)] == ["a", "b", "c", "d"]
+    assert by_late_interaction(ranked, maxsim, 1.0) == by_late_interaction(ranked, maxsim)
