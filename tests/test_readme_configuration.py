@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from corpus.config import ServedConfig
+from evaluation.profiles import with_profile
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("corpus", "serving", "ingest", "assets", "orchestration", "evaluation", "cli")
@@ -39,11 +40,15 @@ def test_stated_defaults_are_the_configuration_defaults():
         assert table[variable] == str(getattr(defaults, field)), variable
 
 
-def test_fusion_variables_reach_the_configuration(monkeypatch):
-    # the TAT-QA profile, as a user serving such a corpus would set it (README, Measured figures)
-    monkeypatch.setenv("QUANT_RAG_FUSION", "convex")
-    monkeypatch.setenv("QUANT_RAG_DENSE_WEIGHT", "0.3")
-    monkeypatch.setenv("QUANT_RAG_BM25_WEIGHT", "0.7")
+def test_the_tatqa_profile_variables_reach_the_configuration(monkeypatch):
+    # the TAT-QA profile as a user serving such a corpus sets it (README, Measured figures): the
+    # variables it names give the profile's configuration, all but the pool (an arm field)
+    for variable, value in (("QUANT_RAG_FUSION", "convex"), ("QUANT_RAG_DENSE_WEIGHT", "0.1"),
+                            ("QUANT_RAG_BM25_WEIGHT", "0.9"), ("QUANT_RAG_BM25_K1", "0.7"),
+                            ("QUANT_RAG_LATE_INTERACTION_WEIGHT", "0.6"),
+                            ("QUANT_RAG_DOCUMENT_BEST_WEIGHT", "1")):
+        monkeypatch.setenv(variable, value)
     config = ServedConfig.from_env()
-    assert (config.fusion, config.dense_weight, config.bm25_weight) == ("convex", 0.3, 0.7)
+    profile = with_profile(ServedConfig(), "tatqa")
+    assert config.model_copy(update={"candidate_pool": profile.candidate_pool}) == profile
     assert config.config_hash() != ServedConfig().config_hash()
