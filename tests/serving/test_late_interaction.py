@@ -134,3 +134,22 @@ def test_a_large_state_gets_no_token_index_and_is_served_in_fused_order(served_c
     assert TokenIndex.for_state(layout, config.weights_key, _signature(layout)) is None
     engine = Engine(layout, config, signature=_signature(layout))
     assert not engine.retrieve(QUESTIONS[0], "hybrid", Scope(), limit=5).late_interaction
+
+
+def test_the_late_interaction_weight_runs_from_the_fused_order_to_maxsim_alone(served_home):
+    """w 0 keeps the fused order (MaxSim still computed), w 1 is MaxSim alone, and a blend's
+    scores are convex combinations of two min-max normalised scores (within [0, 1])."""
+    layout, config = StateLayout(served_home), ServedConfig()
+    signature = _signature(layout)
+
+    def hits(**update):
+        engine = Engine(layout, config.model_copy(update=update), signature=signature)
+        return [engine.retrieve(q, "hybrid", Scope(), limit=10) for q in QUESTIONS]
+
+    fused, zero = hits(late_interaction=False), hits(late_interaction_weight=0.0)
+    assert all(z.late_interaction for z in zero)
+    assert [[h.chunk_id for h in f.hits] for f in fused] == [[h.chunk_id for h in z.hits] for z in zero]
+    assert [f.hits for f in hits()] == [f.hits for f in hits(late_interaction_weight=1.0)]
+    blended = hits(late_interaction_weight=0.5)
+    assert all(0.0 <= h.score <= 1.0 for b in blended for h in b.hits)
+    assert [[h.chunk_id for h in b.hits] for b in blended] != [[h.chunk_id for h in f.hits] for f in fused]
