@@ -114,6 +114,7 @@ class ServedConfig(BaseModel):
                            ("QUANT_RAG_LATE_INTERACTION_WEIGHT", "late_interaction_weight"),
                            ("QUANT_RAG_BM25_K1", "bm25_k1"),
                            ("QUANT_RAG_BM25_B", "bm25_b"),
+                           ("QUANT_RAG_BM25_STOPWORDS", "bm25_stopwords"),
                            ("QUANT_RAG_CANDIDATE_POOL", "candidate_pool"),
                            ("QUANT_RAG_DOCUMENT_BEST_WEIGHT", "document_best_weight")):
             if env.get(key):

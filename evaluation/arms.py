@@ -10,6 +10,7 @@ another analyser or other parameters is built in memory from the served passages
 
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass
 
 from corpus.bm25_store import BM25Index
@@ -37,8 +38,13 @@ class Arm:
             return base
         values = base.model_dump()
         for name, raw in self.overrides:
-            values[name] = None if raw in ("none", "null") else raw
+            values[name] = None if raw in ("none", "null") and _accepts_none(name) else raw
         return ServedConfig.model_validate(values)
+
+
+def _accepts_none(name: str) -> bool:
+    """True when the field may be None ("none" is then None; bm25_stopwords=none stays the word)."""
+    return type(None) in typing.get_args(ServedConfig.model_fields[name].annotation)
 
 
 def parse_arm(spec: str) -> Arm:

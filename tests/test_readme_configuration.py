@@ -21,7 +21,7 @@ SERVED_DEFAULTS = {"QUANT_RAG_DEFAULT_MODE": "default_mode", "QUANT_RAG_VECTOR_B
                    "QUANT_RAG_VECTOR_INDEX": "vector_index",
                    "QUANT_RAG_LATE_INTERACTION_WEIGHT": "late_interaction_weight",
                    "QUANT_RAG_BM25_K1": "bm25_k1", "QUANT_RAG_BM25_B": "bm25_b",
-                   "QUANT_RAG_CANDIDATE_POOL": "candidate_pool"}
+                   "QUANT_RAG_CANDIDATE_POOL": "candidate_pool", "QUANT_RAG_BM25_STOPWORDS": "bm25_stopwords"}
 
 
 def _table() -> dict[str, str]:
@@ -45,8 +45,9 @@ def test_the_tatqa_profile_variables_reach_the_configuration(monkeypatch):
     # the TAT-QA profile as a user serving such a corpus sets it (README, Measured figures): the
     # variables it names give the profile's configuration
     for variable, value in (("QUANT_RAG_FUSION", "convex"), ("QUANT_RAG_DENSE_WEIGHT", "0.1"),
-                            ("QUANT_RAG_BM25_WEIGHT", "0.9"), ("QUANT_RAG_BM25_K1", "0.7"),
-                            ("QUANT_RAG_LATE_INTERACTION_WEIGHT", "0.6"), ("QUANT_RAG_CANDIDATE_POOL", "100"),
+                            ("QUANT_RAG_BM25_WEIGHT", "0.9"), ("QUANT_RAG_BM25_STOPWORDS", "en"),
+                            ("QUANT_RAG_BM25_K1", "0.5"), ("QUANT_RAG_LATE_INTERACTION_WEIGHT", "0.5"),
+                            ("QUANT_RAG_CANDIDATE_POOL", "100"),
                             ("QUANT_RAG_DOCUMENT_BEST_WEIGHT", "1")):
         monkeypatch.setenv(variable, value)
     config = ServedConfig.from_env()

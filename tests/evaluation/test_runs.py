@@ -106,6 +106,9 @@ def test_arm_names_are_checked():
     arm = parse_arm("hybrid+per_document=10+bm25_stopwords=en+bm25_stemmer=none")
     config = arm.config(ServedConfig())
     assert (config.per_document, config.bm25_stopwords, config.bm25_stemmer) == (10, "en", None)
+    # "none" is None only for a field that may be None; for the stop-word list it is a value
+    stopless = parse_arm("hybrid+bm25_stopwords=none").config(ServedConfig(bm25_stopwords="en"))
+    assert stopless.bm25_stopwords == "none"
     for bad in ([PLACEBO, "dense"], ["dense", "dense"], ["dense", "rerank"], [], ["hybrid@5"], ["dense@x"],
                 ["hybrid+per_document=x"], ["hybrid+no_such_field=1"], ["hybrid+embedding_model=x"],
                 ["hybrid+passage_runtime=onnx"],
