@@ -161,11 +161,13 @@ class BM25Index:
     def search(self, query: str, k: int, document_ids: set[str] | None = None) -> list[tuple[str, float]]:
         """Top-k (chunk_id, score) with score > 0, restricted to `document_ids` before ranking."""
         scores = self.scores(query)
-        if document_ids is not None:
+        if document_ids is None:
+            rows = top_k(scores, k)
+        else:  # rank the rows in scope only: partitioning 1M scores that are mostly zero took ~130 ms
             allowed = np.zeros(len(self._doc_codes_of), dtype=bool)
             allowed[[self._doc_codes_of[d] for d in document_ids if d in self._doc_codes_of]] = True
-            scores = np.where(allowed[self._doc_codes], scores, np.float32(0))
-        rows = top_k(scores, k)
+            in_scope = np.flatnonzero(allowed[self._doc_codes])
+            rows = in_scope[top_k(scores[in_scope], k)]  # ascending rows: ties still break by row
         return [(self._chunk_ids[i], float(s)) for i, s in zip(rows.tolist(), scores[rows].tolist())]
 
 

@@ -76,6 +76,21 @@ def test_document_filter_applies_before_top_k(tmp_path, corpus_rows):
     assert index.search("GARCH", 5, document_ids={"doc-ffffffffffffffff"}) == []
 
 
+@pytest.mark.parametrize("k", [1, 3, 40])
+def test_a_scoped_search_is_the_full_ranking_filtered_ties_by_row(tmp_path, k):
+    # many tying rows over 12 documents: the scoped ranking must be the unscoped one, filtered
+    words = ["garch", "volatility", "spread", "kurtosis", "factor"]
+    rows = [(cid(i), did(i % 12), " ".join(words[j] for j in range(5) if (i >> j) & 1 or j == i % 5))
+            for i in range(96)]
+    build_bm25(tmp_path, "sig-s", rows, K1, B, ANALYZER)
+    index = BM25Index.load(tmp_path, "sig-s", ANALYZER)
+    owner = {c: d for c, d, _ in rows}
+    for query in ("garch volatility", "spread", "kurtosis factor garch"):
+        full = index.search(query, len(rows))
+        for scope in ({did(0)}, {did(1), did(5), did(7)}, {did(i) for i in range(0, 12, 2)}):
+            assert index.search(query, k, document_ids=scope) == [h for h in full if owner[h[0]] in scope][:k]
+
+
 def test_scores_match_the_bm25_formula(tmp_path):
     texts = ["garch volatility volatility model", "volatility of returns", "cointegration of pairs spread trading"]
     rows = [(cid(i), did(0), t) for i, t in enumerate(texts)]
