@@ -153,4 +153,3 @@ def test_the_late_interaction_weight_runs_from_the_fused_order_to_maxsim_alone(s
     blended = hits(late_interaction_weight=0.5)
     assert all(0.0 <= h.score <= 1.0 for b in blended for h in b.hits)
     assert [[h.chunk_id for h in b.hits] for b in blended] != [[h.chunk_id for h in f.hits] for f in fused]
-
