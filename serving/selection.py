@@ -96,12 +96,8 @@ def convex_fusion(rankings: list[list[Candidate]], weights: list[float] | None =
     scores: dict[str, float] = {}
     best_rank: dict[str, int] = {}
     for ranking, weight in zip(rankings, weights or [1.0] * len(rankings)):
-        if not ranking:
-            continue
-        low, high = min(c.score for c in ranking), max(c.score for c in ranking)
-        span = high - low
-        for rank, candidate in enumerate(ranking, start=1):
-            norm = (candidate.score - low) / span if span > 0 else 1.0
+        normalised = _normalised([c.score for c in ranking])
+        for rank, (candidate, norm) in enumerate(zip(ranking, normalised), start=1):
             scores[candidate.chunk_id] = scores.get(candidate.chunk_id, 0.0) + weight * norm
             best_rank[candidate.chunk_id] = min(best_rank.get(candidate.chunk_id, rank), rank)
     return _ordered(scores, best_rank)
