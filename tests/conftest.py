@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,8 +11,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from library_slice import SLICE, slice_files  # noqa: E402
-from shared_state import build_once  # noqa: E402
+from library_slice import slice_files  # noqa: E402
+from shared_state import build_once, copy_state  # noqa: E402
 
 
 def _ingest_slice(home: Path) -> None:
@@ -37,5 +36,4 @@ def ingested_home(tmp_path_factory) -> Path:
 def state_copy(ingested_home, tmp_path) -> Path:
     """A private copy of the ingested state that a test may damage or extend."""
     target = tmp_path / "state"
-    shutil.copytree(ingested_home, target, ignore=shutil.ignore_patterns("writer.lock"))
-    return target
+    return copy_state(ingested_home, target)

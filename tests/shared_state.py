@@ -31,3 +31,24 @@ def build_once(tmp_path_factory, name: str, build: Callable[[Path], object]) -> 
             build(folder)
             built.touch()
     return folder
+
+
+def copy_state(source: Path, target: Path) -> Path:
+    """A private copy of a state folder for a test that may damage or extend it.
+
+    The exported model graphs (`models/`, ≈ 175 MB of the 185 MB fixture) are hard-linked, not
+    copied: the product only ever replaces them whole (`os.replace`), so a copy that re-exports
+    or deletes one leaves the shared file alone, and some fifty copies per run no longer fill a
+    small CI disk (one run failed on `No space left on device`). The writer lock is not copied."""
+
+    def copy(src: str, dst: str) -> str:
+        if Path(src).relative_to(source).parts[0] == "models":
+            try:
+                os.link(src, dst)
+                return dst
+            except OSError:  # another file system, or links not allowed: copy instead
+                pass
+        return shutil.copy2(src, dst)
+
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("writer.lock"), copy_function=copy)
+    return target

@@ -4,7 +4,6 @@ on the opt-in int8 graph; documents parse ahead in processes."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import ingest.embed as embed_module

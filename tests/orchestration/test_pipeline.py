@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 
 import duckdb
 import numpy as np
 import pypdf
 
 from library_slice import EXTRA_DOCUMENT, SLICE, slice_files
+from shared_state import copy_state
 from ingest.integrity import load_passages
 from corpus.config import ServedConfig
 from corpus.embedder import load_embedder
@@ -117,6 +117,6 @@ def test_the_catalogue_builds_under_a_state_path_with_quotes(ingested_home, tmp_
     from ingest.catalogue import build_catalogue
 
     target = tmp_path / "it's a \"state\""
-    shutil.copytree(ingested_home, target, ignore=shutil.ignore_patterns("writer.lock"))
+    copy_state(ingested_home, target)
     counts = build_catalogue(StateLayout(target))  # the raw tables; dbt builds the models on them
     assert counts["raw_sources"] == len(SLICE) and counts["raw_passages"] > 0

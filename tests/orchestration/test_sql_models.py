@@ -4,7 +4,6 @@ tests as asset checks, tables built on the state's DuckDB file, nothing written 
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import dagster as dg
 import duckdb
@@ -15,6 +14,7 @@ from corpus.state import StateLayout, read_jsonl
 from orchestration.definitions import defs
 from orchestration.pipeline import ASSETS
 from orchestration.resources import production_resources
+from shared_state import copy_state
 
 MODELS = {"documents", "passages", "bibliography", "coverage"}
 CATALOGUE_AND_MODELS = dg.AssetSelection.assets("catalogue") | dg.AssetSelection.key_prefixes("sql")
@@ -50,7 +50,7 @@ def built(ingested_home, tmp_path_factory):
     """A copy of the ingested slice whose model tables were dropped, rebuilt by the dbt assets."""
     import shutil
     root = tmp_path_factory.mktemp("dbt") / "state"
-    shutil.copytree(ingested_home, root, ignore=shutil.ignore_patterns("writer.lock"))
+    copy_state(ingested_home, root)
     layout = StateLayout(root)
     shutil.rmtree(layout.dbt_target, ignore_errors=True)
     with duckdb.connect(str(layout.catalogue)) as connection:

@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from shared_state import copy_state
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -111,7 +112,7 @@ def unexported_home(served_home, tmp_path_factory) -> Path:
     from corpus.state import StateLayout
 
     target = tmp_path_factory.mktemp("unexported") / "state"
-    shutil.copytree(served_home, target)
+    copy_state(served_home, target)
     shutil.rmtree(StateLayout(target).onnx_model(ServedConfig().model_key).parent)
     return target
 
@@ -120,5 +121,4 @@ def unexported_home(served_home, tmp_path_factory) -> Path:
 def served_copy(served_home, tmp_path) -> Path:
     """A private copy of the served state that a test may damage."""
     target = tmp_path / "state"
-    shutil.copytree(served_home, target)
-    return target
+    return copy_state(served_home, target)

@@ -4,10 +4,10 @@ measured floor, and the server falls back to transformers without an export."""
 from __future__ import annotations
 
 import logging
-import shutil
 
 import numpy as np
 import pytest
+from shared_state import copy_state
 
 from corpus.config import ServedConfig
 from corpus.embedder import Embedder, load_embedder, model_folder
@@ -28,7 +28,7 @@ INT8 = ServedConfig(passage_runtime="onnx-int8")  # the opt-in
 def onnx_home(served_home, tmp_path_factory):
     """A copy of the served state with the model exported into it, as ingestion does."""
     home = tmp_path_factory.mktemp("onnx") / "state"
-    shutil.copytree(served_home, home)
+    copy_state(served_home, home)
     assert ensure_exported(StateLayout(home), ServedConfig()) == StateLayout(home).onnx_model(
         ServedConfig().weights_key)
     assert not passage_file(StateLayout(home), INT8).exists()  # the default quantises nothing
