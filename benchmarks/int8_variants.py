@@ -81,7 +81,7 @@ def build(source: Path, target: Path, options: dict) -> None:
 
 
 def main() -> None:
-    from benchmarks.embedding_throughput import state_pieces
+    from embedding_throughput import state_pieces  # the script's folder is on sys.path
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, default=None, help="an ingested state (default: QUANT_RAG_HOME)")

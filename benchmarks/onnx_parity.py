@@ -19,9 +19,9 @@ import numpy as np
 
 
 def main(argv: list[str] | None = None) -> int:
-    from assets.embed import load_document_embeddings
-    from assets.integrity import load_passages
-    from assets.overlays_logic import consolidated_titles
+    from ingest.embed import load_document_embeddings
+    from ingest.integrity import load_passages
+    from ingest.overlays import consolidated_titles
     from corpus.config import ServedConfig
     from corpus.embedder import embedding_prefix, load_embedder, model_folder, passage_pieces
     from corpus.models import DocumentMetadata
