@@ -1,10 +1,11 @@
 """Which int8 dynamic quantisation of the embedding export is fast and closest to float32.
 
 Pieces: --pieces of them (seeded sample) from the documents of --home, cut exactly as the
-pipeline cuts them. Every variant is quantised from the state's float32 export and run by ONNX
-Runtime with --threads threads, batches of 32; the arms are interleaved --repeats times (best).
-Printed per arm: CPU seconds (user + sys: the machine is shared), CPU-ms per piece, wall seconds,
-and the mean / p1 / min cosine of its vectors to the float32 export's.
+pipeline cuts them. Every variant is built from a float32 export without fusions (the baseline,
+`fp32`; the product's export is `fused_fp32`) and run by ONNX Runtime with --threads threads,
+batches of 32; the arms are interleaved --repeats times (best). Printed per arm: CPU seconds
+(user + sys: the machine is shared), CPU-ms per piece, wall seconds, and the mean / p1 / min
+cosine of its vectors to the baseline's.
 
     python benchmarks/int8_variants.py --home var [--pieces 300] [--repeats 2] [--only a,b]
 """
@@ -22,6 +23,7 @@ from corpus.config import ServedConfig
 from corpus.embedder import load_embedder, model_folder
 from corpus.onnx_encoder import OnnxEncoder
 from corpus.onnx_export import export_model
+from corpus.onnx_fusion import fuse
 from corpus.state import StateLayout
 
 
@@ -66,10 +68,7 @@ def build(source: Path, target: Path, options: dict) -> None:
 
         return quantise(source, target, model_folder(ServedConfig()))
     if options.pop("fused", False):
-        from onnxruntime.transformers.optimizer import optimize_model
-
-        optimize_model(str(source), model_type="bert", num_heads=12, hidden_size=384,
-                       opt_level=0).save_model_to_file(str(target))
+        fuse(source, target, model_folder(ServedConfig()))
         source = target
         if options.pop("float", False):
             return
@@ -95,10 +94,8 @@ def main() -> None:
     embedder = load_embedder(config)
     texts = state_pieces(layout, embedder, args.pieces)
     folder = Path(tempfile.mkdtemp())
-    plain = layout.onnx_model(config.weights_key)  # read only: the state may be someone else's
-    if not plain.exists():
-        plain = folder / "model.onnx"
-        export_model(model_folder(config), plain)
+    plain = folder / "model.onnx"  # the unfused export, every variant's source and the baseline
+    export_model(model_folder(config), plain, fused=False)
     names = [n for n in args.only.split(",") if n] or list(VARIANTS)
     graphs = {"fp32": plain}
     for name in names:

@@ -8,7 +8,6 @@ weights under the same model key are exported again.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import tempfile
@@ -19,6 +18,7 @@ from typing import Iterator
 
 from corpus.config import ServedConfig
 from corpus.onnx_encoder import INPUTS, INT8_SUFFIX, onnx_file, passage_file, token_graph_file
+from corpus.onnx_fusion import GRAPH_RECIPE, fuse
 from corpus.onnx_int8 import quantise
 from corpus.query_encoder import is_plain_mean_pooling
 from corpus.state import StateLayout, atomic_write_json, read_json
@@ -31,14 +31,16 @@ TOKEN_SOURCE_FILE = "tokens.source.json"
 
 
 def _source(folder: Path) -> dict:
-    """Identity of the weights an export came from (path, and size and mtime of each file)."""
+    """Identity of the weights an export came from (path, and size and mtime of each file) and of
+    the recipe that wrote it."""
     files = sorted(p for p in folder.iterdir() if p.is_file())
-    return {"folder": str(folder.resolve()),
+    return {"folder": str(folder.resolve()), "graph": GRAPH_RECIPE,
             "files": {p.name: [p.stat().st_size, int(p.stat().st_mtime)] for p in files}}
 
 
-def export_model(folder: Path, target: Path, tokens: bool = False) -> None:
-    """Write the float32 ONNX graph of the model in `folder` to `target` (atomically). With
+def export_model(folder: Path, target: Path, tokens: bool = False, fused: bool = True) -> None:
+    """Write the float32 ONNX graph of the model in `folder` to `target` (atomically), BERT's
+    fusions applied unless not `fused` (corpus.onnx_fusion: the same vectors at ≈ 12 % less CPU). With
     `tokens`, the graph has a second output: every token's last-layer vector, L2-normalised
     (corpus.token_index scores passages by them); the first output is the same pooled vector."""
     import torch
@@ -65,6 +67,7 @@ def export_model(folder: Path, target: Path, tokens: bool = False) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)
+    fused_file = Path(f"{tmp}.fused")
     try:
         # The tracer warns about the attention mask's Python branch and negative gather indices;
         # neither applies to this fixed graph, and the parity test proves the vectors equal.
@@ -77,9 +80,10 @@ def export_model(folder: Path, target: Path, tokens: bool = False) -> None:
                               dynamic_axes={**axes, "embedding": {0: "batch"},
                                             **({"tokens": {0: "batch", 1: "tokens"}} if tokens else {})},
                               opset_version=OPSET, dynamo=False)
-        os.replace(tmp, target)
+        os.replace(fused_file if fused and fuse(Path(tmp), fused_file, folder) else tmp, target)
     finally:
         Path(tmp).unlink(missing_ok=True)
+        fused_file.unlink(missing_ok=True)
 
 
 def ensure_exported(layout: StateLayout, config: ServedConfig) -> Path | None:

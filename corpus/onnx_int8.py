@@ -8,11 +8,12 @@ Chosen on the library's pieces by benchmarks/int8_variants.py and on retrieval (
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
 from pathlib import Path
+
+from corpus.onnx_fusion import fuse
 
 log = logging.getLogger(__name__)
 
@@ -28,20 +29,6 @@ def _no_preprocessing_advice(record: logging.LogRecord) -> bool:
     # quantize_dynamic advises shape-inference pre-processing on the root logger at every call;
     # the fusions above already are that step, and an ingest's output should not carry it.
     return not record.getMessage().startswith("Please consider to run pre-processing")
-
-
-def _fuse(source: Path, target: Path, folder: Path) -> bool:
-    """onnxruntime.transformers' BERT fusions (one Attention op per layer, fused layer norms and
-    GELU) written to `target`; False (nothing written) for another architecture. The fused float
-    graph gives the same vectors (cosine 1.00000 on 300 library pieces) at ≈ 13 % less CPU."""
-    from onnxruntime.transformers.optimizer import optimize_model
-
-    settings = json.loads((folder / "config.json").read_text())
-    if settings.get("model_type") != "bert":
-        return False
-    optimize_model(str(source), model_type="bert", num_heads=int(settings["num_attention_heads"]),
-                   hidden_size=int(settings["hidden_size"]), opt_level=0).save_model_to_file(str(target))
-    return True
 
 
 def quantise(source: Path, target: Path, folder: Path) -> None:
@@ -63,7 +50,7 @@ def quantise(source: Path, target: Path, folder: Path) -> None:
     root = logging.getLogger()
     root.addFilter(_no_preprocessing_advice)
     try:
-        graph = fused if _fuse(source, fused, folder) else source
+        graph = fused if fuse(source, fused, folder) else source  # a no-op on a fused export
         names = [n.name for n in onnx.load(str(graph), load_external_data=False).graph.node
                  if n.op_type == "MatMul"]
         ffn_out = [n for n in names if FFN_OUTPUT.search(n)]

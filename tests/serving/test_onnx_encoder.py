@@ -11,11 +11,12 @@ from shared_state import copy_state
 
 from corpus.config import ServedConfig
 from corpus.embedder import Embedder, load_embedder, model_folder
-from corpus.onnx_encoder import INT8_SUFFIX, OnnxEncoder, onnx_file, passage_file
+from corpus.onnx_encoder import INT8_SUFFIX, OnnxEncoder, onnx_file, passage_file, token_graph_file
 from corpus.onnx_export import SOURCE_FILE, ensure_exported
+from corpus.onnx_fusion import GRAPH_RECIPE
 from corpus.query_encoder import QueryEncoder, load_query_encoder
 from corpus.reader import CorpusReader
-from corpus.state import StateLayout, atomic_write_json
+from corpus.state import StateLayout, atomic_write_json, read_json
 
 MIN_COSINE = 0.999
 # int8 passages vs float32 (benchmarks/int8_variants.py, 300 library pieces): mean 0.996, min 0.991;
@@ -109,3 +110,19 @@ def test_the_pipeline_exports_the_query_model(ingested_home):
     assert passage_file(layout, config) == layout.onnx_model(config.weights_key)  # passages: float32
     assert layout.onnx_model(config.weights_key).exists() and not passage_file(layout, INT8).exists()
     assert isinstance(load_query_encoder(config, layout), OnnxEncoder)
+
+
+def test_both_exports_are_fused_and_an_export_by_an_older_recipe_is_redone(onnx_home):
+    import onnx
+
+    layout, config = StateLayout(onnx_home), ServedConfig()
+    graph = layout.onnx_model(config.weights_key)
+    for path in (graph, token_graph_file(layout, config)):  # the query graph and ingestion's token graph
+        ops = {node.op_type for node in onnx.load(str(path), load_external_data=False).graph.node}
+        assert "Attention" in ops and "Softmax" not in ops, (path.name, sorted(ops))  # one fused op per layer
+    sidecar = graph.parent / SOURCE_FILE
+    older = {key: value for key, value in read_json(sidecar).items() if key != "graph"}  # before fusions
+    stamp = graph.stat().st_mtime_ns
+    atomic_write_json(sidecar, older)
+    ensure_exported(layout, config)
+    assert graph.stat().st_mtime_ns != stamp and read_json(sidecar)["graph"] == GRAPH_RECIPE
