@@ -22,7 +22,9 @@ from corpus.state import StateLayout
 
 log = logging.getLogger(__name__)
 
+# The graph's inputs; models without segment ids (MPNet, RoBERTa) are exported without the last.
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+_ENCODING_FIELD = {"input_ids": "ids", "attention_mask": "attention_mask", "token_type_ids": "type_ids"}
 # One thread: a short query gains nothing from a second core, and a pool that waits for a core a
 # competing process holds is what made torch queries take ~500 ms under load (issue 11, measured).
 QUERY_THREADS = 1
@@ -79,14 +81,17 @@ class OnnxEncoder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no busy-wait
         self.session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
         self.model_file = model_file
+        self._inputs = [i.name for i in self.session.get_inputs()]
         self.dimension = int(self.embed_texts(["dimension probe"])[0].shape[0])
         self.encoded_texts = 0
 
+    def _feeds(self, encodings) -> dict[str, np.ndarray]:
+        """The graph's inputs for one padded batch of encodings."""
+        return {name: np.array([getattr(e, _ENCODING_FIELD[name]) for e in encodings], dtype=np.int64)
+                for name in self._inputs}
+
     def _run(self, encodings) -> np.ndarray:
-        feeds = {"input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
-                 "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
-                 "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64)}
-        return np.asarray(self.session.run(None, feeds)[0], dtype=np.float32)
+        return np.asarray(self.session.run(None, self._feeds(encodings))[0], dtype=np.float32)
 
     def _run_batch(self, texts: list[str], encodings) -> np.ndarray:
         """The vectors of one padded batch of `texts` (a subclass may read more of the run)."""

@@ -8,6 +8,7 @@ weights under the same model key are exported again.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import tempfile
@@ -47,15 +48,17 @@ def export_model(folder: Path, target: Path, tokens: bool = False, fused: bool =
     from transformers import AutoModel
 
     model = AutoModel.from_pretrained(str(folder), local_files_only=True, attn_implementation="eager").eval()
+    inputs = [name for name in INPUTS if name in inspect.signature(model.forward).parameters]
 
     class Pooled(torch.nn.Module):
         def __init__(self, inner):
             super().__init__()
             self.inner = inner
 
-        def forward(self, input_ids, attention_mask, token_type_ids):
+        def forward(self, input_ids, attention_mask, token_type_ids=None):
+            segments = {} if token_type_ids is None else {"token_type_ids": token_type_ids}
             hidden = self.inner(input_ids=input_ids, attention_mask=attention_mask,
-                                token_type_ids=token_type_ids).last_hidden_state
+                                **segments).last_hidden_state
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             pooled = torch.nn.functional.normalize(pooled, dim=-1)
@@ -63,7 +66,7 @@ def export_model(folder: Path, target: Path, tokens: bool = False, fused: bool =
 
     sample = torch.ones(2, 8, dtype=torch.long)
     outputs = ["embedding", "tokens"] if tokens else ["embedding"]
-    axes = {name: {0: "batch", 1: "tokens"} for name in INPUTS}
+    axes = {name: {0: "batch", 1: "tokens"} for name in inputs}
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)
@@ -75,8 +78,8 @@ def export_model(folder: Path, target: Path, tokens: bool = False, fused: bool =
             warnings.simplefilter("ignore", category=UserWarning)
             warnings.simplefilter("ignore", category=torch.jit.TracerWarning)
             warnings.simplefilter("ignore", category=DeprecationWarning)  # the TorchScript exporter's notice
-            torch.onnx.export(Pooled(model), (sample, sample, torch.zeros_like(sample)), tmp,
-                              input_names=list(INPUTS), output_names=outputs,
+            torch.onnx.export(Pooled(model), (sample, sample, torch.zeros_like(sample))[:len(inputs)], tmp,
+                              input_names=inputs, output_names=outputs,
                               dynamic_axes={**axes, "embedding": {0: "batch"},
                                             **({"tokens": {0: "batch", 1: "tokens"}} if tokens else {})},
                               opset_version=OPSET, dynamo=False)

@@ -26,10 +26,7 @@ class TokenEncoder(OnnxEncoder):
     on_tokens: Callable[[list[str], list[np.ndarray]], None] | None = None
 
     def _outputs(self, encodings) -> tuple[np.ndarray, np.ndarray]:
-        feeds = {"input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
-                 "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
-                 "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64)}
-        pooled, tokens = self.session.run(None, feeds)
+        pooled, tokens = self.session.run(None, self._feeds(encodings))
         return np.asarray(pooled, dtype=np.float32), np.asarray(tokens, dtype=np.float32)
 
     def query(self, text: str) -> tuple[np.ndarray, np.ndarray]:
