@@ -12,11 +12,11 @@ from ingest.vectors import sync_vector_index
           description="Qdrant collection of passage pieces with document_id/year/authors payload; records the signature.")
 def vector_index(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
     from corpus.embedder import load_embedder
-    from corpus.onnx_export import ensure_exported
+    from corpus.onnx_export import ensure_query_graphs
     config = state.config
     stats = sync_vector_index(state.layout, config, load_embedder(config).dimension)
     try:  # the server's torch-free query encoder; without it the server falls back, so never fatal
-        stats["query_encoder"] = str(ensure_exported(state.layout, config) or "transformers")
+        stats["query_encoder"] = str(ensure_query_graphs(state.layout, config) or "transformers")
     except Exception as exc:  # noqa: BLE001 — an export failure must not block indexing
         context.log.warning(f"ONNX export failed ({exc}); the server will embed queries with transformers")
         stats["query_encoder"] = "transformers"

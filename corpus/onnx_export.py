@@ -134,6 +134,16 @@ def ensure_token_graph(layout: StateLayout, config: ServedConfig) -> Path | None
     return graph
 
 
+def ensure_query_graphs(layout: StateLayout, config: ServedConfig) -> Path | None:
+    """Every graph the server loads, fresh: the query graph and, with late interaction, the token
+    graph that then embeds queries (without this an ingest with nothing new to embed left an
+    older recipe's token graph in place). Returns ensure_exported's graph."""
+    wanted = ensure_exported(layout, config)
+    if wanted is not None and config.late_interaction:
+        ensure_token_graph(layout, config)
+    return wanted
+
+
 # Threads of the ingestion encoder: a batch of passages keeps both cores busy (unlike one query).
 INGEST_THREADS = 2
 

@@ -12,7 +12,7 @@ from shared_state import copy_state
 from corpus.config import ServedConfig
 from corpus.embedder import Embedder, load_embedder, model_folder
 from corpus.onnx_encoder import INT8_SUFFIX, OnnxEncoder, onnx_file, passage_file, token_graph_file
-from corpus.onnx_export import SOURCE_FILE, ensure_exported
+from corpus.onnx_export import SOURCE_FILE, TOKEN_SOURCE_FILE, ensure_exported, ensure_query_graphs
 from corpus.onnx_fusion import GRAPH_RECIPE
 from corpus.query_encoder import QueryEncoder, load_query_encoder
 from corpus.reader import CorpusReader
@@ -125,4 +125,18 @@ def test_both_exports_are_fused_and_an_export_by_an_older_recipe_is_redone(onnx_
     stamp = graph.stat().st_mtime_ns
     atomic_write_json(sidecar, older)
     ensure_exported(layout, config)
+    assert graph.stat().st_mtime_ns != stamp and read_json(sidecar)["graph"] == GRAPH_RECIPE
+
+
+def test_the_served_token_graph_of_an_older_recipe_is_redone_with_nothing_to_embed(onnx_home):
+    """vector_index ensures every graph the server loads, not only those ingestion embeds with."""
+    layout, config = StateLayout(onnx_home), ServedConfig()
+    graph = token_graph_file(layout, config)
+    ensure_query_graphs(layout, config)
+    sidecar = graph.with_name(TOKEN_SOURCE_FILE)
+    atomic_write_json(sidecar, {key: value for key, value in read_json(sidecar).items() if key != "graph"})
+    stamp = graph.stat().st_mtime_ns
+    ensure_query_graphs(layout, config.model_copy(update={"late_interaction": False}))
+    assert graph.stat().st_mtime_ns == stamp  # without late interaction the server does not load it
+    ensure_query_graphs(layout, config)
     assert graph.stat().st_mtime_ns != stamp and read_json(sidecar)["graph"] == GRAPH_RECIPE
