@@ -59,6 +59,21 @@ class OnnxEncoder:
     def __init__(self, model_file: Path, folder: Path, model_id: str, query_prompt: str | None,
                  threads: int = QUERY_THREADS):
         import onnxruntime as ort
+
+        self._load_tokenizer(folder, model_id, query_prompt)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no busy-wait
+        self.session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+        self.model_file = model_file
+        self._inputs = [i.name for i in self.session.get_inputs()]
+        self.dimension = int(self.embed_texts(["dimension probe"])[0].shape[0])
+        self.encoded_texts = 0
+
+    def _load_tokenizer(self, folder: Path, model_id: str, query_prompt: str | None) -> None:
         from tokenizers import Tokenizer
 
         settings = json.loads((folder / "sentence_bert_config.json").read_text())
@@ -73,17 +88,6 @@ class OnnxEncoder:
                      "pad_token": padding.get("pad_token", "[PAD]")}
         self.tokenizer.enable_truncation(max_length=self.max_tokens)
         self.tokenizer.no_padding()
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no busy-wait
-        self.session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
-        self.model_file = model_file
-        self._inputs = [i.name for i in self.session.get_inputs()]
-        self.dimension = int(self.embed_texts(["dimension probe"])[0].shape[0])
-        self.encoded_texts = 0
 
     def _feeds(self, encodings) -> dict[str, np.ndarray]:
         """The graph's inputs for one padded batch of encodings."""

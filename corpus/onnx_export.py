@@ -152,38 +152,51 @@ class PassageRuntimeError(RuntimeError):
     """Passages cannot be embedded the way ServedConfig.passage_runtime says."""
 
 
-def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path):
-    """The encoder of `config.passage_runtime`; for float32 with late interaction, the token graph,
-    whose pooled vectors are the plain export's and whose token vectors go to the token cache as
-    each batch is embedded (one model run for both: ingest.token_index then finds them cached)."""
+def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, runtime: str):
+    """The encoder of `runtime`; for float32 or bfloat16 with late interaction, one that also gives
+    token vectors, sent to the token cache as each batch is embedded (one model run for both:
+    ingest.token_index then finds them cached). The float32 one is the token graph, whose pooled
+    vectors are the plain export's."""
+    from corpus.bf16_encoder import Bf16Encoder
     from corpus.onnx_encoder import OnnxEncoder
     from corpus.token_cache import TokenCache
     from corpus.token_encoder import TokenEncoder
 
-    if config.passage_runtime == "onnx" and config.late_interaction:
+    encoder = None
+    if runtime == "torch-bf16":
+        encoder = Bf16Encoder(folder, config.embedding_model, threads=INGEST_THREADS)
+    elif runtime == "onnx" and config.late_interaction:
         graph = ensure_token_graph(layout, config)
         if graph is not None:
             encoder = TokenEncoder(graph, folder, config.embedding_model, None, threads=INGEST_THREADS)
-            encoder.on_tokens = TokenCache(layout, config.weights_key).put_many
-            return encoder
-    return OnnxEncoder(passage_file(layout, config), folder, config.embedding_model, None, threads=INGEST_THREADS)
+    if encoder is None:
+        return OnnxEncoder(passage_file(layout, config), folder, config.embedding_model, None,
+                           threads=INGEST_THREADS)
+    if config.late_interaction:
+        encoder.on_tokens = TokenCache(layout, config.weights_key).put_many
+    return encoder
 
 
 @contextmanager
 def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Iterator[str]:
-    """Within the block, `embedder` embeds passages on ONNX Runtime (two threads) with the graph
-    `config.passage_runtime` names: the float32 export (the default; ≈ 20 % less CPU than torch,
-    vectors equal to cosine ≥ 0.999 999) or, when asked, the int8 one; exported now if needed (vector_index
-    then finds it fresh). Yields the runtime used. A float32 export that fails leaves torch (the
-    same vectors, only slower); int8 does not fall back: its vectors are keyed as int8
-    (ServedConfig.model_key), so that failure is raised. The shared embedder is torch again after."""
+    """Within the block, `embedder` embeds passages (two threads) the way `config.passage_runtime`
+    says on this machine (corpus.bf16_encoder.resolved_passage_runtime): in bfloat16 on AMX tiles
+    (the default where the CPU has them), or on ONNX Runtime with the float32 export (the default
+    elsewhere; ≈ 20 % less CPU than torch, vectors equal to cosine ≥ 0.999 999) or, when asked, the
+    int8 one; exported now if needed (vector_index then finds it fresh). Yields the runtime used. A
+    float runtime that fails leaves torch (the same vectors, only slower); int8 does not fall back:
+    its vectors are keyed as int8 (ServedConfig.model_key), so that failure is raised. The shared
+    embedder is torch again after."""
+    from corpus.bf16_encoder import resolved_passage_runtime
     from corpus.embedder import model_folder
 
-    wanted, runtime, reason = config.passage_runtime, "torch", "the ONNX path does not cover this model"
+    wanted, runtime, reason = resolved_passage_runtime(config.passage_runtime), "torch", "the ONNX path does not cover this model"
     if wanted != "torch":
         try:
-            if ensure_exported(layout, config) is not None:
-                embedder.run_passages_on(_passage_encoder(layout, config, model_folder(config)))
+            plain = (is_plain_mean_pooling(model_folder(config)) if wanted == "torch-bf16"
+                     else ensure_exported(layout, config) is not None)
+            if plain:
+                embedder.run_passages_on(_passage_encoder(layout, config, model_folder(config), wanted))
                 runtime = wanted
         except Exception as exc:  # noqa: BLE001 — float32: torch embeds the same vectors, only slower
             reason = str(exc)
@@ -191,7 +204,8 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
             raise PassageRuntimeError(f"cannot embed passages in int8 ({reason}); unset "
                                       f"QUANT_RAG_PASSAGE_RUNTIME to embed them in float32 (the default)")
         if runtime != wanted:
-            log.warning("ONNX Runtime unavailable for ingestion (%s); embedding passages with torch", reason)
+            log.warning("%s unavailable for ingestion (%s); embedding passages with torch in float32",
+                        wanted, reason)
     try:
         yield runtime
     finally:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ingest.corpus_view import indexed_documents
 from ingest.embed import load_document_embeddings
+from corpus.bf16_encoder import resolved_passage_runtime
 from corpus.config import ServedConfig
 from corpus.ids import sha256_hex
 from corpus.signature import recorded_signature
@@ -24,7 +25,7 @@ def vector_meta(config: ServedConfig, dimension: int, signature: str | None,
                 documents: dict[str, str]) -> dict:
     """What the store records about itself; `documents` maps document_id to its fingerprint."""
     return {"model_id": config.embedding_model, "model_key": config.model_key,
-            "passage_runtime": config.passage_runtime, "dimension": dimension, "signature": signature, "documents": documents}
+            "passage_runtime": resolved_passage_runtime(config.passage_runtime), "dimension": dimension, "signature": signature, "documents": documents}
 
 
 def sync_vector_index(layout: StateLayout, config: ServedConfig, dimension: int) -> dict[str, int]:

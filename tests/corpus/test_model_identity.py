@@ -41,9 +41,9 @@ def test_the_weights_not_the_name_make_the_key(tmp_path):
 
 
 def test_int8_passage_vectors_have_their_own_key_and_float_runtimes_share_one(monkeypatch):
-    float_keys = {ServedConfig(passage_runtime=r).model_key for r in ("onnx", "torch")}
+    float_keys = {ServedConfig(passage_runtime=r).model_key for r in ("auto", "onnx", "torch", "torch-bf16")}
     assert float_keys == {LIBRARY_STATE_KEY}  # float states built before stay valid with a float runtime
-    assert ServedConfig().passage_runtime == "onnx"  # the default embeds float vectors
+    assert ServedConfig().passage_runtime == "auto"  # the default embeds float vectors (bf16 or float32)
     int8 = ServedConfig(passage_runtime="onnx-int8")  # the opt-in
     assert int8.model_key not in float_keys  # opting in re-embeds
     assert int8.weights_key == LIBRARY_STATE_KEY  # one ONNX export serves both

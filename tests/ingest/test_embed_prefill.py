@@ -26,7 +26,7 @@ def _smallest(layout: StateLayout, embedder, count: int) -> list[str]:
 
 
 def test_prefill_embeds_documents_together_with_equal_vectors(state_copy, tmp_path, monkeypatch):
-    layout, config = StateLayout(state_copy), ServedConfig.from_env()
+    layout, config = StateLayout(state_copy), ServedConfig(passage_runtime="onnx")  # float32 graph
     embedder = load_embedder(config)
     documents = _smallest(layout, embedder, 2)
     calls = []
@@ -42,7 +42,7 @@ def test_prefill_embeds_documents_together_with_equal_vectors(state_copy, tmp_pa
     calls.clear()
     cache = EmbeddingCache(tmp_path / "cache", config.model_key)
     with ingest_runtime(embedder, layout, config) as runtime:  # what the pipeline embeds with
-        assert runtime == "onnx" and embedder.passage_runtime is not None  # the default: float32
+        assert runtime == "onnx" and embedder.passage_runtime is not None  # float32 on ONNX Runtime
         prepared, covered = prefill(layout, embedder, cache, documents)
     assert embedder.passage_runtime is None  # the shared embedder is torch again
     unique = {t for d in documents for t in prepared[d].texts}
@@ -73,9 +73,12 @@ def test_int8_passages_never_fall_back_to_torch_vectors(state_copy, monkeypatch)
     with pytest.raises(PassageRuntimeError, match="unset QUANT_RAG_PASSAGE_RUNTIME"):
         with ingest_runtime(embedder, layout, ServedConfig(passage_runtime="onnx-int8")):
             pass
-    with ingest_runtime(embedder, layout, ServedConfig()) as runtime:
+    with ingest_runtime(embedder, layout, ServedConfig(passage_runtime="onnx")) as runtime:
         assert runtime == "torch"  # float32: torch gives the same vectors
     assert embedder.passage_runtime is None
+    monkeypatch.setattr(onnx_export, "is_plain_mean_pooling", lambda folder: False)
+    with ingest_runtime(embedder, layout, ServedConfig(passage_runtime="torch-bf16")) as runtime:
+        assert runtime == "torch"  # bfloat16 covers what the ONNX graphs cover: torch otherwise
 
 
 def test_parse_pool_parses_in_workers_like_this_process(state_copy):

@@ -52,6 +52,7 @@ def build_state(root: Path) -> Path:
     from corpus.config import ServedConfig
     from corpus.embedder import load_embedder
     from corpus.embedding_cache import EmbeddingCache
+    from corpus.bf16_encoder import resolved_passage_runtime
     from corpus.onnx_export import ingest_runtime
     from corpus.state import StateLayout
     from ingest.bm25 import build_bm25_index
@@ -88,7 +89,7 @@ def build_state(root: Path) -> Path:
     with ingest_runtime(embedder, layout, config) as runtime:
         for document_id in document_ids:
             embed_document(layout, config, embedder, cache, document_id)
-    assert runtime == "onnx", runtime
+    assert runtime == resolved_passage_runtime(config.passage_runtime), runtime
     sync_vector_index(layout, config, embedder.dimension)
     build_bm25_index(layout, config)
     build_token_index(layout, config)
