@@ -2,9 +2,9 @@
 
 The ingest/ stage functions the Dagster assets call (register, parse, chunk, metadata, overlays,
 signature, embed, vector index, BM25, token index, graph) run in process, without Dagster, once per session;
-embedding runs, as the embed asset does, inside `ingest_runtime`, which leaves the ONNX export the
-server loads (so a server started on this state loads no torch; `unexported_home` is the state
-without it, for the fallback).
+embedding runs, as the embed asset does, inside `ingest_runtime`, and the vector index step exports
+the ONNX graphs the server loads, as the vector_index asset does (so a server started on this state
+loads no torch; `unexported_home` is the state without them, for the fallback).
 The bibliographic facts are set apart on purpose through metadata overrides (years 2015, 2019 and
 undated; an accented author name) so filters have something to do.
 """
@@ -53,7 +53,7 @@ def build_state(root: Path) -> Path:
     from corpus.embedder import load_embedder
     from corpus.embedding_cache import EmbeddingCache
     from corpus.bf16_encoder import resolved_passage_runtime
-    from corpus.onnx_export import ingest_runtime
+    from corpus.onnx_export import ensure_query_graphs, ingest_runtime
     from corpus.state import StateLayout
     from ingest.bm25 import build_bm25_index
     from ingest.chunk import chunk_stored_document
@@ -91,6 +91,7 @@ def build_state(root: Path) -> Path:
             embed_document(layout, config, embedder, cache, document_id)
     assert runtime == resolved_passage_runtime(config.passage_runtime), runtime
     sync_vector_index(layout, config, embedder.dimension)
+    ensure_query_graphs(layout, config)  # as the vector_index asset does (bfloat16 ingest exports none)
     build_bm25_index(layout, config)
     build_token_index(layout, config)
     build_entity_graph(layout)
