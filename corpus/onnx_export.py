@@ -190,7 +190,8 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
     from corpus.bf16_encoder import resolved_passage_runtime
     from corpus.embedder import model_folder
 
-    wanted, runtime, reason = resolved_passage_runtime(config.passage_runtime), "torch", "the ONNX path does not cover this model"
+    wanted = resolved_passage_runtime(config.passage_runtime)
+    runtime, reason = "torch", "the ONNX path does not cover this model"
     if wanted != "torch":
         try:
             plain = (is_plain_mean_pooling(model_folder(config)) if wanted == "torch-bf16"
@@ -202,7 +203,7 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
             reason = str(exc)
         if runtime != wanted and wanted == "onnx-int8":
             raise PassageRuntimeError(f"cannot embed passages in int8 ({reason}); unset "
-                                      f"QUANT_RAG_PASSAGE_RUNTIME to embed them in float32 (the default)")
+                                      f"QUANT_RAG_PASSAGE_RUNTIME to embed float vectors (the default)")
         if runtime != wanted:
             log.warning("%s unavailable for ingestion (%s); embedding passages with torch in float32",
                         wanted, reason)

@@ -25,7 +25,8 @@ def vector_meta(config: ServedConfig, dimension: int, signature: str | None,
                 documents: dict[str, str]) -> dict:
     """What the store records about itself; `documents` maps document_id to its fingerprint."""
     return {"model_id": config.embedding_model, "model_key": config.model_key,
-            "passage_runtime": resolved_passage_runtime(config.passage_runtime), "dimension": dimension, "signature": signature, "documents": documents}
+            "passage_runtime": resolved_passage_runtime(config.passage_runtime), "dimension": dimension,
+            "signature": signature, "documents": documents}
 
 
 def sync_vector_index(layout: StateLayout, config: ServedConfig, dimension: int) -> dict[str, int]:
