@@ -156,6 +156,18 @@ def check_request(layout: StateLayout, bench: str, arms: list[str]) -> Path:
 
 
 # What a request can fail with, reported as a one-line error (exit 2), never a traceback.
+# This project's progress (a benchmark state's embedding, say) is shown at INFO; libraries' INFO
+# (the ONNX optimiser's fusion counts, sentence-transformers' model loading) is chatter on a terminal.
+OWN_LOGGERS = ("corpus", "evaluation", "ingest", "serving", "orchestration")
+
+
+def configure_logging() -> None:
+    """WARNING and above from everything on stderr, INFO from this project's own modules."""
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    for name in OWN_LOGGERS:
+        logging.getLogger(name).setLevel(logging.INFO)
+
+
 REQUEST_ERRORS = (StateNotReady, ServingError, FileNotFoundError, ValueError)
 
 
@@ -205,7 +217,7 @@ def main(argv: list[str] | None = None, run: Callable[..., dict] | None = None, 
     eval` passes the orchestration's, which materialises `evaluation_runs` in Dagster (and the
     `errors` its failed runs raise)."""
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging()
     layout = StateLayout.from_env()
     run = run or (lambda layout, *rest: evaluate(layout, ServedConfig.from_env(), *rest))
     try:

@@ -65,3 +65,19 @@ def test_unknown_bench_and_bad_arms(tmp_path, mlflow_uri, monkeypatch, capsys):
     assert main(["--bench", "no-such-set"]) == 2
     assert main(["--bench", "scifact", "--arms", "placebo,dense"]) == 2
     assert "no-such-set" in capsys.readouterr().err
+
+
+def test_the_terminal_shows_our_progress_and_not_library_chatter():
+    """`quant-rag eval` on a benchmark builds its state: our progress lines stay, the ONNX
+    optimiser's and sentence-transformers' INFO lines do not (a fresh process: basicConfig)."""
+    import subprocess
+    import sys
+
+    script = ("import logging; from evaluation.cli import configure_logging; configure_logging(); "
+              "logging.getLogger('onnx_model_bert').info('fused 12 nodes'); "
+              "logging.getLogger('sentence_transformers.base.model').info('no device provided'); "
+              "logging.getLogger('evaluation.beir_state').info('embedded 128/3224 pieces'); "
+              "logging.getLogger('onnx_model').warning('graph not optimised')")
+    stderr = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stderr
+    assert "embedded 128/3224 pieces" in stderr and "graph not optimised" in stderr  # progress and warnings
+    assert "fused 12 nodes" not in stderr and "no device provided" not in stderr
