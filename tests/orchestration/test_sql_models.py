@@ -9,6 +9,7 @@ import dagster as dg
 import duckdb
 import pytest
 
+import assets.sql_models as sql_models
 from assets.sql_models import PROJECT_DIR
 from corpus.state import StateLayout, read_jsonl
 from orchestration.definitions import defs
@@ -57,6 +58,24 @@ def built(ingested_home, tmp_path_factory):
         for model in MODELS:
             connection.execute(f"drop table {model}")
     return layout, _materialise(layout, CATALOGUE_AND_MODELS)
+
+
+def test_the_dbt_resource_knows_its_version_without_a_subprocess(monkeypatch):
+    """dagster-dbt asked `dbt --version` in a subprocess on every run (4.7 s here); the version of
+    the dbt beside this interpreter is the installed dbt-core's, and no adapter is opened."""
+    from importlib.metadata import version
+
+    import dagster_dbt.core.resource as dagster_dbt_resource
+
+    def no_subprocess(*args, **kwargs):
+        raise AssertionError(f"a subprocess was started: {args}")
+
+    monkeypatch.setattr(dagster_dbt_resource, "check_output", no_subprocess)
+    monkeypatch.setattr(sql_models.subprocess, "run", no_subprocess)
+    sql_models._dbt_version.cache_clear()
+    resource = sql_models.dbt_resource()
+    assert str(resource._cli_version) == version("dbt-core") and resource._cli_version.major == 1
+    assert resource._initialize_dbt_core_adapter(["build"]) is None
 
 
 def test_the_dbt_assets_build_the_catalogue_tables(built):
