@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
-# Two workers (pytest-xdist), one test file each at a time: 444 s here against 800 s in one process
+# Two workers (pytest-xdist), one test file each at a time: 447 s here against 799 s in one process
 # (most tests wait on subprocesses, dbt or I/O). The ingested slice is still built once
 # (tests/shared_state.py). Tests that assert what a wall-clock-bounded search finds give it time
 # (tests/serving/test_citation.py); `-n 0` runs everything in one process.
