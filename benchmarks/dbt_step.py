@@ -1,0 +1,96 @@
+"""Wall time of the catalogue's dbt step (`catalogue_models`) in a refresh, with the project's
+resource (assets/sql_models.CatalogueDbt) and with dagster-dbt's plain DbtCliResource, alternating
+on a private copy of a state; the floor is a bare `dbt build` of the same project on the same
+catalogue in the same run. `--hog` repeats everything with a CPU-bound process on the other core.
+
+    python benchmarks/dbt_step.py --home DIR [--repeat 5] [--hog]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np  # noqa: E402
+from dagster_dbt import DbtCliResource  # noqa: E402
+
+import orchestration.resources as resources  # noqa: E402
+from assets import sql_models  # noqa: E402
+from corpus.state import StateLayout  # noqa: E402
+from orchestration.runner import instance_for, refresh_corpus  # noqa: E402
+
+STEP = "catalogue_models"
+
+
+def _plain() -> DbtCliResource:
+    return DbtCliResource(project_dir=str(sql_models.PROJECT_DIR), profiles_dir=str(sql_models.PROJECT_DIR),
+                          dbt_executable=sql_models.dbt_executable())
+
+
+def _step_seconds(layout: StateLayout, factory) -> float:
+    resources.dbt_resource = factory  # what production_resources() builds the run's resource with
+    instance = instance_for(layout)
+    refresh_corpus(layout, instance)
+    run = instance.get_runs(limit=1)[0]
+    return next(s.end_time - s.start_time for s in instance.get_run_step_stats(run.run_id) if s.step_key == STEP)
+
+
+def _bare_build(layout: StateLayout) -> float:
+    env = {**os.environ, **sql_models.DBT_ENV, sql_models.CATALOGUE_ENV: str(layout.catalogue)}
+    started = time.perf_counter()
+    subprocess.run([sql_models.dbt_executable(), "build", "--quiet", "--project-dir", str(sql_models.PROJECT_DIR),
+                    "--profiles-dir", str(sql_models.PROJECT_DIR), "--target-path", str(layout.dbt_target),
+                    "--log-path", str(layout.dbt_target)], env=env, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+def _summary(values: list[float]) -> dict:
+    return {"p50_s": round(float(np.percentile(values, 50)), 2), "p95_s": round(float(np.percentile(values, 95)), 2)}
+
+
+def measure(layout: StateLayout, repeat: int) -> dict:
+    times = {"project": [], "plain": [], "bare dbt build (floor)": []}
+    for _ in range(repeat):
+        times["project"].append(_step_seconds(layout, sql_models.dbt_resource))
+        times["plain"].append(_step_seconds(layout, _plain))
+        times["bare dbt build (floor)"].append(_bare_build(layout))
+    out = {name: _summary(values) for name, values in times.items()}
+    floor = out["bare dbt build (floor)"]["p50_s"]
+    for name in ("project", "plain"):
+        out[name]["p50_over_floor"] = round(out[name]["p50_s"] / floor, 2)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, required=True, help="an ingested state (copied, never changed)")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--hog", action="store_true", help="also measure next to a CPU-bound process")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="dbt-step-") as scratch:
+        home = Path(scratch) / "state"
+        shutil.copytree(args.home, home, ignore=shutil.ignore_patterns("writer.lock"))
+        layout = StateLayout(home)
+        report = {"idle": measure(layout, args.repeat)}
+        if args.hog:
+            hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            try:
+                report["hog"] = measure(layout, args.repeat)
+            finally:
+                hog.kill()
+                hog.wait()
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
