@@ -25,7 +25,7 @@ from typing import Iterable
 import numpy as np
 
 from corpus.state import StateLayout, _fsync_dir, atomic_write_json, read_json
-from corpus.token_product import GRAPH_FILE, IntegerProduct, write_product_graph
+from corpus.token_product import GRAPH_FILE, IntegerProduct, gather_shifted, write_product_graph
 
 log = logging.getLogger(__name__)
 
@@ -105,10 +105,10 @@ class TokenIndex:
         if not known or not len(question):
             return {}
         spans = [self.spans[c] for c in known]
-        codes = np.concatenate([self.codes[a:b] for a, b in spans])  # int8: a cheap gather
         scales = np.concatenate([self.scales[a:b] for a, b in spans])
-        similarity = self._integer_similarity(codes, scales, question)
+        similarity = self._integer_similarity(spans, scales, question)
         if similarity is None:  # (codes × scale) · q = (codes · q) × scale: dequantise after the product
+            codes = np.concatenate([self.codes[a:b] for a, b in spans])
             similarity = (codes.astype(np.float32) @ np.asarray(question, dtype=np.float32).T) * scales[:, None]
         starts = np.cumsum([0] + [b - a for a, b in spans[:-1]])
         best = np.maximum.reduceat(similarity, starts, axis=0)  # [passages, question tokens]
@@ -128,13 +128,13 @@ class TokenIndex:
         log.warning("token index %s: integer product unusable (%s); scoring in float32", self.path, exc)
         self.product = None
 
-    def _integer_similarity(self, codes: np.ndarray, scales: np.ndarray, question: np.ndarray) -> np.ndarray | None:
+    def _integer_similarity(self, spans: list, scales: np.ndarray, question: np.ndarray) -> np.ndarray | None:
         """The integer product's similarities, or None without a usable graph: one that cannot be
         opened or run (a damaged file) is dropped with a warning and the float product serves."""
         if self.product is None:
             return None
         try:
-            return self.product.similarity(codes, scales, question)
+            return self.product.similarity(gather_shifted(self.codes, spans), scales, question)
         except Exception as exc:  # noqa: BLE001 — a slower search beats a failed one
             self._drop_product(exc)
             return None

@@ -85,18 +85,28 @@ class IntegerProduct:
                 self._session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
         return self._session
 
-    def similarity(self, codes: np.ndarray, row_scales: np.ndarray, question: np.ndarray) -> np.ndarray:
+    def similarity(self, rows: np.ndarray, row_scales: np.ndarray, question: np.ndarray) -> np.ndarray:
         """float32 [rows, tokens]: the cosine of each stored row with each question token vector.
-        `codes` (C-contiguous int8, a gathered copy) is shifted in place and left as uint8 bytes,
-        unless the session fails: then they are shifted back before the error propagates."""
+        `rows` are the stored int8 codes shifted to uint8 (gather_shifted)."""
         q_codes, q_scales = quantise_question(question)
-        shifted = codes.view(np.uint8)
-        np.bitwise_xor(shifted, np.uint8(UINT8_OFFSET), out=shifted)  # = codes + 128
-        try:
-            product = self.session().run(None, {"rows": shifted, "question": q_codes})[0]
-        except Exception:
-            np.bitwise_xor(shifted, np.uint8(UINT8_OFFSET), out=shifted)  # the caller's codes, intact
-            raise
-        # high + low / 64, times each token's scale: one small product [2 × tokens, tokens]
-        combine = np.concatenate([np.diag(q_scales), np.diag(q_scales / LOW_STEPS)]).astype(np.float32)
-        return (product.astype(np.float32) @ combine) * row_scales[:, None]
+        product = self.session().run(None, {"rows": rows, "question": q_codes})[0]
+        # high × 64 + low in int32 (exact: |value| < 2^21), then one float pass per scale; a float
+        # matrix product joining the parts cost ≈ 2 ms per search (library, 16k rows), this ≈ 0.3
+        tokens = q_scales.shape[0]
+        joined = product[:, :tokens] * LOW_STEPS
+        joined += product[:, tokens:]
+        similarity = joined.astype(np.float32)
+        similarity *= row_scales[:, None]
+        similarity *= (q_scales / LOW_STEPS)[None, :]
+        return similarity
+
+
+def gather_shifted(codes: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:
+    """The int8 rows of `spans` (from a memory map), concatenated as uint8 codes + 128 (the bytes
+    XOR 0x80): copying and shifting in one pass over the rows instead of two."""
+    out = np.empty((sum(b - a for a, b in spans), codes.shape[1]), dtype=np.uint8)
+    at = 0
+    for a, b in spans:
+        np.bitwise_xor(codes[a:b].view(np.uint8), np.uint8(UINT8_OFFSET), out=out[at:at + b - a])
+        at += b - a
+    return out

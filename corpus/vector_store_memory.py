@@ -4,7 +4,7 @@ Embedded Qdrant (Edge, local mode) allows one open handle per store, so a reader
 store open would exclude every other server, the CLI and the writer. A reader instead loads the
 points once - a matrix of unit vectors plus per-point arrays for the filters (chunk, document,
 year) - and holds no file. The search is the same exact cosine scan Qdrant does with m = 0,
-ranked by corpus.vector_store_base.best_per_chunk, so results equal the store's own.
+ranked as corpus.vector_store_base.best_per_chunk ranks (best_chunks), so results equal the store's own.
 
 Where the points come from: the snapshot file the writer leaves in each Edge generation when it
 closes (`points.npz`, stamped with the SHA-256 of the meta it was written with), else a private
@@ -22,7 +22,7 @@ from typing import Iterable
 import numpy as np
 
 from corpus.state import atomic_write_bytes
-from corpus.vector_store_base import VectorStoreError, best_per_chunk
+from corpus.vector_store_base import PIECE_OVERFETCH, VectorStoreError
 
 SNAPSHOT_FILE = "points.npz"
 NO_YEAR = np.iinfo(np.int32).min  # stands for a null year; excluded by any year bound
@@ -130,12 +130,7 @@ class MemoryVectorStore:
         rows = self._rows(document_ids, year_min, year_max)
         matrix = self._vectors if rows is None else self._vectors[rows]
         chunk_index = self._chunk_index if rows is None else self._chunk_index[rows]
-        scores = matrix @ query
-
-        def fetch(n: int) -> list[tuple[str, float]]:
-            return [(str(self._chunks[chunk_index[i]]), float(scores[i])) for i in top_rows(scores, n)]
-
-        return best_per_chunk(fetch, limit)
+        return best_chunks(matrix @ query, chunk_index, self._chunks, limit)
 
     def count_points(self) -> int:
         return int(self._vectors.shape[0])
@@ -158,10 +153,31 @@ class MemoryVectorStore:
         """Nothing to release: no file is held."""
 
 
+def best_chunks(scores: np.ndarray, chunk_index: np.ndarray, chunks: np.ndarray,
+                limit: int) -> list[tuple[str, float]]:
+    """corpus.vector_store_base.best_per_chunk over arrays: the top `limit` chunks by their best
+    piece, ties by chunk id, the top pieces fetched in doubling rounds until the cut is certain.
+    The same answer as the generic loop in numpy, without a Python object per piece (≈ 0.5 ms of
+    a library search)."""
+    if limit <= 0:
+        return []
+    n = limit * PIECE_OVERFETCH
+    while True:
+        rows = top_rows(scores, n)
+        found, piece_scores = chunk_index[rows], scores[rows]
+        unique, first = np.unique(found, return_index=True)  # rows come best first: first = best piece
+        best = piece_scores[first]
+        ids = chunks[unique]
+        order = np.lexsort((ids, -best))
+        if len(rows) < n or (len(order) >= limit and piece_scores[-1] < best[order[limit - 1]]):
+            return [(str(ids[i]), float(best[i])) for i in order[:limit]]
+        n *= 2
+
+
 def top_rows(scores: np.ndarray, n: int) -> np.ndarray:
     """Indexes of the n best scores, best first, ties by index (as a stable full sort orders them).
     A partial partition first: sorting every score cost more than the scan past ~100k points.
-    A tie cut at the partition's edge only ever reaches best_per_chunk's last hit, which makes it
+    A tie cut at the partition's edge only ever reaches best_chunks' last hit, which makes it
     ask again with a larger n, so the ranking is the full sort's."""
     if n <= 0:
         return np.zeros(0, dtype=np.int64)

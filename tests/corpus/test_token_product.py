@@ -4,7 +4,8 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from corpus.token_index import TokenIndex, quantise_rows, write_token_index
-from corpus.token_product import GRAPH_FILE, IntegerProduct, QUESTION_MAX, quantise_question, write_product_graph
+from corpus.token_product import (GRAPH_FILE, IntegerProduct, QUESTION_MAX, gather_shifted, quantise_question,
+                                  write_product_graph)
 
 DIM = 384  # the model's width: long enough rows for 16-bit sums to saturate if they could
 
@@ -45,13 +46,21 @@ def test_integer_similarity_equals_the_float_product_of_the_stored_rows(tmp_path
     codes, scales = quantise_rows(unit_rows(rng, 300))
     question = unit_rows(rng, 17)
     write_product_graph(tmp_path / GRAPH_FILE)
-    got = IntegerProduct(tmp_path / GRAPH_FILE).similarity(codes.copy(), scales, question)
+    got = IntegerProduct(tmp_path / GRAPH_FILE).similarity(gather_shifted(codes, [(0, 300)]), scales, question)
     expected = (codes.astype(np.float32) * scales[:, None]) @ question.T
     # each product is off by at most ‖row‖₁ × (question scale / 128) ≈ 4e-4 here; typically far less
     row_norms = np.abs(codes.astype(np.float32) * scales[:, None]).sum(axis=1)[:, None]
     bound = row_norms * quantise_question(question)[1] / 128
     assert got.shape == (300, 17) and (np.abs(got - expected) <= bound + 1e-6).all()
     assert np.abs(got - expected).mean() < 2e-5
+
+
+def test_gathered_rows_are_the_spans_shifted_by_128():
+    codes = np.random.default_rng(3).integers(-127, 128, size=(20, 8)).astype(np.int8)
+    spans = [(5, 9), (0, 2), (12, 12), (15, 20)]
+    got = gather_shifted(codes, spans)
+    expected = np.concatenate([codes[a:b] for a, b in spans]).astype(np.int16) + 128
+    assert got.dtype == np.uint8 and np.array_equal(got.astype(np.int16), expected)
 
 
 def test_an_index_scores_alike_with_and_without_its_graph(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from corpus.config import ServedConfig
 from corpus.state import StateLayout
@@ -164,6 +165,25 @@ def test_best_per_chunk_fetches_more_until_the_top_is_certain():
     assert best_per_chunk(fetch, 2) == [("a", 0.9), ("b", 0.5)]
     assert asked == [8, 16]
     assert best_per_chunk(fetch, 0) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.integers(0, 2**31 - 1), st.sampled_from([2, 5, 100]))
+def test_the_readers_array_ranking_is_the_generic_one(limit, seed, levels):
+    """best_chunks (the in-memory reader's) against best_per_chunk over the same pieces: few score
+    levels make ties, across chunks and at the fetch's edge."""
+    from corpus.vector_store_memory import best_chunks, top_rows
+
+    rng = np.random.default_rng(seed)
+    pieces = int(rng.integers(0, 80))
+    scores = (rng.integers(0, levels, pieces) / levels).astype(np.float32)
+    chunk_index = rng.integers(0, max(1, pieces // 3), pieces)
+    chunks = np.array([f"chunk-{i:04d}" for i in rng.permutation(max(1, pieces // 3))])
+
+    def fetch(n):
+        return [(str(chunks[chunk_index[i]]), float(scores[i])) for i in top_rows(scores, n)]
+
+    assert best_chunks(scores, chunk_index, chunks, limit) == best_per_chunk(fetch, limit)
 
 
 def test_point_ids_are_deterministic_and_distinct():
