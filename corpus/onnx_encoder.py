@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 from pathlib import Path
 
@@ -25,9 +26,12 @@ log = logging.getLogger(__name__)
 # The graph's inputs; models without segment ids (MPNet, RoBERTa) are exported without the last.
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _ENCODING_FIELD = {"input_ids": "ids", "attention_mask": "attention_mask", "token_type_ids": "type_ids"}
-# One thread: a short query gains nothing from a second core, and a pool that waits for a core a
-# competing process holds is what made torch queries take ~500 ms under load (issue 11, measured).
-QUERY_THREADS = 1
+# Two threads where the process may use two cores. torch's pool, waiting for a core that a
+# competing process held, made queries take ~500 ms under load (issue 11). ONNX Runtime's pool
+# without spinning does not: its calling thread takes the chunks a delayed worker has not started.
+# Library at the wire, two servers alternated (benchmarks/wire_ab.py): search p50 19.1 -> 16.6 ms
+# idle and 20.7 -> 18.8 ms beside a CPU hog, against one thread; +1.3 ms of server CPU per search.
+QUERY_THREADS = min(2, len(os.sched_getaffinity(0)))
 INT8_SUFFIX = f".{INT8_RECIPE}.onnx"
 
 
