@@ -2,8 +2,10 @@
 
     QUANT_RAG_HOME=<state with the ONNX export> python benchmarks/query_embedding.py [--queries 100] [--hog]
 
-Arms: torch (the transformers QueryEncoder, torch's default threads), torch-1 (one torch thread),
-onnx-1 / onnx-2 (ONNX Runtime with 1 / 2 intra-op threads), onnx-int8 (when exported). Each
+Arms: server-N (the token graph the server embeds questions with, vector and token vectors in one
+run, on corpus.onnx_encoder.QUERY_THREADS threads), torch (the transformers QueryEncoder, torch's
+default threads), torch-1 (one torch thread), onnx-1 / onnx-2 (the plain graph on ONNX Runtime
+with 1 / 2 intra-op threads), onnx-int8 (when exported). Each
 embeds the same TAT-QA questions once (no cache); p50/p95 in ms. --hog repeats every arm with
 `python -c "while True: pass"` running, i.e. another program holding one of the cores.
 """
@@ -26,13 +28,18 @@ QUESTIONS = REPO / "bench" / "tatqa" / "queries.jsonl"
 def arms(home: Path) -> dict:
     from corpus.config import ServedConfig
     from corpus.embedder import model_folder
-    from corpus.onnx_encoder import OnnxEncoder, onnx_file
+    from corpus.onnx_encoder import QUERY_THREADS, OnnxEncoder, onnx_file, token_graph_file
     from corpus.query_encoder import QueryEncoder
     from corpus.state import StateLayout
+    from corpus.token_encoder import TokenEncoder
 
     config, layout = ServedConfig(), StateLayout(home)
     folder = model_folder(config)
     out = {}
+    tokens = token_graph_file(layout, config)
+    if tokens.exists():
+        out[f"server-{QUERY_THREADS}"] = TokenEncoder(tokens, folder, config.embedding_model, None,
+                                                    threads=QUERY_THREADS)
     plain = onnx_file(layout, config)
     if plain.exists():
         out["onnx-1"] = OnnxEncoder(plain, folder, config.embedding_model, None, threads=1)
