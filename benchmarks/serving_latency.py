@@ -7,8 +7,8 @@
     python benchmarks/serving_latency.py --home S --tools search_documents,get_passage --hog
     python benchmarks/serving_latency.py --home S --tools get_passage --server-profile /tmp/s.prof
 
-Each run also times, in this process and right after the stdio calls, Engine.retrieve on the same
-queries (the stdio/in-process ratio), and profiles one search_documents call stage by stage as the
+Each run also times, in this process, Engine.retrieve on the same queries, each right after its
+search at the wire (the stdio/in-process ratio, both halves from the same moments), and profiles one search_documents call stage by stage as the
 server runs it (benchmarks/serving_profile.py). --hog repeats cold start, warm calls and the
 in-process timing with `python -c "while True: pass"` holding one core.
 
@@ -285,18 +285,27 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path |
     params = _params(home, warm_up=True)
     out["wire_cold_search"] = wire_cold_start(params, "search_documents", {"query": QUERIES[0]})
     labels = [label for label in warm if label in call_arguments({}, "")]
-    wire, wire_cpu = wire_latencies(params, repeat, labels, set_up_calls, call_arguments)
-    out["wire_ms"] = {label: percentiles(v) for label, v in wire.items()}
-    out["wire_cpu_ms_per_call"] = wire_cpu
     ctx = _engine(home)
     engine, mode = ctx.engine, ctx.config.default_mode
     engine.warm_up()
-    times = []
-    for i in range(repeat + 1):
+    engine.retrieve(QUERIES[0], mode, Scope(), limit=5)
+    times: list[float] = []
+
+    def retrieve(i: int) -> None:
         start = time.perf_counter()
         engine.retrieve(QUERIES[i % len(QUERIES)], mode, Scope(), limit=5)
         times.append(time.perf_counter() - start)
-    out["in_process_retrieve_ms"] = percentiles(times[1:])
+
+    # The same query in process right after each wire search: both figures of the ratio come from
+    # the same moments, which this machine's drift (±30 % within minutes) cannot tilt.
+    wire, wire_cpu = wire_latencies(params, repeat, labels, set_up_calls, call_arguments,
+                                    between={"search_documents": retrieve})
+    out["wire_ms"] = {label: percentiles(v) for label, v in wire.items()}
+    out["wire_cpu_ms_per_call"] = wire_cpu
+    if not times:  # no wire search measured (--tools without it): time the queries on their own
+        for i in range(repeat):
+            retrieve(i)
+    out["in_process_retrieve_ms"] = percentiles(times)
     if "search_documents" in out["warm_ms"]:
         out["stdio_over_in_process"] = round(out["warm_ms"]["search_documents"]["p50"]
                                              / out["in_process_retrieve_ms"]["p50"], 2)

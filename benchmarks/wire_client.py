@@ -123,12 +123,15 @@ def wire_cold_start(params, first_tool: str, arguments: dict) -> dict:
         return {"initialize_s": ready, "first_answer_s": first, "server_cpu_s": cpu_seconds(client.pid)}
 
 
-def wire_latencies(params, repeat: int, labels: list[str], set_up, make_calls,
+def wire_latencies(params, repeat: int, labels: list[str], set_up, make_calls, between=None,
                    ) -> tuple[dict[str, list[float]], dict[str, dict]]:
     """Per label: seconds of each call and CPU ms per call (server, this client), at the wire.
 
     `set_up(call)` makes the calls the measured ones depend on (call(tool, arguments) -> the
-    structured result) and returns `make_calls`'s arguments."""
+    structured result) and returns `make_calls`'s arguments. `between` (label -> fn(i)) runs after
+    the label's i-th call, outside its timer and its client CPU: work to be timed at the same
+    moments as the calls (the in-process retrieval the wire figure is compared with)."""
+    between = between or {}
     times: dict[str, list[float]] = {}
     cpu: dict[str, dict] = {}
     with _client(params) as client:
@@ -142,7 +145,13 @@ def wire_latencies(params, repeat: int, labels: list[str], set_up, make_calls,
             if tool is None:
                 times[label] = [client.timed("ping")[0] for _ in range(repeat)]
             else:
-                times[label] = [client.call_tool(tool, make(i))[0] for i in range(repeat)]
+                times[label] = []
+                for i in range(repeat):
+                    times[label].append(client.call_tool(tool, make(i))[0])
+                    if label in between:
+                        aside = time.process_time()
+                        between[label](i)
+                        mine += time.process_time() - aside
             cpu[label] = {"server": round(1000 * (cpu_seconds(client.pid) - server) / repeat, 2),
                           "client": round(1000 * (time.process_time() - mine) / repeat, 2)}
     return times, cpu
