@@ -79,7 +79,7 @@ class IntegerProduct:
                 import onnxruntime as ort
 
                 options = ort.SessionOptions()
-                options.intra_op_num_threads = 1  # like the query encoder: fast with a busy neighbour
+                options.intra_op_num_threads = 1  # a second thread did not speed the product up (README)
                 options.inter_op_num_threads = 1
                 options.add_session_config_entry("session.intra_op.allow_spinning", "0")
                 self._session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
