@@ -8,8 +8,8 @@
     python benchmarks/serving_latency.py --home S --tools get_passage --server-profile /tmp/s.prof
 
 Each run also times, in this process, Engine.retrieve on the same queries, each right after its
-search at the wire (the stdio/in-process ratio, both halves from the same moments), and profiles one search_documents call stage by stage as the
-server runs it (benchmarks/serving_profile.py). --hog repeats cold start, warm calls and the
+search at the wire (the stdio/in-process ratio, both halves from the same moments), and profiles
+one search_documents call stage by stage as the server runs it (benchmarks/serving_profile.py). --hog repeats cold start, warm calls and the
 in-process timing with `python -c "while True: pass"` holding one core.
 
 --edge N times the vector store directly (Qdrant Edge, read only) with N real questions (TAT-QA
