@@ -6,6 +6,7 @@ pipeline cuts them. Arms, same model, --threads threads each, interleaved --repe
   torch_by_tokens sentence-transformers, batches ordered by token count
   onnx_by_tokens  the float32 ONNX export on ONNX Runtime, ordered by token count (the pipeline's default)
   onnx_int8       its int8 graph (corpus.onnx_int8.quantise), ingestion's opt-in (QUANT_RAG_PASSAGE_RUNTIME=onnx-int8)
+  torch_bf16      torch under bfloat16 autocast (corpus.bf16_encoder), ordered by token count
 Printed per arm: CPU seconds (user + sys: the machine is shared, so CPU, not wall, is the cost),
 wall seconds, tokens computed (padding included) and the min cosine to torch_by_chars's vectors.
 
@@ -57,6 +58,7 @@ def main() -> None:
     args = parser.parse_args()
     import torch
 
+    from corpus.bf16_encoder import Bf16Encoder
     from corpus.onnx_encoder import OnnxEncoder
     from corpus.onnx_export import export_model
     from corpus.onnx_int8 import quantise
@@ -79,6 +81,8 @@ def main() -> None:
     arms = {"torch_by_chars": (len, torch_encode), "torch_by_tokens": (tokens, torch_encode),
             "onnx_by_tokens": (tokens, lambda b: runtimes["onnx"].embed_texts(b, len(b))),
             "onnx_int8": (tokens, lambda b: runtimes["int8"].embed_texts(b, len(b)))}
+    bf16 = Bf16Encoder(model_folder(config), embedder.model_id, threads=args.threads)
+    arms["torch_bf16"] = (tokens, lambda b: bf16.embed_texts(b, len(b)))
     batched(texts[:16], tokens, 16, torch_encode)  # warm-up
     best: dict[str, tuple[float, float]] = {}
     vectors: dict[str, np.ndarray] = {}

@@ -82,11 +82,12 @@ class ServedConfig(BaseModel):
     # How the server embeds queries: the ONNX export (float32; int8 is an opt-in arm), or torch.
     query_runtime: Literal["onnx", "onnx-int8", "torch"] = "onnx"
     # How ingestion embeds passages: the float32 export ("onnx", vectors equal to torch's), torch,
-    # or torch in bfloat16 on AMX tiles ("torch-bf16", corpus.bf16_encoder: 2.5x faster, vectors
-    # within cosine 0.99996 of float32's, so keyed alike). "auto" (the default): bfloat16 where the
-    # CPU has AMX, else "onnx". "onnx-int8" (corpus.onnx_int8.quantise) is an opt-in: 26-31 % less
-    # embedding CPU, retrieval within noise on the library and TAT-QA dev sets, but a piece's vector
-    # depends slightly on its batch. Queries stay float32. int8 vectors are keyed apart (model_key).
+    # or torch in bfloat16 ("torch-bf16", corpus.bf16_encoder: 2.5x faster on AMX tiles, 27 % less
+    # CPU with AVX-512 BF16; vectors within cosine 0.99996 of float32's, so keyed alike). "auto"
+    # (the default): bfloat16 where the CPU has it in hardware, else "onnx". "onnx-int8"
+    # (corpus.onnx_int8.quantise) is an opt-in: 26-31 % less embedding CPU, retrieval within noise
+    # on the library and TAT-QA dev sets, but a piece's vector depends slightly on its batch.
+    # Queries stay float32. int8 vectors are keyed apart (model_key).
     passage_runtime: Literal["auto", "onnx", "onnx-int8", "torch", "torch-bf16"] = "auto"
 
     @classmethod

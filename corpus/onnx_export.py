@@ -180,11 +180,11 @@ def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, ru
 @contextmanager
 def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Iterator[str]:
     """Within the block, `embedder` embeds passages (two threads) the way `config.passage_runtime`
-    says on this machine (corpus.bf16_encoder.resolved_passage_runtime): in bfloat16 on AMX tiles
-    (the default where the CPU has them), or on ONNX Runtime with the float32 export (the default
-    elsewhere; ≈ 20 % less CPU than torch, vectors equal to cosine ≥ 0.999 999) or, when asked, the
-    int8 one; exported now if needed (vector_index then finds it fresh). Yields the runtime used. A
-    float runtime that fails leaves torch (the same vectors, only slower); int8 does not fall back:
+    says on this machine (corpus.bf16_encoder.resolved_passage_runtime): in bfloat16 (the default
+    where the CPU has it in hardware: AMX tiles or AVX-512 BF16), or on ONNX Runtime with the
+    float32 export (the default elsewhere; ≈ 20 % less CPU than torch, vectors equal to cosine
+    ≥ 0.999 999) or, when asked, the int8 one; exported now if needed (vector_index then finds it
+    fresh). Yields the runtime used. A float runtime that fails leaves torch (the same vectors, only slower); int8 does not fall back:
     its vectors are keyed as int8 (ServedConfig.model_key), so that failure is raised. The shared
     embedder is torch again after."""
     from corpus.bf16_encoder import resolved_passage_runtime

@@ -1,13 +1,13 @@
-"""Passages embedded in bfloat16 (AMX tiles) are float vectors: within the measured floor of torch's
-float32 ones, keyed alike, with their token vectors cached as they are embedded; "auto" chooses
-bfloat16 only where the CPU advertises AMX."""
+"""Passages embedded in bfloat16 are float vectors: within the measured floor of torch's float32
+ones, keyed alike, with their token vectors cached as they are embedded; "auto" chooses bfloat16
+only where the CPU advertises bfloat16 arithmetic (AMX tiles or AVX-512 BF16)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 import corpus.bf16_encoder as bf16_encoder
-from corpus.bf16_encoder import Bf16Encoder, has_amx, resolved_passage_runtime
+from corpus.bf16_encoder import Bf16Encoder, has_native_bf16, resolved_passage_runtime
 from corpus.config import ServedConfig
 from corpus.embedder import load_embedder, model_folder
 from corpus.ids import sha256_hex
@@ -30,18 +30,21 @@ def _texts(layout: StateLayout, embedder, count: int) -> list[str]:
     return sorted(set(texts))[:count]
 
 
-def test_amx_is_read_from_the_cpu_flags(tmp_path):
-    amx, plain = tmp_path / "amx", tmp_path / "plain"
-    amx.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx512f amx_bf16 amx_tile amx_int8\n")
-    plain.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx512f avx512_bf16 amx_tile\n")  # no bf16 tiles
-    assert has_amx(amx) and not has_amx(plain)
-    assert not has_amx(tmp_path / "missing")  # not Linux: no AMX assumed
+def test_native_bfloat16_is_read_from_the_cpu_flags(tmp_path):
+    flags = {"amx": "fpu sse2 avx512f amx_bf16 amx_tile amx_int8",        # Intel Sapphire Rapids
+             "avx512": "fpu sse2 avx512f avx512_vnni avx512_bf16",        # AMD Zen 4/5, Cooper Lake
+             "plain": "fpu sse2 avx2 avx512f avx512_vnni amx_tile amx_int8 avx512_bf16x"}  # none
+    for name, line in flags.items():
+        (tmp_path / name).write_text(f"processor\t: 0\nflags\t\t: {line}\n")
+    assert has_native_bf16(tmp_path / "amx") and has_native_bf16(tmp_path / "avx512")
+    assert not has_native_bf16(tmp_path / "plain")  # whole flags only: no prefix or look-alike
+    assert not has_native_bf16(tmp_path / "missing")  # not Linux: no bfloat16 assumed
 
 
-def test_auto_means_bfloat16_only_where_the_cpu_has_amx(monkeypatch):
-    monkeypatch.setattr(bf16_encoder, "has_amx", lambda: True)
+def test_auto_means_bfloat16_only_where_the_cpu_has_it(monkeypatch):
+    monkeypatch.setattr(bf16_encoder, "has_native_bf16", lambda: True)
     assert resolved_passage_runtime("auto") == "torch-bf16"
-    monkeypatch.setattr(bf16_encoder, "has_amx", lambda: False)
+    monkeypatch.setattr(bf16_encoder, "has_native_bf16", lambda: False)
     assert resolved_passage_runtime("auto") == "onnx"  # emulated bfloat16 would be slower
     for runtime in ("onnx", "onnx-int8", "torch", "torch-bf16"):
         assert resolved_passage_runtime(runtime) == runtime
