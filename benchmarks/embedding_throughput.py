@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from host import StealMeter, host_line, host_report
 
 from corpus.config import ServedConfig
 from corpus.embedder import load_embedder, model_folder
@@ -84,6 +85,7 @@ def main() -> None:
     bf16 = Bf16Encoder(model_folder(config), embedder.model_id, threads=args.threads)
     arms["torch_bf16"] = (tokens, lambda b: bf16.embed_texts(b, len(b)))
     batched(texts[:16], tokens, 16, torch_encode)  # warm-up
+    steal = StealMeter()
     best: dict[str, tuple[float, float]] = {}
     vectors: dict[str, np.ndarray] = {}
     computed: dict[str, int] = {}
@@ -95,6 +97,7 @@ def main() -> None:
             best[arm] = min(best.get(arm, (cpu, wall)), (cpu, wall))
             computed[arm] = sum(len(b) * max(min(tokens(texts[i]), embedder.max_tokens) for i in b) for b in batches)
     real = sum(min(tokens(t), embedder.max_tokens) for t in texts)
+    print(host_line(host_report(steal)))
     print(f"model {embedder.model_id} · {len(texts)} pieces, {real} tokens · {args.threads} threads · "
           f"batches of {args.batch_size} · best of {args.repeats}")
     base = best["torch_by_chars"][0]

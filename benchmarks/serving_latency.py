@@ -45,6 +45,7 @@ single_threaded_blas()  # the in-process figures run the retrieval the way the s
 import anyio  # noqa: E402
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from host import StealMeter, host_line, host_report  # noqa: E402
 from serving_profile import cpu_hog, percentiles, profile_search, stage_timer  # noqa: E402
 from wire_client import wire_cold_start, wire_latencies  # noqa: E402
 
@@ -377,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         home = args.fixture
         if not (home / "signature.json").exists():
             build_state(home)
-    report = {"home": str(home)}
+    report, steal = {"home": str(home)}, StealMeter()
     if not args.no_mcp:
         os.environ.setdefault("QUANT_RAG_HOME", str(home))
         tools = set(args.tools.split(",")) if args.tools else None
@@ -391,11 +392,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         report["profile_dense"] = search_profile(home, args.profile, "dense")
         report["profile_hybrid"] = search_profile(home, args.profile, "hybrid")
+    report["host"] = host_report(steal)
     if args.out:
         args.out.write_text(json.dumps(report, indent=1))
     if args.json or args.no_mcp:
         print(json.dumps(report, indent=1))
         return 0
+    print(host_line(report["host"]))
     for condition in ("idle", "hog"):
         if condition in report:
             print_figures(condition, report[condition])

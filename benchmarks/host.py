@@ -1,0 +1,83 @@
+"""The machine a benchmark ran on, reported beside its figures.
+
+Sessions of this project have run on different hosts under one machine kind: an Intel CPU with
+AMX tiles and an AMD EPYC (Zen 5) with AVX-512 BF16 and no AMX. Their figures differ by up to
+two-fold, which earlier notes read as the host's "phases". Every benchmark now names the CPU, its
+bfloat16 support and the share of CPU time the hypervisor took from this guest during the run
+(`steal` in /proc/stat), so figures are compared only between runs on the same kind of host.
+
+    python benchmarks/host.py       # the description of this machine, as JSON
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from corpus.bf16_encoder import BF16_FLAGS, CPUINFO
+
+PROC_STAT = Path("/proc/stat")
+
+
+def cpu_description(cpuinfo: Path = CPUINFO) -> dict:
+    """Model name, vendor, family / model numbers, usable cores and the bfloat16 flags present
+    (the first processor's fields; empty values where /proc/cpuinfo is absent)."""
+    fields: dict[str, str] = {}
+    try:
+        text = cpuinfo.read_text()
+    except OSError:
+        text = ""
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    flags = set(fields.get("flags", "").split())
+    return {"model": fields.get("model name"), "vendor": fields.get("vendor_id"),
+            "family": fields.get("cpu family"), "model_number": fields.get("model"),
+            "cores": len(os.sched_getaffinity(0)), "bf16": sorted(BF16_FLAGS & flags)}
+
+
+def cpu_times(stat: Path = PROC_STAT) -> tuple[int, int]:
+    """(steal, total) jiffies of all CPUs since boot; (0, 0) where /proc/stat is absent."""
+    try:
+        first = stat.read_text().splitlines()[0].split()
+    except (OSError, IndexError):
+        return 0, 0
+    # user nice system idle iowait irq softirq steal [guest guest_nice: already inside user/nice]
+    values = [int(v) for v in first[1:9]]
+    return (values[7] if len(values) > 7 else 0), sum(values)
+
+
+class StealMeter:
+    """The share of CPU time the hypervisor gave to other guests between `start` and `share()`."""
+
+    def __init__(self, stat: Path = PROC_STAT) -> None:
+        self.stat = stat
+        self.start = cpu_times(stat)
+
+    def share(self) -> float | None:
+        steal, total = cpu_times(self.stat)
+        elapsed = total - self.start[1]
+        return round((steal - self.start[0]) / elapsed, 4) if elapsed > 0 else None
+
+
+def host_report(meter: StealMeter | None = None) -> dict:
+    """The CPU, the load average and, with a meter, the steal share since it started."""
+    report = {"cpu": cpu_description(), "load_average_1min": round(os.getloadavg()[0], 2)}
+    if meter is not None:
+        report["steal_share"] = meter.share()
+    return report
+
+
+def host_line(report: dict) -> str:
+    """One line for a terminal: `host: AMD EPYC · 2 cores · bf16 avx512_bf16 · load 0.4 · steal 0.0 %`."""
+    cpu = report["cpu"]
+    parts = [f"host: {cpu['model'] or 'unknown CPU'}", f"{cpu['cores']} cores",
+             "bf16 " + ("/".join(cpu["bf16"]) or "none"), f"load {report['load_average_1min']}"]
+    if report.get("steal_share") is not None:
+        parts.append(f"steal {100 * report['steal_share']:.1f} %")
+    return " · ".join(parts)
+
+
+if __name__ == "__main__":
+    print(json.dumps(host_report(), indent=1))
