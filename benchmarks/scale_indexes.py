@@ -175,6 +175,21 @@ def _embed(texts: list[str], layout) -> np.ndarray:
     return np.stack([encoder.embed_query(t) for t in texts])
 
 
+def state_points(generation: Path, dimension: int) -> dict[str, np.ndarray]:
+    """The generation's points as MemoryVectorStore arrays: its snapshot (an exact state) or, for
+    an hnsw state (read in place, so written without one), scrolled from the shard read-only."""
+    from corpus.vector_store_edge import EdgeVectorStore
+    from corpus.vector_store_memory import SNAPSHOT_FILE, read_snapshot, to_arrays
+
+    if (generation / SNAPSHOT_FILE).exists():
+        return read_snapshot(generation / SNAPSHOT_FILE)
+    store = EdgeVectorStore(generation, dimension, read_only=True)
+    try:
+        return to_arrays(store.records(), dimension)
+    finally:
+        store.close()
+
+
 def measure_state(home: Path, texts: list[str], work: Path) -> dict:
     """Index figures over a built state's own passages and vectors (the state is only read). BM25:
     the state's own build, loaded both ways (its build time is the bm25_index step's). The HNSW
@@ -184,7 +199,6 @@ def measure_state(home: Path, texts: list[str], work: Path) -> dict:
     from corpus.published import open_published
     from corpus.state import StateLayout
     from corpus.vector_store import edge_root
-    from corpus.vector_store_memory import SNAPSHOT_FILE, read_snapshot
     from corpus.signature import recorded_signature
     from ingest.corpus_view import indexed_documents
 
@@ -198,10 +212,10 @@ def measure_state(home: Path, texts: list[str], work: Path) -> dict:
         out.update(store_figures(passages, Path(scratch)))
     del documents, passages
     out.update(bm25_load_figures(layout.bm25, recorded_signature(layout), texts))
-    generation = current_generation(edge_root(layout, ServedConfig.from_env()))
-    arrays = read_snapshot(generation / SNAPSHOT_FILE)
+    queries = _embed(texts, layout)
+    arrays = state_points(current_generation(edge_root(layout, ServedConfig.from_env())), queries.shape[1])
     shutil.rmtree(work / "hnsw", ignore_errors=True)
-    out.update(vector_figures(arrays, _embed(texts, layout), work))
+    out.update(vector_figures(arrays, queries, work))
     view.close()
     return out
 
