@@ -9,8 +9,11 @@
 
 Each run also times, in this process, Engine.retrieve on the same queries, each right after its
 search at the wire (the stdio/in-process ratio, both halves from the same moments), and profiles
-one search_documents call stage by stage as the server runs it (benchmarks/serving_profile.py). --hog repeats cold start, warm calls and the
-in-process timing with `python -c "while True: pass"` holding one core.
+one search_documents call stage by stage as the server runs it (benchmarks/serving_profile.py). The
+warm wire server stamps each call (benchmarks/timed_server.py): how long the SDK took from the
+request line to our handler, the handler itself, and from its end to the answer line. --hog
+repeats cold start, warm calls and the in-process timing with `python -c "while True: pass"`
+holding one core.
 
 --edge N times the vector store directly (Qdrant Edge, read only) with N real questions (TAT-QA
 queries) with and without a year filter; --profile N breaks search_documents down by stage in
@@ -33,8 +36,10 @@ import argparse
 import functools
 import json
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -46,7 +51,9 @@ import anyio  # noqa: E402
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from host import StealMeter, host_line, host_report  # noqa: E402
+from profiled_server import PROFILE_ENV  # noqa: E402
 from serving_profile import cpu_hog, percentiles, profile_search, stage_timer  # noqa: E402
+from timed_server import MARKS_ENV, spans  # noqa: E402
 from wire_client import wire_cold_start, wire_latencies  # noqa: E402
 
 from serving.engine import Scope  # noqa: E402
@@ -57,16 +64,19 @@ QUERIES = ["How is value at risk estimated from historical returns?",
            "market impact of large orders", "multiple comparisons bias in backtests"]
 
 
-def _params(home: Path, warm_up: bool, profile: Path | None = None) -> StdioServerParameters:
+def _params(home: Path, warm_up: bool, profile: Path | None = None,
+            marks: Path | None = None) -> StdioServerParameters:
+    """The server's command: `profile`, under cProfile (profiled_server.py); `marks`, with its
+    per-call timestamps (timed_server.py)."""
     env = {**os.environ, "QUANT_RAG_HOME": str(home), "HF_HUB_OFFLINE": "1",
            "QUANT_RAG_WARM_UP": "1" if warm_up else "0"}
     args = ["-m", "serving.server"]
-    if profile is not None:
-        from profiled_server import PROFILE_ENV
-
-        env[PROFILE_ENV] = str(profile)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-        args = [str(REPO / "benchmarks" / "profiled_server.py")]
+    for path, variable, script in ((profile, PROFILE_ENV, "profiled_server.py"),
+                                   (marks, MARKS_ENV, "timed_server.py")):
+        if path is not None:
+            env[variable] = str(path)
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+            args = [str(REPO / "benchmarks" / script)]
     return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(REPO))
 
 
@@ -99,7 +109,7 @@ def children_cpu_seconds() -> float | None:
     try:
         children = [c for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
                     if any(name in Path(f"/proc/{c}/cmdline").read_bytes()
-                           for name in (b"serving.server", b"profiled_server"))]  # not the hog
+                           for name in (b"serving.server", b"profiled_server", b"timed_server"))]  # not the hog
         ticks = sum(sum(int(v) for v in Path(f"/proc/{c}/stat").read_text().rsplit(")", 1)[1].split()[11:13])
                     for c in children)
     except (OSError, ValueError):
@@ -282,9 +292,10 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path |
     warm, cpu = anyio.run(warm_latencies, home, repeat, tools, profile)
     out["warm_ms"] = {label: percentiles(v) for label, v in warm.items()}
     out["cpu_ms_per_call"] = cpu
-    # The same server, timed at the wire (no SDK client parsing or schema validation in the span).
-    params = _params(home, warm_up=True)
-    out["wire_cold_search"] = wire_cold_start(params, "search_documents", {"query": QUERIES[0]})
+    # The same server, timed at the wire (no SDK client parsing or schema validation in the span);
+    # the warm one also stamps each call inside the server (timed_server.py), not the cold one.
+    out["wire_cold_search"] = wire_cold_start(_params(home, warm_up=True), "search_documents", {"query": QUERIES[0]})
+    marks = Path(tempfile.mkdtemp(prefix="server-marks-")) / "marks.json"
     labels = [label for label in warm if label in call_arguments({}, "")]
     ctx = _engine(home)
     engine, mode = ctx.engine, ctx.config.default_mode
@@ -299,8 +310,11 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path |
 
     # The same query in process right after each wire search: both figures of the ratio come from
     # the same moments, which this machine's drift (±30 % within minutes) cannot tilt.
-    wire, wire_cpu = wire_latencies(params, repeat, labels, set_up_calls, call_arguments,
-                                    between={"search_documents": retrieve})
+    wire, wire_cpu = wire_latencies(_params(home, warm_up=True, marks=marks), repeat, labels, set_up_calls,
+                                    call_arguments, between={"search_documents": retrieve})
+    if marks.exists():  # the last `repeat` searches: the measured ones, not the set-up search
+        out["server_spans_ms"] = {k: percentiles(v[-repeat:]) for k, v in spans(marks, "search_documents").items()}
+        shutil.rmtree(marks.parent, ignore_errors=True)
     out["wire_ms"] = {label: percentiles(v) for label, v in wire.items()}
     out["wire_cpu_ms_per_call"] = wire_cpu
     if not times:  # no wire search measured (--tools without it): time the queries on their own
@@ -340,6 +354,9 @@ def print_figures(condition: str, r: dict) -> None:
     if "stdio_over_in_process" in r:
         print(f"search_documents / in-process retrieve (p50): SDK client {r['stdio_over_in_process']:.2f}, "
               f"wire {r['wire_over_in_process']:.2f}")
+    if r.get("server_spans_ms"):
+        print("inside the server, wire searches, p50 ms: " + ", ".join(
+            f"{k} {v['p50']:.2f}" for k, v in r["server_spans_ms"].items()))
     print("one search_documents call, p50 ms per stage: " + ", ".join(
         f"{k} {v:.2f}" for k, v in r["profile_ms"].items()))
 
