@@ -44,7 +44,7 @@ class ServedConfig(BaseModel):
     bm25_drop_scaffolding: bool = False     # BM25 ignores question-framing words ("papers", "explain")
     query_expansion: bool = False           # BM25 also searches the graph's synonyms of the question's terms
     # hybrid beat dense on TAT-QA dev (+0.098 nDCG@10 [+0.088, +0.109]) and was not worse on the
-    # library dev set (+0.035 [-0.046, +0.118]); see README "Measured figures".
+    # library dev set (+0.035 [-0.046, +0.118]); see docs/measurements.md.
     default_mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
     candidate_pool: int = 50
     fusion: Literal["rrf", "convex"] = "rrf"  # convex: weighted sum of min-max normalised scores
@@ -52,7 +52,7 @@ class ServedConfig(BaseModel):
     dense_weight: float = 1.0               # each ranking's weight in the fusion (RRF or convex)
     bm25_weight: float = 1.0
     # A cap of 2 per document starved answers (library dev, 89 q: cap 10 vs 2 +0.085 nDCG@10
-    # [+0.045, +0.127]; cap 5 and 3 lose to 10 significantly); README "Retrieval quality".
+    # [+0.045, +0.127]; cap 5 and 3 lose to 10 significantly); docs/measurements.md "Retrieval quality".
     per_document: int = 10                  # passages per document before other documents run out
     document_weight: float = 0.0            # share of the document's summed candidate scores added to a passage
     document_best_weight: float = 0.0       # share of the document's best candidate score added to a passage
@@ -65,10 +65,11 @@ class ServedConfig(BaseModel):
     near_duplicate_threshold: float = 0.6
     # Hybrid's fused pool (its first candidate_pool candidates) reordered by MaxSim over the passages'
     # token vectors (corpus.token_index); the fused order breaks ties and places passages without
-    # token vectors. README "Retrieval quality" has the paired figures.
+    # token vectors. docs/measurements.md "Retrieval quality" has the paired figures.
     late_interaction: bool = True
-    # 1: the pool ordered by MaxSim alone (the library's best: README "Retrieval quality"); below 1,
-    # by (1 - w) x fused + w x MaxSim, both min-max normalised (serving.selection.by_late_interaction).
+    # 1: the pool ordered by MaxSim alone (the library's best: docs/measurements.md "Retrieval
+    # quality"); below 1, by (1 - w) x fused + w x MaxSim, both min-max normalised
+    # (serving.selection.by_late_interaction).
     late_interaction_weight: float = Field(default=1.0, ge=0.0, le=1.0)
     reranker_model_path: str | None = None
     # A cross-encoder reads every [query, passage] pair: score only the fused pool's first N (0 = all),

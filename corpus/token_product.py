@@ -79,7 +79,8 @@ class IntegerProduct:
                 import onnxruntime as ort
 
                 options = ort.SessionOptions()
-                options.intra_op_num_threads = 1  # a second thread did not speed the product up (README)
+                # a second thread did not speed the product up (docs/measurements.md)
+                options.intra_op_num_threads = 1
                 options.inter_op_num_threads = 1
                 options.add_session_config_entry("session.intra_op.allow_spinning", "0")
                 self._session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])

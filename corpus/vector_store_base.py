@@ -31,14 +31,14 @@ HNSW_EF_CONSTRUCT = 100
 # float vectors). On the 100k state's own index, 89 library dev and 300 TAT-QA questions: ef 256 /
 # 4x gave recall@10 0.972 / 0.962, below the floor, with 2 / 7 questions keeping under half their
 # exact top 10 (some none); ef 1024 / 8x gives 0.999 / 0.996, none under half, p50 2.3-2.4 ms
-# (benchmarks/scale.py indexes and README "The 1M-passage path").
+# (benchmarks/scale.py indexes and docs/measurements.md "The 1M-passage path").
 HNSW_EF = 1024
 INT8_OVERSAMPLING = 8.0
 INT8_QUANTILE = 0.99     # clip the extreme 1 % of values before int8 scaling
 # From a million points a narrower beam (ef 256 / 4x) lost the exact top 10 (1.7 M cloned points,
 # three builds: recall@10 0.72-0.82); a wider beam and more int8 candidates keep it (ef 4096 / 32x:
-# recall@10 0.992, min 0.9, p50 17.7 ms; ef 2048 / 16x: 0.967; ef 1024 / 8x: 0.932;
-# benchmarks/scale.py components, README "The 1M-passage path"). Below, the settings above suffice.
+# recall@10 0.992, min 0.9, p50 17.7 ms; ef 2048 / 16x: 0.967; ef 1024 / 8x: 0.932; benchmarks/
+# scale.py components, docs/measurements.md "The 1M-passage path"). Below, the settings above suffice.
 LARGE_HNSW_POINTS = 1_000_000
 LARGE_HNSW_EF, LARGE_INT8_OVERSAMPLING = 4096, 32.0
 MIN_HNSW_RECALL = 0.98   # the dense_matches_brute_force check's floor for recall@10 under "hnsw"

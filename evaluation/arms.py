@@ -20,7 +20,8 @@ from serving.engine import MODES, Engine
 
 MIN_POOL, MAX_POOL = 10, 500
 # Fields an arm may not override: they name the state's model and stores, not a ranking choice
-# (passage_runtime names the stored vectors: comparing it takes two states, README "Ingestion").
+# (passage_runtime names the stored vectors: comparing it takes two states, docs/measurements.md
+# "Ingestion").
 FIXED_FIELDS = frozenset({"embedding_model", "embedding_model_path", "embedding_revision",
                           "query_instruction", "vector_backend", "qdrant_url", "passage_runtime"})
 BM25_FIELDS = ("bm25_k1", "bm25_b", "bm25_stopwords", "bm25_stemmer")

@@ -20,8 +20,9 @@ from corpus.config import ServedConfig
 # pooled vector missed. A context's table and paragraphs are one document (evaluation.beir_state)
 # and each passage gets its document's best candidate score on top: a question's table rises with
 # the paragraph that names its line item, and the other way round. Every value was chosen by 2-fold
-# cross-validation on TAT-QA dev, folds split by context, over a grid of product arms (README,
-# Retrieval quality: the grid, the CV figure and the paired gain over the previous profile).
+# cross-validation on TAT-QA dev, folds split by context, over a grid of product arms
+# (docs/measurements.md, Retrieval quality: the grid, the CV figure and the paired gain over the
+# previous profile).
 PROFILES: dict[str, dict[str, object]] = {
     "tatqa": {"fusion": "convex", "dense_weight": 0.1, "bm25_weight": 0.9, "bm25_stopwords": "en",
               "bm25_k1": 0.5, "late_interaction": True, "late_interaction_weight": 0.5,

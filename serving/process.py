@@ -9,7 +9,8 @@ import sys
 
 # One query's vector scoring is a small matrix-vector product: a second BLAS thread spins on a core
 # another process may need and gains nothing (library over stdio, idle: search p50 the same within
-# noise, server CPU per search 36-40 -> 17-18 ms; beside a CPU hog p50 40.6 -> 22.5 ms; README).
+# noise, server CPU per search 36-40 -> 17-18 ms; beside a CPU hog p50 40.6 -> 22.5 ms;
+# docs/measurements.md).
 # Read by numpy at its import, which the server defers until after `initialize`.
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
