@@ -10,9 +10,12 @@ kernel's).
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 # Never ask for more than this share of physical memory per index: a larger one would only evict
 # the pages other readers need.
@@ -24,6 +27,15 @@ def memory_bytes() -> int:
     return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
+def _size(path: Path) -> int:
+    """Bytes of `path`, 0 when it is gone: Qdrant Edge rewrites its small JSON files by rename as
+    a store opens, so a file listed a moment ago may be missing for an instant."""
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
 def read_ahead(root: Path, limit_bytes: int | None = None) -> int:
     """Advise WILLNEED on `root` (a file, or every regular file under a folder); returns the bytes
     advised — 0 when the platform has no posix_fadvise or the files exceed `limit_bytes` (by
@@ -32,7 +44,7 @@ def read_ahead(root: Path, limit_bytes: int | None = None) -> int:
         return 0
     files = [root] if root.is_file() else [p for p in root.rglob("*") if p.is_file() and not p.is_symlink()]
     limit = int(memory_bytes() * MAX_SHARE_OF_MEMORY) if limit_bytes is None else limit_bytes
-    if sum(p.stat().st_size for p in files) > limit:
+    if sum(_size(p) for p in files) > limit:
         return 0
     advised = 0
     for path in files:
@@ -50,7 +62,16 @@ def read_ahead(root: Path, limit_bytes: int | None = None) -> int:
     return advised
 
 
+def _read_ahead_quietly(root: Path) -> None:
+    """read_ahead as a bonus: a folder removed while it is listed (an old generation deleted by
+    the next publish) ends it without a traceback on the server's stderr."""
+    try:
+        read_ahead(root)
+    except OSError as exc:
+        log.debug("read-ahead of %s stopped: %s", root, exc)
+
+
 def read_ahead_in_background(root: Path) -> None:
     """`read_ahead` in a daemon thread (queueing 0.5 GB of reads takes ≈ 0.4 s), so the index
     opens meanwhile; a search that comes first reads what it needs itself."""
-    threading.Thread(target=read_ahead, args=(root,), daemon=True, name="read-ahead").start()
+    threading.Thread(target=_read_ahead_quietly, args=(root,), daemon=True, name="read-ahead").start()

@@ -68,3 +68,32 @@ def test_a_single_file_and_the_memory_cap(index):
     links = folder / "links.bin"
     assert read_ahead(links) == files[links]
     assert read_ahead(folder, limit_bytes=sum(files.values()) - 1) == 0  # over the cap: nothing asked
+
+
+def test_a_file_renamed_away_while_listed_is_skipped(index, monkeypatch):
+    """Qdrant Edge rewrites its JSON files by rename as a store opens: one listed but gone by the
+    time its size is read counts nothing, and the rest is still advised."""
+    from pathlib import Path
+
+    folder, files = index
+    ghost = folder / "edge_config.json"
+    listed, is_file = Path.rglob, Path.is_file
+    monkeypatch.setattr(Path, "rglob", lambda self, pattern: [*listed(self, pattern), ghost])
+    monkeypatch.setattr(Path, "is_file", lambda self: self == ghost or is_file(self))
+    assert read_ahead(folder) == sum(files.values())
+
+
+def test_the_background_read_ahead_ends_quietly_when_its_folder_goes(tmp_path, caplog):
+    """An old generation deleted by the next publish while it is read ahead: no traceback."""
+    import logging
+
+    from corpus.read_ahead import _read_ahead_quietly
+
+    caplog.set_level(logging.DEBUG, logger="corpus.read_ahead")
+
+    class Vanishing(type(tmp_path)):
+        def rglob(self, pattern):
+            raise FileNotFoundError(2, "No such file or directory", str(self))
+
+    _read_ahead_quietly(Vanishing(tmp_path / "gone"))
+    assert "read-ahead of" in caplog.text and "stopped" in caplog.text
