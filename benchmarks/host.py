@@ -5,6 +5,8 @@ AMX tiles and an AMD EPYC (Zen 5) with AVX-512 BF16 and no AMX. Their figures di
 two-fold, which earlier notes read as the host's "phases". Every benchmark now names the CPU, its
 bfloat16 support and the share of CPU time the hypervisor took from this guest during the run
 (`steal` in /proc/stat), so figures are compared only between runs on the same kind of host.
+It also times two fixed workloads at the end of the run (`cpu_speed`, ≈ 0.3 s): one host ran the
+same ingest in 108 s and 152 s 45 minutes apart, and these say how fast the host was at the time.
 
     python benchmarks/host.py       # the description of this machine, as JSON
 """
@@ -13,11 +15,13 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 from corpus.bf16_encoder import BF16_FLAGS, CPUINFO
 
 PROC_STAT = Path("/proc/stat")
+LOOP_ITERATIONS = 300_000
 
 
 def cpu_description(cpuinfo: Path = CPUINFO) -> dict:
@@ -61,19 +65,42 @@ class StealMeter:
         return round((steal - self.start[0]) / elapsed, 4) if elapsed > 0 else None
 
 
+def cpu_speed(repeats: int = 5) -> dict:
+    """The host's speed now, best of `repeats`: millions of iterations per second of a plain Python
+    loop (the server's code path is mostly Python) and GFLOP/s of a 512 × 512 float32 matrix
+    product with numpy's own BLAS threads (ingestion's embedding is matrix products)."""
+    import numpy as np
+
+    loop, product = float("inf"), float("inf")
+    matrix = np.random.default_rng(0).standard_normal((512, 512)).astype(np.float32)
+    for _ in range(repeats):
+        start, total = time.perf_counter(), 0
+        for i in range(LOOP_ITERATIONS):
+            total += i * i
+        loop = min(loop, time.perf_counter() - start)
+        start = time.perf_counter()
+        matrix @ matrix
+        product = min(product, time.perf_counter() - start)
+    return {"python_loop_mips": round(LOOP_ITERATIONS / loop / 1e6, 1),
+            "gemm_gflops": round(2 * 512 ** 3 / product / 1e9, 1)}
+
+
 def host_report(meter: StealMeter | None = None) -> dict:
-    """The CPU, the load average and, with a meter, the steal share since it started."""
-    report = {"cpu": cpu_description(), "load_average_1min": round(os.getloadavg()[0], 2)}
+    """The CPU, the load average, its speed now and, with a meter, the steal share since it started."""
+    report = {"cpu": cpu_description(), "load_average_1min": round(os.getloadavg()[0], 2),
+              "speed": cpu_speed()}
     if meter is not None:
         report["steal_share"] = meter.share()
     return report
 
 
 def host_line(report: dict) -> str:
-    """One line for a terminal: `host: AMD EPYC · 2 cores · bf16 avx512_bf16 · load 0.4 · steal 0.0 %`."""
-    cpu = report["cpu"]
+    """One line for a terminal: `host: AMD EPYC · 2 cores · bf16 avx512_bf16 · load 0.4 · Python 18.0
+    Mips · GEMM 210.0 GFLOP/s · steal 0.0 %`."""
+    cpu, speed = report["cpu"], report["speed"]
     parts = [f"host: {cpu['model'] or 'unknown CPU'}", f"{cpu['cores']} cores",
-             "bf16 " + ("/".join(cpu["bf16"]) or "none"), f"load {report['load_average_1min']}"]
+             "bf16 " + ("/".join(cpu["bf16"]) or "none"), f"load {report['load_average_1min']}",
+             f"Python {speed['python_loop_mips']} Mips", f"GEMM {speed['gemm_gflops']} GFLOP/s"]
     if report.get("steal_share") is not None:
         parts.append(f"steal {100 * report['steal_share']:.1f} %")
     return " · ".join(parts)

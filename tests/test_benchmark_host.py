@@ -47,5 +47,8 @@ def test_steal_share_counts_only_the_run(host, tmp_path):
 def test_the_terminal_line_says_what_a_reader_compares(host, tmp_path):
     meter = host.StealMeter(_stat(tmp_path / "stat", steal=0, idle=100))
     _stat(tmp_path / "stat", steal=50, idle=150)
-    line = host.host_line(host.host_report(meter))
-    assert line.startswith("host: ") and " cores · bf16 " in line and line.endswith("steal 50.0 %")
+    report = host.host_report(meter)
+    assert report["speed"]["python_loop_mips"] > 0 and report["speed"]["gemm_gflops"] > 0
+    line = host.host_line(report)
+    assert line.startswith("host: ") and " cores · bf16 " in line and " Mips · GEMM " in line
+    assert line.endswith("steal 50.0 %")
