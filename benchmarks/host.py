@@ -1,12 +1,12 @@
 """The machine a benchmark ran on, reported beside its figures.
 
 Sessions of this project have run on different hosts under one machine kind: an Intel CPU with
-AMX tiles and an AMD EPYC (Zen 5) with AVX-512 BF16 and no AMX. Their figures differ by up to
-two-fold, which earlier notes read as the host's "phases". Every benchmark now names the CPU, its
-bfloat16 support and the share of CPU time the hypervisor took from this guest during the run
-(`steal` in /proc/stat), so figures are compared only between runs on the same kind of host.
-It also times two fixed workloads at the end of the run (`cpu_speed`, ≈ 0.3 s): one host ran the
-same ingest in 108 s and 152 s 45 minutes apart, and these say how fast the host was at the time.
+AMX tiles and an AMD EPYC (Zen 5) with AVX-512 BF16 and no AMX. The same code's figures differ by
+up to two-fold between sessions, which earlier notes read as the host's "phases", and by a third
+within an hour on one host (an ingest in 108 s, then 152 s). Every benchmark now names the CPU, its
+bfloat16 support and the share of CPU time the hypervisor gave to other guests during the run
+(`steal` in /proc/stat), and times two fixed workloads at its end (`cpu_speed`, ≈ 0.3 s), so a
+figure is read against how fast its host was at the time.
 
     python benchmarks/host.py       # the description of this machine, as JSON
 """

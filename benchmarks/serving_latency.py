@@ -294,7 +294,8 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path |
     out["cpu_ms_per_call"] = cpu
     # The same server, timed at the wire (no SDK client parsing or schema validation in the span);
     # the warm one also stamps each call inside the server (timed_server.py), not the cold one.
-    out["wire_cold_search"] = wire_cold_start(_params(home, warm_up=True), "search_documents", {"query": QUERIES[0]})
+    out["wire_cold_search"] = wire_cold_start(_params(home, warm_up=True), "search_documents",
+                                              {"query": QUERIES[0]})
     marks = Path(tempfile.mkdtemp(prefix="server-marks-")) / "marks.json"
     labels = [label for label in warm if label in call_arguments({}, "")]
     ctx = _engine(home)
@@ -313,7 +314,8 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path |
     wire, wire_cpu = wire_latencies(_params(home, warm_up=True, marks=marks), repeat, labels, set_up_calls,
                                     call_arguments, between={"search_documents": retrieve})
     if marks.exists():  # the last `repeat` searches: the measured ones, not the set-up search
-        out["server_spans_ms"] = {k: percentiles(v[-repeat:]) for k, v in spans(marks, "search_documents").items()}
+        searches = spans(marks, "search_documents")
+        out["server_spans_ms"] = {k: percentiles(v[-repeat:]) for k, v in searches.items()}
         shutil.rmtree(marks.parent, ignore_errors=True)
     out["wire_ms"] = {label: percentiles(v) for label, v in wire.items()}
     out["wire_cpu_ms_per_call"] = wire_cpu

@@ -52,7 +52,8 @@ class ServedConfig(BaseModel):
     dense_weight: float = 1.0               # each ranking's weight in the fusion (RRF or convex)
     bm25_weight: float = 1.0
     # A cap of 2 per document starved answers (library dev, 89 q: cap 10 vs 2 +0.085 nDCG@10
-    # [+0.045, +0.127]; cap 5 and 3 lose to 10 significantly); docs/measurements.md "Retrieval quality".
+    # [+0.045, +0.127]; cap 5 and 3 lose to 10 significantly); docs/measurements.md "Retrieval
+    # quality".
     per_document: int = 10                  # passages per document before other documents run out
     document_weight: float = 0.0            # share of the document's summed candidate scores added to a passage
     document_best_weight: float = 0.0       # share of the document's best candidate score added to a passage

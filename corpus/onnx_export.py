@@ -184,9 +184,9 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
     where the CPU has it in hardware: AMX tiles or AVX-512 BF16), or on ONNX Runtime with the
     float32 export (the default elsewhere; ≈ 20 % less CPU than torch, vectors equal to cosine
     ≥ 0.999 999) or, when asked, the int8 one; exported now if needed (vector_index then finds it
-    fresh). Yields the runtime used. A float runtime that fails leaves torch (the same vectors, only slower); int8 does not fall back:
-    its vectors are keyed as int8 (ServedConfig.model_key), so that failure is raised. The shared
-    embedder is torch again after."""
+    fresh). Yields the runtime used. A float runtime that fails leaves torch (the same vectors,
+    only slower); int8 does not fall back: its vectors are keyed as int8 (ServedConfig.model_key),
+    so that failure is raised. The shared embedder is torch again after."""
     from corpus.bf16_encoder import resolved_passage_runtime
     from corpus.embedder import model_folder
 

@@ -2,8 +2,8 @@
 passages with it when asked (QUANT_RAG_PASSAGE_RUNTIME=onnx-int8; the default is float32, since
 an int8 vector depends slightly on its batch); queries stay float32.
 
-Chosen on the library's pieces by benchmarks/int8_variants.py and on retrieval (docs/measurements.md,
-"Ingestion"): quantising every linear layer loses more than it saves.
+Chosen on the library's pieces by benchmarks/int8_variants.py and on retrieval
+(docs/measurements.md, "Ingestion"): quantising every linear layer loses more than it saves.
 """
 
 from __future__ import annotations
