@@ -84,7 +84,8 @@ def requirement(root: dict, nodes: list[dict]) -> str:
             shapes.append("one of " + ", ".join(map(str, o["enum"])))
         elif o.get("type") == "string":
             low, high = o.get("minLength", 0), o.get("maxLength")
-            size = f" of {low} to {high} characters" if high else (f" of at least {low} characters" if low else "")
+            size = (f" of {low} to {high} characters" if high
+                    else f" of at least {low} characters" if low else "")
             like = f" matching {o['pattern']}" if "pattern" in o else ""
             shapes.append(f"a string{size}{like}")
         elif o.get("type") == "integer":
@@ -140,7 +141,7 @@ def argument_hint(tool: str, root: dict, error: dict, arguments: dict) -> tuple[
         close = difflib.get_close_matches(leaf, allowed, n=1, cutoff=0.6)
         guess = f" (did you mean `{close[0]}`?)" if close else ""
         if not allowed:
-            return field, f"{field}: unknown argument", "", f"{tool} takes no arguments: call {tool} with {{}}"
+            return field, f"{field}: unknown argument", "", f"{tool} takes no arguments: call it with {{}}"
         owner = f"`{parent}` takes" if parent else f"{tool} takes"
         return field, f"{field}: unknown argument", "", f"{owner} only {', '.join(allowed)}{guess}"
     swap = swapped_id(tool, leaf, _value_at(arguments, loc))
@@ -167,18 +168,19 @@ def matching_members(root: dict, errors: list[dict]) -> list[dict]:
     groups: dict[tuple, dict[str, list[dict]]] = {}
     for error in errors:
         loc = tuple(error.get("loc", ()))
-        tag = _walk(root, loc, error.get("type") == "extra_forbidden")[2] if "properties" in root else None
+        unknown = error.get("type") == "extra_forbidden"
+        tag = _walk(root, loc, unknown)[2] if "properties" in root else None
         if tag is not None:
             groups.setdefault(loc[:tag], {}).setdefault(loc[tag], []).append(error)
 
-    def misfit(member: list[dict]) -> int:
-        return sum(e.get("type") in ("extra_forbidden", "missing") and len(e["loc"]) <= len(key) + 2
+    def misfit(depth: int, member: list[dict]) -> int:  # unknown or missing keys of the member's own
+        return sum(e.get("type") in ("extra_forbidden", "missing") and len(e["loc"]) <= depth + 2
                    for e in member)
 
     dropped = set()
     for key, members in groups.items():
-        best = min(misfit(m) for m in members.values())
-        dropped |= {id(e) for m in members.values() if misfit(m) > best for e in m}
+        best = min(misfit(len(key), m) for m in members.values())
+        dropped |= {id(e) for m in members.values() if misfit(len(key), m) > best for e in m}
     return [e for e in errors if id(e) not in dropped]
 
 
@@ -192,7 +194,8 @@ def default_next_call(tool: str | None, code: str, fields: list[str]) -> str:
     if "document_id" in leaves:
         return DOCUMENT_SOURCE
     if code == "not_found" and leaves & {"scope"}:
-        return "call list_documents for the valid document ids and store the scope again with session_put"
+        return ("call list_documents for the valid document ids and store the scope again with "
+                "session_put")
     if leaves & SESSION_FIELDS or (code == "not_found" and "name" in leaves):
         return SESSION_SOURCE
     named = " and ".join(fields) or "the arguments"

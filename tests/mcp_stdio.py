@@ -1,7 +1,8 @@
 """Driving the real MCP server (`python -m serving.server`) over stdio with the SDK's client.
 
 Shared by the server test and the per-tool tests: every successful call is checked against the
-tool's published output schema and carries a complete trace; every error is structured."""
+tool's published output schema and carries a complete trace; every error carries no structured
+content, and its error (code, message, fields, next_call) as JSON in its last text block."""
 
 from __future__ import annotations
 

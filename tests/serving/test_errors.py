@@ -110,7 +110,8 @@ def test_an_argument_error_says_the_next_valid_call_from_the_schema():
     assert bounds.next_call == ("call search_documents with limit an integer from 1 to 20; "
                                 "mode one of dense, bm25, hybrid")
     missing = _refusal("session_put", {"name": "s"})
-    assert missing.fields == ["kind", "provenance", "value"] and "kind (required) one of scope" in missing.next_call
+    assert missing.fields == ["kind", "provenance", "value"]
+    assert "kind (required) one of scope" in missing.next_call
     rule = _refusal("search_documents", {"query": "q", "year_min": 2020, "year_max": 2010})
     assert rule.fields == ["year_max", "year_min"]
     # a union value: the errors of the member the caller meant (an evidence list), not the scope's
