@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from serving.periods_grammar import DECADE, YEAR, Said, decade, decade_start, read, relative, temporal
-from serving.periods_words import (COUNT_AFTER, COUNT_BEFORE, EVENT, FILLER, NOUN, PARTICIPLE, QUANTITY_BEFORE,
+from serving.periods_words import (COUNT_AFTER, COUNT_BEFORE, DIRECTION_RE, EVENT, FILLER, NOUN, PARTICIPLE, QUANTITY_BEFORE,
                                    RECENT_YEARS)
 
 _T = temporal()
@@ -22,6 +22,9 @@ _FLAGS = re.IGNORECASE
 _ATTACHED = re.compile(rf"\b(?:(?P<noun>{NOUN})|(?:as\s+)?(?P<part>{PARTICIPLE}))\b(?P<fill>{FILLER})\s*"
                        rf"(?P<open>\(\s*)?{_T}(?(open)\s*\))", _FLAGS)
 _CHAINED = re.compile(rf"\s*,?\s*(?:and|but|et|mais)(?:\s+(?:{PARTICIPLE}|only|also))*\s+{_T}", _FLAGS)
+_EITHER = re.compile(rf"\s*,?\s*(?:or|ou)(?:\s+(?:{PARTICIPLE}|only|also))*\s+{_T}", _FLAGS)  # a union
+_TEMPORAL = re.compile(_T, _FLAGS)
+_DIRECTION_BEFORE = re.compile(rf"\b(?:{DIRECTION_RE})\s+$", _FLAGS)
 _NOT_BETWEEN = r"(?:on|of|in|about|for|and|or|to|the|a|an|with|by|from|at|as|that|which|is|are|was|were)\b"
 _ADJECTIVE = re.compile(
     rf"(?<![\w-])(?:(?P<pp>pre|post|pré)[-\s]?(?P<py>{YEAR})|{DECADE.format(q='aq', d='ad', t='at', w='aw')}"
@@ -61,7 +64,7 @@ def _attached(question: str, newest: int | None) -> list[Clause]:
     for m in _ATTACHED.finditer(question):
         participle = bool(m.group("part")) or bool(re.search(PARTICIPLE, m.group("fill") or "", _FLAGS))
         said = read(m, newest)
-        if said is None or _counts(question, m) or (said.kind in ("in", "bare") and not participle):
+        if said is None or _counts(question, m) or (said.kind == "bare" and not participle):
             continue
         if (said.kind == "direction" and m.group("noun") and said.year_max is None and not m.group("dsuf")
                 and m.group("dir").lower() == "from" and re.search(r"\b(?:a|an|one)\s+(?:[\w-]+\s+)?$",
@@ -73,6 +76,8 @@ def _attached(question: str, newest: int | None) -> list[Clause]:
                 and not _counts(question, chained):
             clauses.append(more)
             end = chained.end()
+        if _EITHER.match(question, end):
+            continue  # "before 2000 or after 2010" is two periods, which one range cannot hold
         found.append(Clause(start, end, tuple(clauses)))
     return found
 
@@ -80,7 +85,7 @@ def _attached(question: str, newest: int | None) -> list[Clause]:
 def _adjectives(question: str, newest: int | None) -> list[Clause]:
     found = []
     for m in _ADJECTIVE.finditer(question):
-        g, words = m.groupdict(), " ".join(m.group(0).split())
+        g, words, start = m.groupdict(), " ".join(m.group(0).split()), m.start()
         if _counts(question, m, adjective=True):
             continue
         if g["py"]:
@@ -93,12 +98,15 @@ def _adjectives(question: str, newest: int | None) -> list[Clause]:
         elif g["ar1"]:
             y1, y2 = sorted((int(g["ar1"]), int(g["ar2"])))
             said = Said(y1, y2, f"{y1}–{y2} inclusive", words, "range")
+        elif g["jy"] and (pre := _DIRECTION_BEFORE.search(question, 0, m.start())):
+            said = read(_TEMPORAL.match(question, pre.start()), newest)  # "Since 2010 papers have …"
+            start = pre.start()
         elif g["jy"]:
             said = Said(int(g["jy"]), int(g["jy"]), f"a {g['jy']} publication: {g['jy']} only", words, "in")
         else:
             said = relative(RECENT_YEARS, newest, f"recent: the last {RECENT_YEARS} years", words)
         if said is not None:
-            found.append(Clause(m.start(), m.end(), (said,)))
+            found.append(Clause(start, m.end(), (said,)))
     for m in _FRENCH_RECENT.finditer(question):
         said = relative(RECENT_YEARS, newest, f"recent: the last {RECENT_YEARS} years", m.group("fr"))
         if said is not None:

@@ -18,8 +18,10 @@ YEAR = r"(?<![\w$€£¥#§.,/:=×*^@'’])(?:19|20)\d{2}(?![\w%]|[.,]\d|['’]s
 DECADE = (rf"(?:(?P<{{q}}>{QUARTER_RE})[-\s]?)?(?:(?P<{{d}}>(?:19|20)\d0)['’]?s|['’]?(?P<{{t}}>[1-9]0)['’]?s"
           rf"|(?P<{{w}}>{'|'.join(WRITTEN_DECADES)}))\b")
 _INCL = r"inclusive(?:ly)?|included|inclus(?:e|es)?|exclusive(?:ly)?|excluded|exclus"
-_SUFFIX = (rf"\s*\(?(?:onwards?|forwards?|on(?=\s*(?:[,;:?.!)]|$))|and\s+(?:later|after|beyond|onwards?|since)|or\s+(?:later|after|since)"
-           rf"|to\s+(?:date|now|the\s+present|today)|until\s+(?:now|today|the\s+present)|et\s+après|{_INCL})\)?")
+_SUFFIX_WORDS = (rf"onwards?|forwards?|on(?=\s*(?:[,;:?.!)]|$))|and\s+(?:later|after|beyond|onwards?|since)"
+                 rf"|or\s+(?:later|after|since)(?!\s+(?:19|20)\d\d)|to\s+(?:date|now|the\s+present|today)"
+                 rf"|until\s+(?:now|today|the\s+present)|et\s+après|{_INCL}")
+_SUFFIX = rf"\s*(?:\((?:{_SUFFIX_WORDS})\)|(?:{_SUFFIX_WORDS}))"
 
 
 def temporal() -> str:
@@ -28,7 +30,7 @@ def temporal() -> str:
         rf"(?P<t>(?:(?:(?P<rlead>between|from|in|during|over|for|within|covering|spanning|entre|de|du|sur)\s+)?"
         rf"(?:the\s+(?:years|period)\s+|les\s+années\s+)?(?P<r1>{YEAR})\s*"
         rf"(?P<rsep>and|to|through|thru|until|till|up\s+to|or|-|–|—|et|à|au|ou)\s*(?:the\s+end\s+of\s+)?"
-        rf"(?P<r2>{YEAR}|(?<=[-–—])\d{{2}}(?![\w%]|[.,]\d))(?:\s*\(?(?P<rincl>{_INCL})\)?)?"
+        rf"(?P<r2>{YEAR}|(?<=[-–—])\d{{2}}(?![\w%]|[.,]\d))(?:\s*(?:\((?P<rincl>{_INCL})\)|(?P<rincl2>{_INCL})))?"
         rf"|(?:(?:in|from|of|during|dated|en|de|dès)\s+)?(?P<oy>{YEAR})\s*,?\s+(?:or|and|ou|et)\s+"
         rf"(?:(?P<oearly>{OR_EARLIER})|(?P<olate>{OR_LATER}))\b"
         rf"|(?P<dir>{DIRECTION_RE})(?:\s+|(?<=pre)-|(?<=post)-)"
@@ -37,7 +39,7 @@ def temporal() -> str:
         rf"|(?:(?:from|in|of|during|dating\s+from|dated)\s+)?(?:{AROUND})\s*(?P<ay>{YEAR})"
         rf"|(?:(?:from|in|during|of|over|throughout|across|dans|pendant|durant)\s+)?(?:the\s+)?"
         + DECADE.format(q="dq", d="dd", t="dt", w="dw") +
-        rf"|(?:(?:au|en|dans|pendant|durant)\s+)?(?:(?P<fq>début|milieu|fin)\s+des\s+|(?:les|des)\s+)années\s+"
+        rf"|(?:(?:au|à\s+la|en|dans|pendant|durant)\s+)?(?:(?P<fq>début|milieu|fin)\s+des\s+|(?:les|des)\s+)années\s+"
         rf"(?P<fd>(?:19|20)\d0)(?!\d)"
         rf"|(?:(?:in|during|over|from|within|of|for|throughout|across)\s+)?(?:the\s+)?"
         rf"(?:(?:last|past|previous|preceding)\s+(?:(?P<rn>\d{{1,2}}|{NUMBER_RE})\s+)?(?P<ru>years?|yrs?|decades?)\b"
@@ -47,6 +49,8 @@ def temporal() -> str:
         rf"|(?P<recently>recently|récemment)"
         rf"|(?:in|during|throughout|over|en|dans|for|of)\s+(?:(?:the\s+)?year\s+|l['’]année\s+"
         rf"|(?:early|mid|late)[-\s]|(?:the\s+)?(?:course|first\s+half|second\s+half)\s+of\s+)?(?P<iy>{YEAR})"
+        rf"|(?:(?:in|from|dated)\s+)?(?P<sy>{YEAR})\s*(?:onwards?|forwards?|on(?=\s*(?:[,;:?.!)]|$))|and\s+beyond"
+        rf"|to\s+(?:date|now|the\s+present|today))"
         rf"|(?P<by>{YEAR})"
         rf")){EVENT}")
 
@@ -110,7 +114,7 @@ def read(m: re.Match, newest: int | None) -> Said | None:
         if y2 < y1 and len(r2) == 2:
             return None
         y1, y2 = sorted((y1, y2))
-        if (g.get("rincl") or "").lower().startswith("exclu"):
+        if (g.get("rincl") or g.get("rincl2") or "").lower().startswith("exclu"):
             return Said(y1 + 1, y2 - 1, f"{y1}–{y2} exclusive: {y1 + 1}–{y2 - 1}", words, "range")
         return Said(y1, y2, f"{y1}–{y2} inclusive", words, "range" if g.get("rlead") else "bare-range")
     if g.get("oy"):
@@ -160,6 +164,8 @@ def read(m: re.Match, newest: int | None) -> Said | None:
         return relative(10, newest, "the last 10 years", words)
     if g.get("rrec") or g.get("recently"):
         return relative(RECENT_YEARS, newest, f"recent: the last {RECENT_YEARS} years", words)
+    if g.get("sy"):
+        return Said(int(g["sy"]), None, f"from {g['sy']} inclusive", words, "or")
     if g.get("iy"):
         return Said(int(g["iy"]), int(g["iy"]), f"in {g['iy']}", words, "in")
     if g.get("by"):

@@ -57,8 +57,9 @@ DIRECTION_RE = "|".join(sorted({_phrase(w) for w in DIRECTIONS}, key=len, revers
 
 
 def direction(words: str) -> tuple[str, int]:
-    """(bound, shift) of the direction words as written."""
-    return DIRECTIONS[" ".join(words.lower().replace("’", "'").split())]
+    """(bound, shift) of the direction words as written ("antérieurs à" is "antérieure?s? à")."""
+    written = " ".join(words.lower().replace("’", "'").split())
+    return next(side for word, side in DIRECTIONS.items() if re.fullmatch(word, written))
 
 
 # "2010 or earlier", "2010 and later": the word after the year says the side (inclusive).
@@ -105,8 +106,11 @@ COUNT_BEFORE = re.compile(
     r"|size|length|n|t|k|m)\s*[=:(]?\s*\(?|[=<>≈~]\s*)$", re.IGNORECASE)
 _FUNCTION = (r"on|of|in|about|for|and|or|to|the|a|an|with|by|from|at|as|into|regarding|concerning|that"
              r"|which|what|how|why|when|who|where|was|were|is|are|did|do|does|onwards?|inclusive|only")
-COUNT_AFTER = re.compile(rf"^\s*(?:[-×x*]\s*\d|by\s+\d|[-\s]*(?:(?!(?:{_FUNCTION})\b)[a-z]+[-\s]+)?"
-                         rf"(?:{COUNT_NOUN})\b)", re.IGNORECASE)
+# One qualifier may sit between the number and what it counts ("2000 daily returns"), but not a
+# verb ("in 2010 discussed jumps"): no function word, nothing ending in -ed or -s but these.
+_QUALIFIER = rf"(?:simulated|generated|sampled|observed|(?!(?:{_FUNCTION})\b)[a-z]*[a-rt-z](?<!ed))"
+COUNT_AFTER = re.compile(rf"^\s*(?:[×x*]\s*\d|by\s+\d|[-\s]*(?:{_QUALIFIER}[-\s]+)?(?:{COUNT_NOUN})\b)",
+                         re.IGNORECASE)
 # Quantity words before a number that precedes a noun: "over 2000 papers" counts papers.
 QUANTITY_BEFORE = re.compile(r"\b(?:over|about|around|some|nearly|almost|roughly|approximately|more\s+than"
                              r"|fewer\s+than|less\s+than|up\s+to|at\s+least|top|first|last|all|of)\s+$",
