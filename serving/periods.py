@@ -28,7 +28,8 @@ import re
 
 from pydantic import BaseModel
 
-from serving.periods_context import clauses
+from serving.periods_context import Clause, adjectives, attached, segments
+from serving.periods_topic import after_topic, closing_keywords, of_publications
 from serving.periods_words import AROUND_YEARS, RECENT_YEARS
 
 __all__ = ["AROUND_YEARS", "RECENT_YEARS", "AppliedPeriod", "Period", "apply_period", "parse_period"]
@@ -56,6 +57,16 @@ def _tidy(question: str, spans: list[tuple[int, int]]) -> str:
     if question.rstrip().endswith("?") and text and text[-1] not in ".?!":
         text += "?"
     return text if re.search(r"\w", text) else question.strip()
+
+
+def clauses(question: str, newest: int | None) -> list[Clause]:
+    """Every period clause of the question, in order; a later reading never overlaps an earlier."""
+    found: list[Clause] = []
+    for reader in (attached, adjectives, segments, after_topic, of_publications, closing_keywords):
+        for clause in reader(question, newest):
+            if not any(c.start < clause.end and clause.start < c.end for c in found):
+                found.append(clause)
+    return sorted(found, key=lambda c: c.start)
 
 
 def parse_period(question: str, newest_year: int | None) -> Period:

@@ -14,17 +14,17 @@ import re
 from dataclasses import dataclass
 
 from serving.periods_grammar import DECADE, YEAR, Said, decade, decade_start, read, relative, temporal
-from serving.periods_words import (COUNT_AFTER, COUNT_BEFORE, DIRECTION_RE, EVENT, FILLER, NOUN, PARTICIPLE, QUANTITY_BEFORE,
+from serving.periods_words import (AROUND, COUNT_AFTER, COUNT_BEFORE, DIRECTION_RE, EVENT, FILLER, NOUN, PARTICIPLE, QUANTITY_BEFORE,
                                    RECENT_YEARS)
 
-_T = temporal()
+T = temporal()
 _FLAGS = re.IGNORECASE
 _ATTACHED = re.compile(rf"\b(?:(?P<noun>{NOUN})|(?:as\s+)?(?P<part>{PARTICIPLE}))\b(?P<fill>{FILLER})\s*"
-                       rf"(?P<open>\(\s*)?{_T}(?(open)\s*\))", _FLAGS)
-_CHAINED = re.compile(rf"\s*,?\s*(?:and|but|et|mais)(?:\s+(?:{PARTICIPLE}|only|also))*\s+{_T}", _FLAGS)
-_EITHER = re.compile(rf"\s*,?\s*(?:or|ou)(?:\s+(?:{PARTICIPLE}|only|also))*\s+{_T}", _FLAGS)  # a union
-_TEMPORAL = re.compile(_T, _FLAGS)
-_DIRECTION_BEFORE = re.compile(rf"\b(?:{DIRECTION_RE})\s+$", _FLAGS)
+                       rf"(?P<open>\(\s*)?{T}(?(open)\s*\))", _FLAGS)
+_CHAINED = re.compile(rf"\s*,?\s*(?:and|but|et|mais)(?:\s+(?:{PARTICIPLE}|only|also))*\s+{T}", _FLAGS)
+_EITHER = re.compile(rf"\s*,?\s*(?:or|ou)(?:\s+(?:{PARTICIPLE}|only|also))*\s+{T}", _FLAGS)  # a union
+_TEMPORAL = re.compile(T, _FLAGS)
+_DIRECTION_BEFORE = re.compile(rf"\b(?:{DIRECTION_RE}|{AROUND})\s+$", _FLAGS)
 _NOT_BETWEEN = r"(?:on|of|in|about|for|and|or|to|the|a|an|with|by|from|at|as|that|which|is|are|was|were)\b"
 _ADJECTIVE = re.compile(
     rf"(?<![\w-])(?:(?P<pp>pre|post|pré)[-\s]?(?P<py>{YEAR})|{DECADE.format(q='aq', d='ad', t='at', w='aw')}"
@@ -34,7 +34,7 @@ _ADJECTIVE = re.compile(
 _FRENCH_RECENT = re.compile(rf"\b(?:{NOUN})\s+(?P<fr>récente?s?)\b", _FLAGS)
 _LEAD = (rf"(?:(?:{PARTICIPLE}|only|but|and|or|especially|preferably|ideally|for|among|considering"
          r"|i\.e\.|e\.g\.|say|that\s+is)[\s,]+)*")
-_SEGMENT = re.compile(rf"(?:^|(?<=[,;:(—–])|(?<=\s-))\s*(?P<lead>{_LEAD}){_T}(?:\s+only)?\s*", _FLAGS)
+_SEGMENT = re.compile(rf"(?:^|(?<=[,;:(—–])|(?<=\s-))\s*(?P<lead>{_LEAD}){T}(?:\s+only)?\s*", _FLAGS)
 _YEAR_GROUPS = ("r1", "r2", "oy", "dy", "ay", "iy", "by", "py", "ar1", "ar2", "jy")
 
 
@@ -47,7 +47,7 @@ class Clause:
     said: tuple[Said, ...]
 
 
-def _counts(question: str, m: re.Match, adjective: bool = False) -> bool:
+def counts(question: str, m: re.Match, adjective: bool = False) -> bool:
     """True when a number of the match counts, labels or sizes something instead of dating it."""
     for name in _YEAR_GROUPS:
         if name in m.re.groupindex and m.group(name):
@@ -59,34 +59,41 @@ def _counts(question: str, m: re.Match, adjective: bool = False) -> bool:
     return False
 
 
-def _attached(question: str, newest: int | None) -> list[Clause]:
+def attached(question: str, newest: int | None) -> list[Clause]:
     found = []
     for m in _ATTACHED.finditer(question):
         participle = bool(m.group("part")) or bool(re.search(PARTICIPLE, m.group("fill") or "", _FLAGS))
         said = read(m, newest)
-        if said is None or _counts(question, m) or (said.kind == "bare" and not participle):
+        if said is None or counts(question, m) or (said.kind == "bare" and not participle):
             continue
         if (said.kind == "direction" and m.group("noun") and said.year_max is None and not m.group("dsuf")
                 and m.group("dir").lower() == "from" and re.search(r"\b(?:a|an|one)\s+(?:[\w-]+\s+)?$",
                                                                      question[:m.start()], _FLAGS)):
             year = int(m.group("dy"))  # "a paper from 2015" is dated 2015, not from 2015 on
             said = Said(year, year, f"a publication from {year}: {year} only", said.words, "in")
-        start, end, clauses = (m.end("noun") if m.group("noun") else m.start()), m.end(), [said]
-        while (chained := _CHAINED.match(question, end)) and (more := read(chained, newest)) \
-                and not _counts(question, chained):
-            clauses.append(more)
-            end = chained.end()
-        if _EITHER.match(question, end):
-            continue  # "before 2000 or after 2010" is two periods, which one range cannot hold
-        found.append(Clause(start, end, tuple(clauses)))
+        clause = chain(question, m.end("noun") if m.group("noun") else m.start(), m.end(), said, newest)
+        if clause is not None:
+            found.append(clause)
     return found
 
 
-def _adjectives(question: str, newest: int | None) -> list[Clause]:
+def chain(question: str, start: int, end: int, said: Said, newest: int | None) -> Clause | None:
+    """The clause with the periods chained to it ("after 2010 and before 2015"); None for a union."""
+    clauses = [said]
+    while (chained := _CHAINED.match(question, end)) and (more := read(chained, newest)) \
+            and not counts(question, chained):
+        clauses.append(more)
+        end = chained.end()
+    if _EITHER.match(question, end):
+        return None  # "before 2000 or after 2010" is two periods, which one range cannot hold
+    return Clause(start, end, tuple(clauses))
+
+
+def adjectives(question: str, newest: int | None) -> list[Clause]:
     found = []
     for m in _ADJECTIVE.finditer(question):
         g, words, start = m.groupdict(), " ".join(m.group(0).split()), m.start()
-        if _counts(question, m, adjective=True):
+        if counts(question, m, adjective=True):
             continue
         if g["py"]:
             year = int(g["py"])
@@ -99,7 +106,7 @@ def _adjectives(question: str, newest: int | None) -> list[Clause]:
             y1, y2 = sorted((int(g["ar1"]), int(g["ar2"])))
             said = Said(y1, y2, f"{y1}–{y2} inclusive", words, "range")
         elif g["jy"] and (pre := _DIRECTION_BEFORE.search(question, 0, m.start())):
-            said = read(_TEMPORAL.match(question, pre.start()), newest)  # "Since 2010 papers have …"
+            said = read(_TEMPORAL.match(question, pre.start()), newest)  # "Since 2010 papers", "circa 1990 research"
             start = pre.start()
         elif g["jy"]:
             said = Said(int(g["jy"]), int(g["jy"]), f"a {g['jy']} publication: {g['jy']} only", words, "in")
@@ -114,7 +121,7 @@ def _adjectives(question: str, newest: int | None) -> list[Clause]:
     return found
 
 
-def _segments(question: str, newest: int | None) -> list[Clause]:
+def segments(question: str, newest: int | None) -> list[Clause]:
     """Periods standing alone: opening the question before a comma, in parentheses, after a comma."""
     found = []
     for m in _SEGMENT.finditer(question):
@@ -123,22 +130,13 @@ def _segments(question: str, newest: int | None) -> list[Clause]:
         fits = {"": closer in (",", ":", ";", "—"), "(": closer == ")"}.get(
             opener, closer in ("", ",", ";", ":", "?", ".", "!", ")", "—", "-"))
         said = read(m, newest)
-        if not fits or said is None or _counts(question, m):
+        if not fits or said is None or counts(question, m):
             continue
         participle = bool(re.search(PARTICIPLE, m.group("lead") or "", _FLAGS))
-        if said.kind in ("bare", "bare-range") and not participle:
+        after_noun = opener == "," and re.search(rf"\b(?:{NOUN})\s*,\s*$", question[:m.start()], _FLAGS)
+        if said.kind in ("bare", "bare-range") and not participle and not (after_noun and said.kind == "bare-range"):
             continue
         if said.kind == "in" and opener == "(" and not participle:
             continue  # "the crisis (in 2008)" dates the crisis
         found.append(Clause(m.start(), m.end(), (said,)))
     return found
-
-
-def clauses(question: str, newest: int | None) -> list[Clause]:
-    """Every period clause of the question, in order; a later reading never overlaps an earlier."""
-    found: list[Clause] = []
-    for reader in (_attached, _adjectives, _segments):
-        for clause in reader(question, newest):
-            if not any(c.start < clause.end and clause.start < c.end for c in found):
-                found.append(clause)
-    return sorted(found, key=lambda c: c.start)

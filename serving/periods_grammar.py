@@ -32,7 +32,7 @@ def temporal() -> str:
         rf"(?P<rsep>and|to|through|thru|until|till|up\s+to|or|-|–|—|et|à|au|ou)\s*(?:the\s+end\s+of\s+)?"
         rf"(?P<r2>{YEAR}|(?<=[-–—])\d{{2}}(?![\w%]|[.,]\d))(?:\s*(?:\((?P<rincl>{_INCL})\)|(?P<rincl2>{_INCL})))?"
         rf"|(?:(?:in|from|of|during|dated|en|de|dès)\s+)?(?P<oy>{YEAR})\s*,?\s+(?:or|and|ou|et)\s+"
-        rf"(?:(?P<oearly>{OR_EARLIER})|(?P<olate>{OR_LATER}))\b"
+        rf"(?:(?P<oearly>{OR_EARLIER})|(?P<olate>{OR_LATER}))\b(?!\s+(?:than\s+)?(?:19|20)\d\d)"
         rf"|(?P<dir>{DIRECTION_RE})(?:\s+|(?<=pre)-|(?<=post)-)"
         rf"(?:(?:the\s+)?(?:year|(?P<dend>end|close)\s+of|(?P<dstart>start|beginning)\s+of)\s+|l['’]année\s+)?"
         rf"(?:(?P<dy>{YEAR})(?P<dsuf>{_SUFFIX})?|(?:the\s+)?" + DECADE.format(q="xq", d="xd", t="xt", w="xw") + ")"

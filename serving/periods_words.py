@@ -12,14 +12,14 @@ AROUND_YEARS = 2  # "around 2010": two years either side, inclusive
 RECENT_YEARS = 5  # "recent work": the last five years of the corpus
 
 # A publication noun or participle is what makes a year a publication date ("papers before 2010").
-NOUN = (r"papers?|publications?|literature|research|stud(?:y|ies)|sources?|articles?|works?|preprints?"
+NOUN = (r"papers?|anything|material|publications?|literature|research|stud(?:y|ies)|sources?|articles?|works?|preprints?"
         r"|documents?|documentation|reports?|references?|books?|textbooks?|handbooks?|monographs?"
         r"|surveys?|reviews?|overviews?|primers?|texts?|vignettes?|notes|slides?|(?:slide\s+)?decks?"
         r"|talks?|presentations?|lectures?|guidance|guidelines|chapters?|thes[ie]s|dissertations?"
         r"|manuals?|tutorials?|writings?|comparisons?|analys[ie]s|findings|proceedings|memos?"
         r"|white\s*papers?|write-?ups?|editions?|publi(?:é|e)s?|travaux|études?|littérature"
         r"|références?|ouvrages?|rapports?|thèses?|recherches?")
-PARTICIPLE = (r"published|written|released|appeared|appearing|dated|issued|authored|presented"
+PARTICIPLE = (r"published|publish(?:es)?|write|wrote|writes|came\s+out|comes?\s+out|known|written|released|appeared|appearing|dated|issued|authored|presented"
               r"|documented|reported|described|posted|circulated|printed|produced|compiled|writing"
               r"|publishing|publi(?:é|e)(?:e|s|es)?|paru(?:e|s|es)?|écrit(?:e|s|es)?|rédigé(?:e|s|es)?")
 FILLER = (rf"(?:\s+(?:{PARTICIPLE}|only|exclusively|strictly|mostly|mainly|primarily|that|which|were|was"
@@ -106,12 +106,24 @@ COUNT_BEFORE = re.compile(
     r"|size|length|n|t|k|m)\s*[=:(]?\s*\(?|[=<>≈~]\s*)$", re.IGNORECASE)
 _FUNCTION = (r"on|of|in|about|for|and|or|to|the|a|an|with|by|from|at|as|into|regarding|concerning|that"
              r"|which|what|how|why|when|who|where|was|were|is|are|did|do|does|onwards?|inclusive|only")
-# One qualifier may sit between the number and what it counts ("2000 daily returns"), but not a
-# verb ("in 2010 discussed jumps"): no function word, nothing ending in -ed or -s but these.
-_QUALIFIER = rf"(?:simulated|generated|sampled|observed|(?!(?:{_FUNCTION})\b)[a-z]*[a-rt-z](?<!ed))"
+# One qualifier may sit between a number and what it counts ("2000 daily returns").
+_QUALIFIER = (r"daily|weekly|monthly|yearly|annual|quarterly|intraday|trading|simulated|generated|sampled"
+              r"|observed|random|independent|historical|individual|distinct|different|large|small|liquid"
+              r"|listed|traded|bootstrap|monte[-\s]carlo|risky|equity|stock|tick|price|return|sample|training"
+              r"|test|missing|corporate|strategy|parameter|order|price|us|u\.s\.|european|backtested")
 COUNT_AFTER = re.compile(rf"^\s*(?:[×x*]\s*\d|by\s+\d|[-\s]*(?:{_QUALIFIER}[-\s]+)?(?:{COUNT_NOUN})\b)",
                          re.IGNORECASE)
 # Quantity words before a number that precedes a noun: "over 2000 papers" counts papers.
 QUANTITY_BEFORE = re.compile(r"\b(?:over|about|around|some|nearly|almost|roughly|approximately|more\s+than"
                              r"|fewer\s+than|less\s+than|up\s+to|at\s+least|top|first|last|all|of)\s+$",
                              re.IGNORECASE)
+
+# A period right after one of these dates the data or the event, not a publication
+# ("papers on S&P 500 returns from 1990 to 2000").
+DATA_NOUN = (r"returns?|prices?|data|yields?|rates?|spreads?|volumes?|crisis|crises|crash(?:es)?|recessions?"
+             r"|bubbles?|samples?|episodes?|history|observations|series|events?|rendements?|prix|données|crise")
+# How a question (not a keyword query) opens.
+QUESTION_START = (r"how|what|why|when|which|who|whom|whose|where|whether|did|does|do|is|are|was|were|has|have"
+                  r"|had|can|could|should|would|will|may|might|must|shall|explain|compare|describe|show|tell"
+                  r"|give|list|find|i|we|my|our|if|in|on|for|with|given|using|comment|pourquoi|quel(?:le)?s?"
+                  r"|que|qu['’]|est|comment|quand|où|combien")
