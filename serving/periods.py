@@ -18,8 +18,10 @@ Bounds (all years inclusive once applied; evaluation/questions/README.md "Period
 * approximate: around / circa / about Y → [Y-2, Y+2] (AROUND_YEARS);
   decades: the 2000s → [2000, 2009]; early → [D, D+3], mid → [D+4, D+6], late → [D+7, D+9];
 * relative to the corpus's newest year N: the last / past K years → year_min = N-K+1; past decade
-  → K = 10; "few" years → 3; recent work, in recent years → N-4 (RECENT_YEARS, the last five).
-Several clauses intersect; clauses that contradict each other apply nothing.
+  → K = 10; "couple of" → 2, "few" → 3, "several" → 5; recent work, in recent years → N-4
+  (RECENT_YEARS, the last five).
+Several clauses intersect; clauses that contradict each other, or a union ("before 2000 or after
+2010"), apply nothing.
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 
 from serving.periods_grammar import DECADE, YEAR, Said, decade, decade_start, read, relative, temporal
-from serving.periods_words import (AROUND, COUNT_AFTER, COUNT_BEFORE, DIRECTION_RE, EVENT, FILLER, NOUN, PARTICIPLE, QUANTITY_BEFORE,
-                                   RECENT_YEARS)
+from serving.periods_words import (AROUND, COUNT_AFTER, COUNT_BEFORE, DIRECTION_RE, EVENT, FILLER, NOUN,
+                                   PARTICIPLE, QUANTITY_BEFORE, RECENT_YEARS)
 
 T = temporal()
 _FLAGS = re.IGNORECASE

@@ -39,7 +39,8 @@ def temporal() -> str:
         rf"|(?:(?:from|in|of|during|dating\s+from|dated)\s+)?(?:{AROUND})\s*(?P<ay>{YEAR})"
         rf"|(?:(?:from|in|during|of|over|throughout|across|dans|pendant|durant)\s+)?(?:the\s+)?"
         + DECADE.format(q="dq", d="dd", t="dt", w="dw") +
-        rf"|(?:(?:au|à\s+la|en|dans|pendant|durant)\s+)?(?:(?P<fq>début|milieu|fin)\s+des\s+|(?:les|des)\s+)années\s+"
+        rf"|(?:(?:au|à\s+la|en|dans|pendant|durant)\s+)?(?:(?P<fq>début|milieu|fin)\s+des\s+|(?:les|des)\s+)"
+        rf"années\s+"
         rf"(?P<fd>(?:19|20)\d0)(?!\d)"
         rf"|(?:(?:in|during|over|from|within|of|for|throughout|across)\s+)?(?:the\s+)?"
         rf"(?:(?:last|past|previous|preceding)\s+(?:(?P<rn>\d{{1,2}}|{NUMBER_RE})\s+)?(?P<ru>years?|yrs?|decades?)\b"

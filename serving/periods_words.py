@@ -12,14 +12,16 @@ AROUND_YEARS = 2  # "around 2010": two years either side, inclusive
 RECENT_YEARS = 5  # "recent work": the last five years of the corpus
 
 # A publication noun or participle is what makes a year a publication date ("papers before 2010").
-NOUN = (r"papers?|anything|material|publications?|literature|research|stud(?:y|ies)|sources?|articles?|works?|preprints?"
-        r"|documents?|documentation|reports?|references?|books?|textbooks?|handbooks?|monographs?"
+NOUN = (r"papers?|anything|material|publications?|literature|research|stud(?:y|ies)|sources?|articles?"
+        r"|works?|preprints?|documents?|documentation|reports?|references?|books?|textbooks?|handbooks?"
+        r"|monographs?"
         r"|surveys?|reviews?|overviews?|primers?|texts?|vignettes?|notes|slides?|(?:slide\s+)?decks?"
         r"|talks?|presentations?|lectures?|guidance|guidelines|chapters?|thes[ie]s|dissertations?"
         r"|manuals?|tutorials?|writings?|comparisons?|analys[ie]s|findings|proceedings|memos?"
         r"|white\s*papers?|write-?ups?|editions?|publi(?:é|e)s?|travaux|études?|littérature"
         r"|références?|ouvrages?|rapports?|thèses?|recherches?")
-PARTICIPLE = (r"published|publish(?:es)?|write|wrote|writes|came\s+out|comes?\s+out|known|written|released|appeared|appearing|dated|issued|authored|presented"
+PARTICIPLE = (r"published|publish(?:es)?|write|wrote|writes|came\s+out|comes?\s+out|known|written|released"
+              r"|appeared|appearing|dated|issued|authored|presented"
               r"|documented|reported|described|posted|circulated|printed|produced|compiled|writing"
               r"|publishing|publi(?:é|e)(?:e|s|es)?|paru(?:e|s|es)?|écrit(?:e|s|es)?|rédigé(?:e|s|es)?")
 FILLER = (rf"(?:\s+(?:{PARTICIPLE}|only|exclusively|strictly|mostly|mainly|primarily|that|which|were|was"

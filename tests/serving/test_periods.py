@@ -49,7 +49,7 @@ PERIODS = [
      "that were published no later than 2005", "Papers on the CAPM"),
     ("What do preprints later than 2018 say about crypto?", 2019, None, "later than 2018",
      "What do preprints say about crypto?"),
-    # "in Y" right after a publication noun dates it (it was read as content before)
+    # "in Y" right after a publication noun dates it
     ("studies in 2008 on liquidity", 2008, 2008, "in 2008", "studies on liquidity"),
     ("studies as of 2012 about volatility targeting", 2012, None, "as of 2012", "studies about volatility targeting"),
     # a year or a decade used as an adjective of a publication word

@@ -54,7 +54,8 @@ ENGLISH_YEAR = [(p, _max(-1)) for p in (
             "no earlier than {y}", "not before {y}", "in or after {y}", "on or after {y}",
             "published {y} or later", "from {y} or later", "in {y} or later", "published {y} and later",
             "from {y} to date", "since {y} inclusive", "after {y} inclusive", "no older than {y}",
-            "published since {y}", "beginning in {y}", "published {y} onwards", "from {y} to the present")] + [(p, _around) for p in (
+            "published since {y}", "beginning in {y}", "published {y} onwards",
+            "from {y} to the present")] + [(p, _around) for p in (
                 "around {y}", "circa {y}", "published around {y}", "from around {y}", "documented around {y}",
                 "published about {y}", "from roughly {y}", "c. {y}", "in or around {y}")] + [
     (p, _only) for p in ("published in {y}", "written in {y}", "released in {y}", "dated {y}",
@@ -85,7 +86,8 @@ ENGLISH_DECADE = [
     ("since the {d}s", lambda d: (d, None)), ("since the mid-{d}s", lambda d: (d + 4, None)),
     ("before the {d}s", lambda d: (None, d - 1)), ("after the {d}s", lambda d: (d + 10, None)),
     ("until the late {d}s", lambda d: (None, d + 9))]
-FRENCH_DECADE = [("publiés dans les années {d}", _decade(0, 9)), ("publiés au début des années {d}", _decade(0, 3)),
+FRENCH_DECADE = [("publiés dans les années {d}", _decade(0, 9)),
+                 ("publiés au début des années {d}", _decade(0, 3)),
                  ("publiés à la fin des années {d}", _decade(7, 9))]
 
 
@@ -99,8 +101,10 @@ RELATIVE = [
     ("in the past decade", _last(10)), ("over the last two decades", _last(20)), ("in the last year", _last(1)),
     ("in recent years", _last(RECENT_YEARS)), ("published recently", _last(RECENT_YEARS)),
     ("published within the last 4 years", _last(4)), ("in the previous 6 years", _last(6))]
-FRENCH_RELATIVE = [("publiés ces 5 dernières années", _last(5)), ("publiés au cours des dix dernières années", _last(10)),
-                   ("publiés ces dernières années", _last(RECENT_YEARS)), ("publiés dans la dernière décennie", _last(10))]
+FRENCH_RELATIVE = [("publiés ces 5 dernières années", _last(5)),
+                   ("publiés au cours des dix dernières années", _last(10)),
+                   ("publiés ces dernières années", _last(RECENT_YEARS)),
+                   ("publiés dans la dernière décennie", _last(10))]
 # A period qualifying a publication noun (the phrasing carries its noun).
 ADJECTIVE_YEAR = [("a {y} study", _only), ("a {y} comparison", _only), ("the {y} slides", _only),
                   ("a {y} empirical study", _only), ("pre-{y} papers", _max(-1)), ("post-{y} research", _min(1)),
