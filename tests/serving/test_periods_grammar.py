@@ -11,6 +11,8 @@ import re
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from serving.periods import AROUND_YEARS, RECENT_YEARS, parse_period
 from serving.scope import Filters, resolve_filters
@@ -244,3 +246,22 @@ def test_the_answer_names_the_words_of_each_bound():
     ctx = SimpleNamespace(engine=SimpleNamespace(newest_year=lambda: NEWEST), sessions=SessionStore())
     _, caller, _, _ = resolve_filters(ctx, Filters.model_validate({"year_min": 2012}), "papers before 2015 on jumps")
     assert (caller.words_min, caller.words_max, caller.source_min) == (None, "before 2015", "caller")
+
+
+_PIECES = st.sampled_from(["before", "after", "since", "until", "up to", "in or before", "or earlier", "or later",
+                           "between", "and", "from", "to", "around", "circa", "the", "early", "mid-", "late",
+                           "last", "past", "years", "decade", "recent", "papers", "published", "work", "on",
+                           "avant", "après", "depuis", "jusqu'en", "entre", "et", "en", "les années", "(", ")",
+                           ",", "?", "1999", "2010", "2010s", "'90s", "2000", "1899", "2100", "12", "observations",
+                           "GARCH(1,1)", "section", "$", "%", "–", "-", "pre-2008", "a 2017 study"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=14), st.text(max_size=40))
+def test_any_text_parses_without_error_into_years_it_holds(pieces, noise):
+    question = " ".join(pieces) + noise
+    period = parse_period(question, NEWEST)
+    for value in (period.year_min, period.year_max):
+        assert value is None or 1900 - AROUND_YEARS <= value <= 2099 + 10
+    for words in (period.words_min, period.words_max):
+        assert words is None or " ".join(words.split()) in " ".join(question.split())
