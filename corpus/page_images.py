@@ -63,7 +63,7 @@ def _png_size(png: bytes) -> tuple[int, int]:
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
-def _render(pdf: Path, region: Region, budget: int) -> tuple[bytes, float] | None:
+def render_png(pdf: Path, region: Region, budget: int = MAX_IMAGE_BYTES) -> tuple[bytes, float] | None:
     """(png, scale) at the first scale step that fits `budget`, or None; the box is clamped to
     the page."""
     import pypdfium2 as pdfium
@@ -103,7 +103,7 @@ def page_image(layout: StateLayout, document_id: str, pdf: Path, region: Region,
     if cached:
         png = path.read_bytes()
     else:
-        rendered = _render(pdf, region, budget)
+        rendered = render_png(pdf, region, budget)
         if rendered is None:
             return None
         png = rendered[0]
