@@ -37,6 +37,7 @@ class RawBlock(BaseModel):
     regions: list[Region] = Field(default_factory=list)
     formula_text_unreliable: bool = False   # a display formula whose text layer lost its layout
     recognised_by: str | None = None        # the formula recogniser that wrote its LaTeX
+    figure: bool = False                    # a figure caption whose last region is the figure
 
 
 class Block(BaseModel):
@@ -52,6 +53,7 @@ class Block(BaseModel):
     regions: list[Region] = Field(default_factory=list)
     formula_text_unreliable: bool = False
     recognised_by: str | None = None
+    figure: bool = False
 
 
 class SourceRecord(BaseModel):

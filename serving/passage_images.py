@@ -1,8 +1,9 @@
-"""The page image of a passage: where its display formulas and tables are drawn, whether their
-text can be trusted, and, on request, the rendered crop (corpus.page_images) as PNG bytes.
+"""The page image of a passage: where its display formulas, tables and figures are drawn, whether
+their text can be trusted, and, on request, the rendered crop (corpus.page_images) as PNG bytes.
 
-A passage's regions are those of the parsed blocks its canonical ranges overlap, of the kinds in
-IMAGE_KINDS. The crop is their union per page (at most MAX_PAGES pages, the byte budget shared).
+A passage's regions are those of the parsed blocks its canonical ranges overlap: display formulas,
+tables, and figure captions (whose regions include the figure). The crop is their union per page
+(at most MAX_PAGES pages, the byte budget shared).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from corpus.reader import CorpusReader
 IMAGE_KINDS = (BlockKind.formula, BlockKind.table)
 MAX_PAGES = 2
 NO_PAGES = "Markdown documents have no page images: the text is the source itself."
-NOTHING_TO_DRAW = "this passage holds no display formula or table, so there is no region to render."
+NOTHING_TO_DRAW = "this passage holds no display formula, table or figure, so there is no region to render."
 
 
 class RenderedRegion(BaseModel):
@@ -31,9 +32,9 @@ class RenderedRegion(BaseModel):
 
 class PageImageOut(BaseModel):
     available: bool = Field(description=(
-        "True when the passage's formulas or tables can be returned as an image of the page."))
+        "True when the passage's formulas, tables or figures can be returned as an image of the page."))
     reason: str | None = Field(description="Why no image is available (or was not returned); null otherwise.")
-    kinds: list[str] = Field(description="Kinds of the blocks drawn in the image (formula, table).")
+    kinds: list[str] = Field(description="What the image shows: formula, table, figure.")
     formulas: int = Field(description="Display formula blocks in the passage.")
     formula_text_unreliable: bool = Field(description=(
         "True when a display formula's text layer lost its two-dimensional layout (flattened "
@@ -47,7 +48,7 @@ class PageImageOut(BaseModel):
 
 def _blocks(reader: CorpusReader, passage: Passage) -> list[Block]:
     blocks = reader.documents[passage.document_id].parsed.blocks
-    return [b for b in blocks if b.kind in IMAGE_KINDS
+    return [b for b in blocks if (b.kind in IMAGE_KINDS or b.figure)
             and any(b.start < end and start < b.end for start, end in passage.ranges)]
 
 
@@ -66,7 +67,7 @@ def describe(reader: CorpusReader, passage: Passage, render: bool) -> tuple[Page
     elif not regions:
         reason = "this document was parsed without page regions; re-ingest it to get page images."
     call = None if reason else f"get_passage(chunk_id={passage.chunk_id!r}, image=true)"
-    out = PageImageOut(available=reason is None, reason=reason, kinds=sorted({b.kind.value for b in blocks}),
+    out = PageImageOut(available=reason is None, reason=reason, kinds=sorted({"figure" if b.figure else b.kind.value for b in blocks}),
                        formulas=len(formulas), formula_text_unreliable=unreliable > 0,
                        unreliable_formulas=unreliable,
                        recognised_formulas=sum(b.recognised_by is not None for b in formulas),

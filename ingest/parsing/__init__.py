@@ -55,8 +55,9 @@ def _parse_pdf(path: Path, name: str) -> tuple[list[RawBlock], int]:
         from ingest.parsing.mineru import parse_pdf_mineru
         return parse_pdf_mineru(path)
     from ingest.parsing.pdf import parse_pdf
+    from ingest.parsing.pdf_figures import add_figure_regions
     result = parse_pdf(path)
-    return result.blocks, result.pages
+    return add_figure_regions(path, result.blocks), result.pages
 
 
 def parse_source(path: Path, fmt: str, parser: str | None = None) -> ParseOutput:
