@@ -48,7 +48,7 @@ def crop_boxes(regions: list[Region]) -> list[Region]:
     pages: dict[int, list[float]] = {}
     for page, x0, top, x1, bottom in regions:
         box = pages.setdefault(page, [x0, top, x1, bottom])
-        box[0], box[1], box[2], box[3] = min(box[0], x0), min(box[1], top), max(box[2], x1), max(box[3], bottom)
+        box[:] = min(box[0], x0), min(box[1], top), max(box[2], x1), max(box[3], bottom)
     return [(page, round(b[0] - CROP_MARGIN, 1), round(b[1] - CROP_MARGIN, 1), round(b[2] + CROP_MARGIN, 1),
              round(b[3] + CROP_MARGIN, 1)) for page, b in sorted(pages.items())]
 
@@ -112,5 +112,6 @@ def page_image(layout: StateLayout, document_id: str, pdf: Path, region: Region,
         except OSError as exc:
             log.warning("page image not cached: %s", exc)
     width, height = _png_size(png)
-    scale = round(4 * width / max(1.0, box[2] - box[0])) / 4  # a crop clamped at the page edge reads a bit high
+    # to the nearest quarter; a crop clamped at the page edge reads a bit high
+    scale = round(4 * width / max(1.0, box[2] - box[0])) / 4
     return PageImage(region[0], box, png, width, height, scale, cached, (time.perf_counter() - start) * 1000)

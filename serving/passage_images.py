@@ -67,7 +67,8 @@ def describe(reader: CorpusReader, passage: Passage, render: bool) -> tuple[Page
     elif not regions:
         reason = "this document was parsed without page regions; re-ingest it to get page images."
     call = None if reason else f"get_passage(chunk_id={passage.chunk_id!r}, image=true)"
-    out = PageImageOut(available=reason is None, reason=reason, kinds=sorted({"figure" if b.figure else b.kind.value for b in blocks}),
+    kinds = sorted({"figure" if b.figure else b.kind.value for b in blocks})
+    out = PageImageOut(available=reason is None, reason=reason, kinds=kinds,
                        formulas=len(formulas), formula_text_unreliable=unreliable > 0,
                        unreliable_formulas=unreliable,
                        recognised_formulas=sum(b.recognised_by is not None for b in formulas),

@@ -46,7 +46,8 @@ def load_recogniser(spec: str) -> Recogniser:
                                     "or '/path/to/file.py:callable'")
     try:
         if target.endswith(".py"):
-            module_spec = importlib.util.spec_from_file_location(f"_formula_recogniser_{Path(target).stem}", target)
+            name = f"_formula_recogniser_{Path(target).stem}"
+            module_spec = importlib.util.spec_from_file_location(name, target)
             if module_spec is None or module_spec.loader is None:
                 raise ImportError(f"cannot load {target}")
             module = importlib.util.module_from_spec(module_spec)

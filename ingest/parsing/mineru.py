@@ -95,7 +95,8 @@ def _block(block: dict, page: int) -> list[RawBlock]:
         out.extend(RawBlock(kind=BlockKind.caption, text=c, page_start=page, page_end=page)
                    for c in _captions(content if isinstance(content, list) else []) if c.strip())
     if text.strip() and target is not BlockKind.caption:
-        out.insert(0, RawBlock(kind=target, text=text, page_start=page, page_end=page, regions=_regions(block, page),
+        out.insert(0, RawBlock(kind=target, text=text, page_start=page, page_end=page,
+                               regions=_regions(block, page),
                                recognised_by=PARSER_NAME if target is BlockKind.formula else None))
     return out
 

@@ -25,6 +25,10 @@ class GetPassageInput(ToolInput):
         "the safe position before it (`offset` in the answer says where reading started)."))
     neighbours: int = Field(1, ge=0, le=MAX_NEIGHBOURS, description=(
         "Passages to add on each side in reading order (each from its start), for context."))
+    image: bool = Field(False, description=(
+        "Also return the page region where the passage's display formulas, tables and figures "
+        "are drawn, as a PNG image (MCP image content beside the text, at most 200 kB): read a "
+        "formula marked `formula_text_unreliable` from it. PDF documents only."))
 
 
 class Neighbour(BaseModel):
@@ -39,7 +43,7 @@ class GetPassageOutput(BaseModel):
     document_passages: int
     neighbours: list[Neighbour]
     page_image: PageImageOut = Field(description=(
-        "The requested passage's formulas and tables as drawn on the page: whether their text "
+        "The requested passage's formulas, tables and figures as drawn on the page: whether their text "
         "can be trusted, and the call (or, with image=true, the images) that shows them."))
     trace: Trace
     _images: list[bytes] = PrivateAttr(default_factory=list)   # PNGs sent as image content
@@ -111,8 +115,8 @@ SPEC = ToolSpec(
         "`truncated` is true, `remaining_chars` says how much and `next_offset` is the `offset` "
         "of the next call (`continuation` spells that call out). Not for finding passages: it "
         "needs a chunk_id. Cheap: no model, a few milliseconds. With `image` true, the page "
-        "region of the passage's display formulas and tables comes as a PNG beside the text: the "
-        "formula as typeset, where `page_image.formula_text_unreliable` says its text is scrambled "
+        "region of the passage's display formulas, tables and figures comes as a PNG beside the "
+        "text: the formula as typeset, where `page_image.formula_text_unreliable` says its text is scrambled "
         "(Markdown documents have no page images)."),
     input_model=GetPassageInput, output_model=GetPassageOutput, handler=handle, render=render,
     window="passage", cheap=True, images=images,
