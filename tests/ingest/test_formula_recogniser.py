@@ -13,6 +13,7 @@ from corpus.canonical import assemble_canonical
 from corpus.config import FORMULA_RECOGNISER_ENV
 from corpus.models import BlockKind
 from corpus.safe_cut import scan
+from corpus.versions import PARSER_VERSION
 
 PAPER = LIBRARY_ROOT / "pdf" / "cornilly_peterson_estimation_higher_order_comoments.pdf"
 FAKE = '''
@@ -53,7 +54,7 @@ def test_a_configured_recogniser_writes_latex_formulas(fake):
     assert len(fake.__globals__["SEEN"]) == len(formulas)
     assert all(w > 20 and h > 10 for w, h in fake.__globals__["SEEN"])
     # the recogniser enters the version (setting it re-parses), and the text stays well formed
-    assert output.parser_version == parser_version("pdfium") == "parse-v3+pdfium+formulas=fake_recogniser:recognise"
+    assert output.parser_version == parser_version("pdfium") == f"{PARSER_VERSION}+pdfium+formulas=fake_recogniser:recognise"
     canonical, blocks = assemble_canonical(output.raw_blocks)
     assert "$$" not in scan(canonical).unbalanced   # every display closes
     assert [b.recognised_by for b in blocks if b.kind is BlockKind.formula] == [b.recognised_by for b in formulas]
@@ -78,4 +79,4 @@ def test_a_bad_setting_is_a_clear_error(spec):
 
 def test_markdown_is_never_sent_to_the_recogniser(fake):
     output = parse_source(LIBRARY_ROOT / "markdown" / "quantopian_lecture07_variance.md", "markdown")
-    assert output.parser_version == "parse-v3+markdown-it" and not fake.__globals__["SEEN"]
+    assert output.parser_version == f"{PARSER_VERSION}+markdown-it" and not fake.__globals__["SEEN"]
