@@ -148,7 +148,9 @@ def test_one_changed_word_is_refused_with_a_one_edit_closest_match(corpus):
         closest = result.closest
         assert closest is not None and closest.word_edits == 1, (sentence, closest)
         assert closest.differing_words == [{"quote": "zqxjv", "document": original}]
-        assert closest.offsets[0] < offset + len(sentence) and offset < closest.offsets[1]
+        start, end = closest.document_offsets
+        assert start < offset + len(sentence) and offset < end
+        assert closest.text == reader.canonical_text(doc)[start:end] and original in closest.text
         assert 0.5 < closest.similarity < 1 and closest.chunk_id in reader.passages
 
 
