@@ -9,7 +9,7 @@ from pydantic import Field
 
 from corpus.ids import ChunkId, DocumentId
 from serving.citation import (MAX_ELLIPSIS_GAP, MAX_QUOTE_CHARS, MAX_SUPPORTS_CHARS, MIN_QUOTE_CHARS,
-                              CitationResult, verify_quote)
+                              CitationResult, verify_batch)
 from serving.contract import Trace
 from serving.errors import NotFound
 from serving.schemas import render_trace
@@ -60,7 +60,7 @@ def require_known(reader, items: list[dict], where: str) -> None:
 def handle_one(ctx, args: VerifyCitationInput) -> VerifyCitationOutput:
     reader = ctx.engine.reader
     require_known(reader, [args.model_dump()], "")
-    result = verify_quote(reader, args.document_id, args.quote, args.chunk_id)
+    result = verify_batch(reader, [args.model_dump()])[0]  # the item whole: its `supports` comes back
     return VerifyCitationOutput(**result.model_dump(), trace=ctx.trace(None))
 
 

@@ -41,11 +41,23 @@ def _failed_quotes(reader, count: int, rng: random.Random):
         count -= 1
 
 
+def _across_boundaries(reader):
+    """A word replaced in the middle of a quote that runs from one passage into the next."""
+    for document_id, passages in reader.by_document.items():
+        text = reader.canonical_text(document_id)
+        for passage in passages[:-1]:
+            end = passage.ranges[-1][1]
+            words = text[max(0, end - 80):end].split()[-5:] + text[end:end + 80].split()[:5]
+            if len(words) == 10:
+                words[2] = "zqxjv"  # still in the first passage: the window starts there
+                yield document_id, " ".join(words), "across"
+
+
 def test_closest_text_is_what_get_passage_reads_at_its_chunk_id_and_offset(context, invoke):
     reader = context.engine.reader
     rng = random.Random(29)
     followed, kinds, ran_on = 0, {}, 0
-    for document_id, quote, kind in _failed_quotes(reader, 320, rng):
+    for document_id, quote, kind in [*_failed_quotes(reader, 320, rng), *_across_boundaries(reader)]:
         result = verify_quote(reader, document_id, quote, budget=Budget(UNHURRIED))
         if result.status != "not_found" or result.closest is None:
             continue  # the mutation left words found elsewhere, or nothing close enough
@@ -65,7 +77,7 @@ def test_closest_text_is_what_get_passage_reads_at_its_chunk_id_and_offset(conte
             ran_on += 1
         followed += 1
         kinds[kind] = kinds.get(kind, 0) + 1
-    assert followed >= 200 and min(kinds.values()) >= 25, (followed, kinds)
+    assert followed >= 200 and min(kinds.values()) >= 25 and ran_on >= 5, (followed, kinds, ran_on)
     print(f"\nclosest followed through get_passage: {followed} failed quotes {kinds}, {ran_on} running on")
 
 
