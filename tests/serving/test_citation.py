@@ -36,8 +36,11 @@ PASSAGE_CHARS = 1500
 UNHURRIED = 60.0
 
 
-def _write_document(layout: StateLayout, name: str, text_blocks: list[str], fmt: str) -> str:
-    text, blocks = assemble_canonical([RawBlock(kind=BlockKind.paragraph, text=b) for b in text_blocks])
+def _write_document(layout: StateLayout, name: str, text_blocks: list[str] | list[RawBlock], fmt: str) -> str:
+    """A served document of these blocks (plain strings are paragraphs), cut into passages of
+    about PASSAGE_CHARS; returns its document_id."""
+    text, blocks = assemble_canonical([RawBlock(kind=BlockKind.paragraph, text=b) if isinstance(b, str) else b
+                                       for b in text_blocks])
     document_id = document_id_for_bytes(f"{name}\x00{text}".encode())
     now = datetime.now(timezone.utc).isoformat()
     atomic_write_json(layout.registry_entry(document_id), SourceRecord(
