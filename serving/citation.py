@@ -1,66 +1,34 @@
 """Citation verification without a language model (DESIGN §5).
 
-A quote is `verified` when it is a raw substring of the canonical text, `verified_normalised`
-when it matches after corpus.normalise (serving.citation_text), else `not_found` with the closest
+A quote is `verified` when it is a raw substring of the canonical text, `verified_normalised` when
+it matches after corpus.normalise (serving.citation_text), else `not_found` with the closest
 window of the document by word-level alignment (serving.citation_closest), which names the
 chunk_id and passage-relative offset get_passage reads it at. A quote with an ellipsis is checked
-as ordered segments that join only within one passage or at most MAX_ELLIPSIS_GAP characters
-apart (serving.citation_segments); otherwise it is `not_found` as `stitched`. Normalised documents are cached (LRU, bounded in
-characters) so a warm check costs a few milliseconds. The closest-window search has a bounded
-cost whatever the input: a quote it could not finish within the call's budget is `not_found`
-with the reason "closest search stopped at budget".
+as ordered segments that join only within one passage or at most MAX_ELLIPSIS_GAP characters apart
+(serving.citation_segments); otherwise it is `not_found` as `stitched`. Normalised documents are
+cached (LRU, bounded in characters) so a warm check costs a few milliseconds. The closest-window
+search has a bounded cost whatever the input: a quote it could not finish within the call's budget
+is `not_found` with the reason "closest search stopped at budget".
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from corpus.ids import InvalidIdError, validate_chunk_id, validate_document_id
 from corpus.reader import CorpusReader
-from serving.citation_closest import BUDGET_REASON, Budget, Closest, OverBudget, closest_window
+from serving.citation_closest import BUDGET_REASON, Budget, OverBudget, closest_window
 from serving.citation_places import covering_chunk
 from serving.citation_segments import MAX_ELLIPSIS_GAP, match_segments
+from serving.citation_result import (MAX_BATCH, MAX_BATCH_BYTES, MAX_QUOTE_CHARS, MAX_SUPPORTS_CHARS,
+                                     MIN_QUOTE_CHARS, MIN_SEGMENT_WORDS, CitationResult, _result,
+                                     quote_refusal)
 from serving.citation_text import DOCUMENTS, ELLIPSIS_RE, NormalisedDocument, find_all, match_whole
 
-MIN_QUOTE_CHARS = 12
-MAX_QUOTE_CHARS = 5_000          # longest quote accepted, in a call or an evidence session
-MAX_SUPPORTS_CHARS = 2_000        # the claim a quote supports: a sentence or two of an answer
-MAX_BATCH = 50                   # quotes in one verify_citations call
-MAX_BATCH_BYTES = 1_000_000      # UTF-8 bytes of the quotes of one call (50 x 5,000 x up to 4)
-MIN_SEGMENT_WORDS = 3            # each part around an ellipsis must say something on its own
 __all__ = ["BUDGET_REASON", "Budget", "CitationResult", "MAX_BATCH", "MAX_BATCH_BYTES", "MAX_ELLIPSIS_GAP",
-           "MAX_QUOTE_CHARS", "MAX_SUPPORTS_CHARS", "MIN_QUOTE_CHARS", "quote_refusal", "verify_batch", "verify_quote"]
-# Why a quote is not_found, for a program (`reason` says it in words):
-ReasonCode = Literal[
-    "absent",              # not in the document (closest: its nearest window, if any shares words)
-    "segment_absent",      # a part around an ellipsis is not in the document, or not in order
-    "segment_too_short",   # a part around an ellipsis has fewer than MIN_SEGMENT_WORDS words
-    "stitched",            # every part occurs in order, but too far apart to be one quote
-    "budget",              # the call's matching budget ran out before an answer
-    "too_short", "too_long", "invalid_id", "unknown_document", "unreadable", "invalid_item"]
-
-
-class CitationResult(BaseModel):
-    status: Literal["verified", "verified_normalised", "not_found"]
-    document_id: str
-    quote: str
-    offsets: list[tuple[int, int]] = Field(description=(
-        "Canonical ranges in the whole document: one, or one per ellipsis segment."))
-    occurrences: int
-    chunk_id: str | None = Field(description="Passage holding the (first) match; get_passage reads it.")
-    reason: str | None
-    reason_code: ReasonCode | None = Field(description="Why not_found, as one code (see `reason`).")
-    closest: Closest | None
-    supports: str | None = Field(None, description="The claim this quote supports, as the caller gave it.")
-
-
-def _result(document_id: str, quote: str, status: str = "not_found", **kw: Any) -> CitationResult:
-    fields = {"offsets": [], "occurrences": 0, "chunk_id": None, "reason": None, "reason_code": None,
-              "closest": None}
-    return CitationResult(status=status, document_id=document_id, quote=quote, **{**fields, **kw})
+           "MAX_QUOTE_CHARS", "MAX_SUPPORTS_CHARS", "MIN_QUOTE_CHARS", "quote_refusal", "verify_batch",
+           "verify_quote"]
 
 
 def _hint_ranges(reader: CorpusReader, document_id: str, chunk_id: str | None) -> list[tuple[int, int]]:
@@ -109,9 +77,9 @@ def _verify_normalised(reader: CorpusReader, doc: NormalisedDocument, document_i
             failed_segment = placed.failed
         else:
             ranges = placed.ranges
+            chunk = covering_chunk(reader, document_id, ranges[0][0], ranges[-1][1], chunk_id)
             return _result(document_id, quote, "verified" if placed.raw else "verified_normalised",
-                           offsets=ranges, occurrences=1,
-                           chunk_id=covering_chunk(reader, document_id, ranges[0][0], ranges[-1][1], chunk_id))
+                           offsets=ranges, occurrences=1, chunk_id=chunk)
     if matched is not None:
         status, hits = matched
         s, e = _pick(hits, _hint_ranges(reader, document_id, chunk_id))
@@ -136,7 +104,8 @@ def _verify_normalised(reader: CorpusReader, doc: NormalisedDocument, document_i
     return _result(document_id, quote, reason=reason, reason_code=code, closest=closest)
 
 
-def _stitched(reader: CorpusReader, document_id: str, quote: str, ranges: list[tuple[int, int]]) -> CitationResult:
+def _stitched(reader: CorpusReader, document_id: str, quote: str,
+              ranges: list[tuple[int, int]]) -> CitationResult:
     """Every part occurs, in order, but not as one quote: say where each part is."""
     gap = max(b[0] - a[1] for a, b in zip(ranges, ranges[1:]))
     places = "; ".join(f"part {i + 1} in {covering_chunk(reader, document_id, s, e, None)} at {s}"
@@ -145,19 +114,6 @@ def _stitched(reader: CorpusReader, document_id: str, quote: str, ranges: list[t
         f"stitched: each part occurs, in order, but up to {gap:,} characters apart and not in one "
         f"passage; an ellipsis joins parts within one passage or at most {MAX_ELLIPSIS_GAP} "
         f"characters apart ({places}); cite the parts as separate quotes"))
-
-
-def quote_refusal(quote: object) -> tuple[str, str] | None:
-    """(code, why) a quote cannot be checked at all, whatever the document (None when it can):
-    the rule session_put holds evidence to as well."""
-    if not isinstance(quote, str):
-        return "invalid_item", "quote must be a string"
-    if len(quote.strip()) < MIN_QUOTE_CHARS:
-        return "too_short", (f"quote of {len(quote.strip())} character(s) is shorter than "
-                             f"{MIN_QUOTE_CHARS}: too short to prove anything")
-    if len(quote) > MAX_QUOTE_CHARS:
-        return "too_long", f"quote longer than {MAX_QUOTE_CHARS} characters: quote a shorter passage"
-    return None
 
 
 def _refusal(document_id: object, quote: object, chunk_id: object) -> tuple[str, str] | None:

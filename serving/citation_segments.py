@@ -15,6 +15,7 @@ from corpus.normalise import normalise_with_map
 from serving.citation_text import NormalisedDocument, find_all
 
 MAX_ELLIPSIS_GAP = 300  # canonical characters an ellipsis may skip between parts outside one passage
+Range = tuple[int, int]  # canonical [start, end)
 
 
 @dataclass
@@ -23,18 +24,19 @@ class SegmentMatch:
     within one passage or at most MAX_ELLIPSIS_GAP apart), else `failed` (the first part with no
     place in order) or `stitched` (an in-order placement whose parts lie too far apart)."""
 
-    ranges: list[tuple[int, int]] | None = None
+    ranges: list[Range] | None = None
     raw: bool = False
     failed: int | None = None
-    stitched: list[tuple[int, int]] | None = None
+    stitched: list[Range] | None = None
 
 
-def _occurrences(doc: NormalisedDocument, normed: list[str]) -> list[list[tuple[int, int]]]:
+def _occurrences(doc: NormalisedDocument, normed: list[str]) -> list[list[Range]]:
     """Canonical ranges of every normalised occurrence of each part, in document order."""
-    return [[doc.canonical(h, h + len(seg)) for h in find_all(doc.norm, seg)] if seg else [] for seg in normed]
+    return [[doc.canonical(h, h + len(seg)) for h in find_all(doc.norm, seg)] if seg else []
+            for seg in normed]
 
 
-def _tighten(hits: list[list[tuple[int, int]]], chain: list[tuple[int, int]], floor: int) -> list[tuple[int, int]]:
+def _tighten(hits: list[list[Range]], chain: list[Range], floor: int) -> list[Range]:
     """Pull earlier parts towards the later ones (the latest occurrence still before the next)."""
     for k in range(len(chain) - 2, -1, -1):
         later = [h for h in hits[k] if floor <= h[0] and h[1] <= chain[k + 1][0]]
@@ -42,7 +44,7 @@ def _tighten(hits: list[list[tuple[int, int]]], chain: list[tuple[int, int]], fl
     return chain
 
 
-def _greedy(hits: list[list[tuple[int, int]]], start: int = 0, end: int | None = None) -> list[tuple[int, int]] | int:
+def _greedy(hits: list[list[Range]], start: int = 0, end: int | None = None) -> list[Range] | int:
     """Earliest in-order placement inside [start, end); the index of the first part that has none."""
     chain, pos = [], start
     for k, ranges in enumerate(hits):
@@ -54,12 +56,14 @@ def _greedy(hits: list[list[tuple[int, int]]], start: int = 0, end: int | None =
     return _tighten(hits, chain, start)
 
 
-def _within_gap(hits: list[list[tuple[int, int]]]) -> list[tuple[int, int]] | None:
+def _within_gap(hits: list[list[Range]]) -> list[Range] | None:
     """An in-order placement with every gap at most MAX_ELLIPSIS_GAP (the tightest one), or None."""
     reach = [hits[0]]
     for ranges in hits[1:]:
         ends = sorted(e for _, e in reach[-1])
-        reach.append([h for h in ranges if bisect_right(ends, h[0]) > bisect_left(ends, h[0] - MAX_ELLIPSIS_GAP)])
+        # h is reachable when some reachable end lies in [h.start - MAX_ELLIPSIS_GAP, h.start]
+        reach.append([h for h in ranges
+                      if bisect_right(ends, h[0]) > bisect_left(ends, h[0] - MAX_ELLIPSIS_GAP)])
         if not reach[-1]:
             return None
     chain = [reach[-1][0]]
@@ -69,7 +73,8 @@ def _within_gap(hits: list[list[tuple[int, int]]]) -> list[tuple[int, int]] | No
     return chain
 
 
-def match_segments(doc: NormalisedDocument, segments: list[str], passages: list[list[tuple[int, int]]]) -> SegmentMatch:
+def match_segments(doc: NormalisedDocument, segments: list[str],
+                   passages: list[list[Range]]) -> SegmentMatch:
     """Ordered normalised match of an ellipsis quote's parts. The parts join when consecutive ones
     are at most MAX_ELLIPSIS_GAP canonical characters apart, or when all lie in one passage
     (`passages`: the canonical ranges of each passage of the document): an ellipsis skips words

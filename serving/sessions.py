@@ -2,11 +2,12 @@
 
 Kinds: `scope` (year range, authors, document ids; used by search_documents and timeline) and
 `evidence` (quotes, each with the claim it supports if given; used by verify_citations, and held
-to its rules: a quote too short to prove anything is refused here, not at verification): every kind is one a tool accepts, so a reading
-list of chunk ids, which no tool would read, is not one. Every entry records where its content
-came from; there is no provenance for recalled or invented content. Least-recently-used eviction beyond
-QUANT_RAG_SESSION_MAX_ITEMS entries (default 64) or beyond MAX_TOTAL_BYTES of values; a value
-over MAX_VALUE_BYTES is refused. Sizes are the UTF-8 bytes of the value's compact JSON.
+to its rules: a quote too short to prove anything is refused here, not at verification): every
+kind is one a tool accepts, so a reading list of chunk ids, which no tool would read, is not one.
+Every entry records where its content came from; there is no provenance for recalled or invented
+content. Least-recently-used eviction beyond QUANT_RAG_SESSION_MAX_ITEMS entries (default 64) or
+beyond MAX_TOTAL_BYTES of values; a value over MAX_VALUE_BYTES is refused. Sizes are the UTF-8
+bytes of the value's compact JSON.
 """
 
 from __future__ import annotations

@@ -110,7 +110,7 @@ class SessionPutInput(ToolInput):
             return model.model_validate(value)
         except ValidationError as exc:
             errors = exc.errors(include_input=False)
-            lines = [{"type": PydanticCustomError("invalid_value", _item_message(e, kind, last=i == len(errors) - 1)),
+            lines = [{"type": PydanticCustomError("invalid_value", _item_message(e, kind, i == len(errors) - 1)),
                       "loc": e["loc"], "input": None} for i, e in enumerate(errors)]
             raise ValidationError.from_exception_data(exc.title, lines) from None
 

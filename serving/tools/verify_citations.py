@@ -94,8 +94,8 @@ SPEC = ToolSpec(
     description=(f"Check up to {MAX_BATCH} quotes ({MAX_BATCH_BYTES:,} bytes in all), or a "
                  "stored `evidence` session, in one call: one verify_citation result each, in "
                  "order, and a summary; each document is read once. Matching and quote bounds as "
-                 f"in verify_citation ({ELLIPSIS_RULE}). " + WHEN + " The ids of every item are checked first: "
-                 "one unknown id fails the call and `fields` names every such item."),
+                 f"in verify_citation ({ELLIPSIS_RULE}). " + WHEN + " The ids of every item are "
+                 "checked first: one unknown id fails the call and `fields` names every such item."),
     input_model=VerifyCitationsInput, output_model=VerifyCitationsOutput,
     handler=handle_batch, render=render_batch,
     errors=(("not_found", "an unknown document_id or chunk_id in any item, or an unknown "
