@@ -147,11 +147,13 @@ def argument_hint(tool: str, root: dict, error: dict, arguments: dict) -> tuple[
     swap = swapped_id(tool, leaf, _value_at(arguments, loc))
     if swap:
         return field, f"{field}: {msg}", "", swap
-    needed = "(required) " if kind == "missing" else ""
-    why = f" ({rule})" if kind == "value_error" else ""
     source = {"chunk_id": CHUNK_SOURCE, "document_id": DOCUMENT_SOURCE}.get(leaf, "")
     if not source and (leaf in SESSION_FIELDS or (leaf == "name" and tool != "session_put")):
         source = SESSION_SOURCE
+    if "url" not in error:  # a validator's own error type: its words are the advice, not the schema's
+        return field, f"{field}: {msg}", f"{field} ({rule})", source
+    needed = "(required) " if kind == "missing" else ""
+    why = f" ({rule})" if kind == "value_error" else ""
     return field, f"{field}: {msg}", f"{field} {needed}{requirement(root, nodes)}{why}", source
 
 

@@ -114,10 +114,11 @@ def test_an_argument_error_says_the_next_valid_call_from_the_schema():
     assert "kind (required) one of scope" in missing.next_call
     rule = _refusal("search_documents", {"query": "q", "year_min": 2020, "year_max": 2010})
     assert rule.fields == ["year_max", "year_min"]
-    # a union value: the errors of the member the caller meant (an evidence list), not the scope's
-    member = _refusal("session_put", {"name": "s", "kind": "evidence", "provenance": "served",
-                                      "value": {"items": [{"document_id": "doc-x", "quote": "a quote"}]}})
-    assert member.fields == ["value.items.0.document_id"] and "list_documents" in member.next_call
+    # a union value without its `kind`: the errors of the member the caller meant (an evidence
+    # list), not the scope's refusal of `items`
+    member = _refusal("session_put", {"name": "s", "provenance": "served",
+                                      "value": {"items": [{"document_id": "doc-x", "quote": "q" * 20}]}})
+    assert member.fields == ["kind", "value.items.0.document_id"] and "list_documents" in member.next_call
 
 
 def _statuses(layout: StateLayout) -> dict[str, str]:

@@ -57,7 +57,7 @@ CASES = [
     ("wrong type", "list_documents", {"year_min": "2015"}, "year_min", [("list_documents",), ("integer",)]),
     ("wrong type", "search_graph", {"query": ["var"]}, "query", [("search_graph",), ("string",)]),
     ("wrong type", "session_put", {"name": "s", "kind": "scope", "value": "2015", "provenance": "served"},
-     "value", [("session_put",), ("object",)]),
+     "value", [("session_put",), ("object", "value={")]),
     ("missing", "search_documents", {}, "query", [("search_documents",), ("required",)]),
     ("missing", "get_passage", {}, "chunk_id", [("get_passage",), ("required",)]),
     ("missing", "verify_citation", {"quote": QUOTE}, "document_id", [("verify_citation",), ("required",)]),
