@@ -94,6 +94,7 @@ def render_passage(index: int | None, p: PassageOut) -> str:
     if p.section:
         lines.append("section: " + " > ".join(p.section))
     lines.append(f"keys (do not cite): chunk_id={p.chunk_id} document_id={p.document_id}")
+    lines.append(render_anchor(p.anchor))
     raised = [name for name, on in p.flags.model_dump().items() if on]
     if raised:
         lines.append("flags: " + ", ".join(raised))
@@ -101,6 +102,13 @@ def render_passage(index: int | None, p: PassageOut) -> str:
     if p.truncated:
         lines.append(f"[… {p.remaining_chars} characters remain: {p.continuation}]")
     return "\n".join(lines)
+
+
+def render_anchor(anchor: Anchor) -> str:
+    """The anchor on one line: document, canonical ranges, granularity, text hash prefix."""
+    ranges = ",".join(f"{start}-{end}" for start, end in anchor.ranges)
+    return (f"anchor: document_id={anchor.document_id} ranges={ranges} "
+            f"granularity={anchor.granularity} sha256={anchor.sha256}")
 
 
 def render_trace(trace: Trace) -> str:
