@@ -108,6 +108,7 @@ class Example(BaseModel):
 class NeighbourOut(BaseModel):
     relation: str
     direction: Literal["out", "in"]
+    key: str = Field(description="The neighbour's entity key (a name the graph tools accept).")
     name: str
     type: str
     support: int = Field(description="Passages stating the relation.")
@@ -115,6 +116,7 @@ class NeighbourOut(BaseModel):
 
 
 class CoMention(BaseModel):
+    key: str = Field(description="The entity's key (a name the graph tools accept).")
     name: str
     type: str
     shared_chunks: int
@@ -138,9 +140,9 @@ def _examples(ctx: ToolContext, chunk_ids: list[str]) -> list[Example]:
 
 def expand_entity(ctx: ToolContext, args: ExpandEntityInput) -> ExpandEntityOutput:
     found = ctx.engine.graph.expand(args.entity_name, None, args.entity_type, args.limit)
-    neighbours = [NeighbourOut(**{k: n[k] for k in ("relation", "direction", "name", "type", "support")},
+    neighbours = [NeighbourOut(**{k: n[k] for k in ("relation", "direction", "key", "name", "type", "support")},
                                examples=_examples(ctx, n["chunk_ids"])) for n in found["neighbours"]]
-    co = [CoMention(**{k: c[k] for k in ("name", "type", "shared_chunks", "score")},
+    co = [CoMention(**{k: c[k] for k in ("key", "name", "type", "shared_chunks", "score")},
                     examples=_examples(ctx, c["chunk_ids"])) for c in found["co_mentions"]]
     return ExpandEntityOutput(entity=found["entity"], matches=found["matches"], neighbours=neighbours,
                               co_mentions=co, trace=ctx.trace(None))
@@ -158,12 +160,12 @@ def render_expand(out: ExpandEntityOutput) -> str:
         lines.append("expanded matches: " + "; ".join(render_match(m) for m in out.matches))
     for n in out.neighbours:
         arrow = f"—{n.relation}→" if n.direction == "out" else f"←{n.relation}—"
-        lines.append(f"- {arrow} {n.type}:{n.name} ({n.support} passage(s))")
+        lines.append(f"- {arrow} {n.type}:{n.name} [key={n.key}] ({n.support} passage(s))")
         lines += [_render_example(e) for e in n.examples]
     if out.co_mentions:
         lines.append("co-mentioned (shared passages, rarity-weighted score; example passages):")
     for c in out.co_mentions:
-        lines.append(f"- {c.type}:{c.name} ({c.shared_chunks}, {c.score:.2f})")
+        lines.append(f"- {c.type}:{c.name} [key={c.key}] ({c.shared_chunks}, {c.score:.2f})")
         lines += [_render_example(e) for e in c.examples]
     lines.append(render_trace(out.trace))
     return "\n".join(lines)
