@@ -72,10 +72,15 @@ def test_selection_after_the_filter_keeps_the_ranked_order():
 
 # -- the real engine on the served state ---------------------------------------------------------
 @pytest.fixture(scope="module")
-def engine(served_home):
+def context(served_home):
     from serving.server import ServingContext
 
-    return ServingContext(StateLayout(served_home), ServedConfig()).engine
+    return ServingContext(StateLayout(served_home), ServedConfig())
+
+
+@pytest.fixture(scope="module")
+def engine(context):
+    return context.engine
 
 
 def _roles(engine, question: str) -> list[str]:
@@ -94,3 +99,14 @@ def test_a_marked_passage_is_returned_only_when_the_question_asks_for_it(engine)
     topic = "Quantitative Investment Analysis DeFusco McLeavey Pinto Runkle"
     assert "references" not in _roles(engine, topic)
     assert "references" in _roles(engine, "references: " + topic)
+
+
+def test_a_search_that_asks_for_references_says_what_it_returns(context):
+    from serving.server import call_tool
+    from serving.tools.search_documents import SPEC
+
+    answer = call_tool(SPEC, context, {"query": "bibliography: Quantitative Investment Analysis DeFusco",
+                                       "mode": "bm25"})
+    roles = [r["role"] for r in answer.structured_content["results"]]
+    assert "references" in roles
+    assert answer.content[0].text.count("role: references") == roles.count("references")
