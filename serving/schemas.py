@@ -83,7 +83,8 @@ def passage_out(reader: CorpusReader, passage: Passage, window: int, *, score: f
     return PassageOut(
         chunk_id=passage.chunk_id, document_id=passage.document_id, score=score,
         cite=cite_of(reader, passage.document_id, passage.page_start, passage.page_end),
-        section=list(passage.section), role=passage.role, text=served.text, anchor=anchor_for(passage, sha),
+        section=list(passage.section), role=passage.role, text=served.text,
+        anchor=anchor_for(passage, sha),
         flags=quality_flags(served.text, served.truncated, passage.garbled_text),
         truncated=served.truncated, remaining_chars=served.remaining_chars, offset=served.offset,
         next_offset=served.next_offset, continuation=served.continuation)

@@ -71,7 +71,8 @@ class SearchGraphOutput(BaseModel):
 
 
 def search_graph(ctx: ToolContext, args: SearchGraphInput) -> SearchGraphOutput:
-    found = ctx.engine.graph.search(args.query, args.entity_type, None, limit=args.limit, per_document=ctx.config.per_document)
+    found = ctx.engine.graph.search(args.query, args.entity_type, None, limit=args.limit,
+                                    per_document=ctx.config.per_document)
     return SearchGraphOutput(entities=found["entities"], candidates=found["candidates"],
                              results=_passages(ctx, found["chunks"], args.limit),
                              trace=ctx.trace("search"))
@@ -140,8 +141,9 @@ def _examples(ctx: ToolContext, chunk_ids: list[str]) -> list[Example]:
 
 def expand_entity(ctx: ToolContext, args: ExpandEntityInput) -> ExpandEntityOutput:
     found = ctx.engine.graph.expand(args.entity_name, None, args.entity_type, args.limit)
-    neighbours = [NeighbourOut(**{k: n[k] for k in ("relation", "direction", "key", "name", "type", "support")},
-                               examples=_examples(ctx, n["chunk_ids"])) for n in found["neighbours"]]
+    fields = ("relation", "direction", "key", "name", "type", "support")
+    neighbours = [NeighbourOut(**{k: n[k] for k in fields}, examples=_examples(ctx, n["chunk_ids"]))
+                  for n in found["neighbours"]]
     co = [CoMention(**{k: c[k] for k in ("key", "name", "type", "shared_chunks", "score")},
                     examples=_examples(ctx, c["chunk_ids"])) for c in found["co_mentions"]]
     return ExpandEntityOutput(entity=found["entity"], matches=found["matches"], neighbours=neighbours,
@@ -220,7 +222,8 @@ _GRAPH_NOTE = ("The graph holds entity mentions extracted at ingestion (extracto
 SPECS = [
     ToolSpec(name="search_graph", title="Search the entity graph",
              description=lambda ctx: (
-                 f"Passages mentioning a named entity ({', '.join(ENTITY_TYPES)}), optionally of one type, best first, at most "
+                 f"Passages mentioning a named entity ({', '.join(ENTITY_TYPES)}), optionally of "
+                 "one type, best first, at most "
                  f"{ctx.config.per_document} per document, with the entities matched. Names match as in "
                  "expand_entity (canonical name, alias or acronym, any case). Use it to find where a named thing is discussed; for questions use "
                  "search_documents. " + _GRAPH_NOTE),
