@@ -317,7 +317,7 @@ class GraphStore:
                 for direction, mine, other in (("out", head, tail), ("in", tail, head)):
                     if mine == key and other not in origin:
                         groups[(rel, direction, other)].append(chunk_id)
-        neighbours = [{"relation": rel, "direction": direction, "name": self._entities[other].name,
+        neighbours = [{"relation": rel, "direction": direction, "key": other, "name": self._entities[other].name,
                        "type": self._entities[other].type, "support": len(chunks),
                        "chunk_ids": sorted(set(chunks))[:EXAMPLE_CHUNKS]}
                       for (rel, direction, other), chunks in groups.items()]
@@ -333,7 +333,7 @@ class GraphStore:
             for other in self._by_chunk[chunk_id]:
                 if other not in origin:
                     shared[other].append(chunk_id)
-        rows = [{"name": self._entities[k].name, "type": self._entities[k].type,
+        rows = [{"key": k, "name": self._entities[k].name, "type": self._entities[k].type,
                  "shared_chunks": len(chunks),
                  "score": len(chunks) * math.log(total / len(self._by_entity[k])),
                  "chunk_ids": chunks[:EXAMPLE_CHUNKS]} for k, chunks in shared.items()]

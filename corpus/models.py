@@ -82,6 +82,10 @@ class ParsedDocument(BaseModel):
     blocks: list[Block]
 
 
+# Furniture roles (ingest.passage_roles): ranked only when a question asks for them.
+PassageRole = Literal["body", "contents", "title_block", "references", "index"]
+
+
 class Passage(BaseModel):
     """A passage (chunk): consecutive blocks under one section path."""
 
@@ -96,6 +100,7 @@ class Passage(BaseModel):
     page_end: int | None = None
     block_kinds: list[BlockKind] = Field(default_factory=list)
     garbled_text: bool = False
+    role: PassageRole = "body"                 # what the passage is for (ingest.passage_roles)
 
 
 Provenance = Literal["pdf_metadata", "first_page", "manifest", "override", "markdown_heading", "none"]

@@ -2,5 +2,6 @@
 
 PARSER_VERSION = "parse-v3"   # v3: blocks keep their page regions and formula flags; v2: control characters dropped
 CHUNKER_VERSION = "chunk-v1"
+PASSAGE_ROLES_VERSION = "roles-v1"  # ingest.passage_roles; outside chunk ids: a role never moves a passage
 CONTRACT_VERSION = "1.1.0"  # 1.1: corpus_status answers on a broken state (problem, rebuild; counts may be null)
 SERVER_VERSION = "0.1.0"

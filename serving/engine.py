@@ -24,6 +24,7 @@ from corpus.vector_store_base import VectorStore
 from serving.coherence import INGEST_COMMAND
 from serving.errors import IncoherentState, InvalidArgument, Unavailable
 from serving.expansion import QueryExpander
+from serving.furniture import drop_furniture
 from serving.scaffolding import drop_scaffolding
 from serving.selection import (Candidate, by_late_interaction, convex_fusion, reciprocal_rank_fusion, select,
                                with_document_best, with_document_decay, with_document_evidence,
@@ -309,7 +310,8 @@ class Engine:
             if self.reranker_name != "none":
                 ranked, reranked = self.rerank(text, ranked), True
         reader = self.reader
-        hits = select(ranked, reader.passages, reader.near_duplicates, limit=limit,
+        hits = select(drop_furniture(ranked, reader.passages, text), reader.passages,
+                      reader.near_duplicates, limit=limit,
                       per_document=per_document or self.config.per_document,
                       min_chars=self.config.min_passage_chars, fill=self.config.fill_limit)
         evidence = dense[0].score if dense else None

@@ -125,9 +125,12 @@ def render(out: CorpusStatusOutput) -> str:
         + (", ".join(f"{k} {v}" for k, v in out.graph_counts.items()) or "no counts"),
         (f"metadata: title {c.with_title}, authors {c.with_authors}, year {c.with_year} "
          f"({c.undated} undated; years {c.year_min}–{c.year_max})" if c else "metadata: unreadable"),
-        "indexes: " + "; ".join(f"{i.name} {i.status}" for i in out.indexes)]
+        "indexes: " + "; ".join(f"{i.name} {i.status} (signature {i.signature or 'none'})"
+                                + (f" rebuild: {i.rebuild}" if i.rebuild else "")
+                                for i in out.indexes)]
     if not out.coherent:
         lines.append(f"NOT COHERENT: {out.problem}")
+        lines += [f"run: {command}" for command in out.rebuild]
     lines.append(render_trace(out.trace))
     return "\n".join(lines)
 

@@ -55,8 +55,13 @@ def handle(ctx: ToolContext, args: TimelineInput) -> TimelineOutput:
                             pool=max(ctx.config.candidate_pool, POOL_PER_DOCUMENT * args.limit))
     reader = engine.reader
     groups: dict[int | None, list[TimelineEntry]] = {}
+    seen: set[str] = set()
     for hit in found.hits:
         p = reader.passages[hit.chunk_id]
+        # the selection's fill step may add a document's second passage: one entry per document
+        if p.document_id in seen:
+            continue
+        seen.add(p.document_id)
         year = reader.documents[p.document_id].year
         groups.setdefault(year, []).append(TimelineEntry(
             chunk_id=p.chunk_id, document_id=p.document_id, score=hit.score,
@@ -74,8 +79,8 @@ def render(out: TimelineOutput) -> str:
     for group in out.years:
         lines.append(f"\n== {group.year if group.year is not None else 'undated'}")
         for e in group.entries:
-            lines.append(f"- cite: {e.cite.text}\n  keys (do not cite): chunk_id={e.chunk_id}\n"
-                         f"  {e.preview}")
+            lines.append(f"- cite: {e.cite.text}\n  keys (do not cite): chunk_id={e.chunk_id} "
+                         f"document_id={e.document_id}\n  {e.preview}")
     lines.append("\n" + render_trace(out.trace))
     return "\n".join(lines)
 
