@@ -76,7 +76,7 @@ def prose_text(text: str, markdown: bool) -> str:
         text = _INLINE_CODE.sub(lambda m: m.group(0)[1:-1], text)
     text = _DROP_ARGS.sub(" ", text)
     text = _COMMAND.sub(" ", text)
-    return text
+    return text.replace("{", " ").replace("}", " ")
 
 
 def source_file(folder: Path) -> Path | None:
