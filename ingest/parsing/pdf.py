@@ -3,6 +3,7 @@ re-read by pdfplumber only on the regions that look tabular."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +22,13 @@ from ingest.parsing.vocabulary import library_vocabulary, words_of
 from corpus.models import RawBlock
 
 PARSER_NAME = "pdfium"
+# A parse gives up past this time (checked between pages), so one pathological file cannot stall a
+# batch: the library parses at ~60 pages/s, so a second a page is a wide margin.
+BASE_SECONDS, SECONDS_PER_PAGE = 30.0, 1.0
+
+
+class ParseTimeout(ValueError):
+    """The parse ran past its time bound; the document is set aside with this reason."""
 
 
 @dataclass
@@ -33,11 +41,15 @@ class PdfParse:
 
 
 def read_lines(path: Path) -> tuple[list[list[Line]], list[float]]:
-    """Every page's lines (pdfium reading order) and page heights."""
+    """Every page's lines (pdfium reading order) and page heights; ParseTimeout past the bound."""
     doc = pdfium.PdfDocument(str(path))
     try:
         pages, heights = [], []
+        deadline = time.monotonic() + BASE_SECONDS + SECONDS_PER_PAGE * len(doc)
         for index in range(len(doc)):
+            if time.monotonic() > deadline:
+                raise ParseTimeout(f"parse stopped at page {index + 1} of {len(doc)}: over "
+                                   f"{BASE_SECONDS + SECONDS_PER_PAGE * len(doc):.0f} s")
             page = doc[index]
             pages.append(page_lines(page, index + 1))
             heights.append(page.get_size()[1])
