@@ -9,10 +9,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from ingest.parsing.glyphs import unknown_glyphs
 from ingest.parsing.source_prose import WORD, source_file, source_words
 
-REPLACEMENT = "\ufffd"
-CID_MARK = re.compile(r"\(cid:\d+\)")    # pdfplumber's name for a glyph without a Unicode map
 _BROKEN = re.compile(r"([A-Za-z]+)-\n\n+([a-z]+)")
 
 
@@ -34,16 +33,6 @@ def word_recall(source: list[str], canonical: str) -> float:
 def missing_words(source: list[str], canonical: str, top: int = 10) -> list[tuple[str, int]]:
     found = served_words(canonical)
     return Counter(w.casefold() for w in source if w.casefold() not in found).most_common(top)
-
-
-def unknown_glyph(ch: str) -> bool:
-    """A character no reader can quote: private use, unassigned, or the replacement character."""
-    return ch == REPLACEMENT or unicodedata.category(ch) in ("Co", "Cn")
-
-
-def unknown_glyphs(text: str) -> int:
-    """Unquotable characters, plus the '(cid:N)' marks pdfplumber writes in table cells."""
-    return sum(1 for ch in text if unknown_glyph(ch)) + len(CID_MARK.findall(text))
 
 
 def broken_words(text: str, vocabulary: set[str] | frozenset[str]) -> list[str]:

@@ -15,7 +15,7 @@ from ingest.parsing.pdf_furniture import drop_plot_text, drop_running_lines, pro
 from ingest.parsing.pdf_lines import Line, page_lines
 from ingest.parsing.pdf_roles import body_size, document_stats
 from ingest.parsing.pdf_tables import extract_tables
-from ingest.parsing.fidelity import CID_MARK
+from ingest.parsing.glyphs import CID_MARK
 from ingest.parsing.glyph_repair import count_repairs, infer_repairs, repair_table
 from ingest.parsing.pdf_text import hyphenated_words, join_broken_blocks
 from ingest.parsing.vocabulary import library_vocabulary, words_of

@@ -9,7 +9,7 @@ import unicodedata
 
 from corpus.canonical import CONTROL_CHARS
 from corpus.models import BlockKind, RawBlock, TextQuality
-from ingest.parsing.fidelity import unknown_glyphs
+from ingest.parsing.glyphs import unknown_glyphs
 from ingest.parsing.vocabulary import library_vocabulary
 
 ATTESTED_FLOOR = 0.5        # measured on the library: the 2 garbled PDFs <= 0.01, every other document >= 0.83

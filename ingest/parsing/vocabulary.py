@@ -5,7 +5,7 @@ it repairs a glyph or joins a broken word, and the yardstick of a document's tex
 A frozen file, so a parse never depends on what else is in the corpus (offsets are opposable: the
 same parser version on the same bytes gives the same text). Rebuild, then bump PARSER_VERSION:
 
-    .venv/bin/python -m ingest.parsing.vocabulary
+    .venv/bin/python -m ingest.parsing.vocabulary_build
 """
 
 from __future__ import annotations
@@ -42,25 +42,3 @@ def build_vocabulary(texts: Iterable[str], min_documents: int = MIN_DOCUMENTS) -
     for text in texts:
         counts.update(words_of(text))
     return sorted(w for w, n in counts.items() if n >= min_documents)
-
-
-def _library_texts(library: Path) -> Iterable[str]:
-    from ingest.parsing.pdf import read_lines
-    for path in sorted((library / "markdown").glob("*.md")):
-        yield path.read_text(encoding="utf-8")
-    for path in sorted((library / "pdf").glob("*.pdf")):
-        pages, _ = read_lines(path)
-        yield "\n".join(line.text for lines in pages for line in lines)
-
-
-def main() -> None:
-    library = Path(__file__).resolve().parents[2] / "library"
-    words = build_vocabulary(_library_texts(library))
-    # mtime=0: the same words give the same bytes
-    with open(VOCABULARY_FILE, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as handle:
-        handle.write(("\n".join(words) + "\n").encode("utf-8"))
-    print(f"{len(words)} words -> {VOCABULARY_FILE}")
-
-
-if __name__ == "__main__":
-    main()

@@ -17,8 +17,8 @@ from corpus.ids import sha256_hex
 from corpus.models import DocumentMetadata, ParsedDocument, SourceRecord
 from ingest.library import LIBRARY_ROOT
 from ingest.parsing import parse_source
-from ingest.parsing.fidelity import (DocumentFidelity, broken_words, library_pairs, measure_document,
-                                     unknown_glyphs, word_recall)
+from ingest.parsing.fidelity import DocumentFidelity, broken_words, library_pairs, measure_document, word_recall
+from ingest.parsing.glyphs import unknown_glyphs
 from ingest.parsing.glyph_repair import infer_repairs
 from ingest.parsing.source_prose import prose_text
 
