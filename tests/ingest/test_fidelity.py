@@ -193,3 +193,25 @@ def test_bm25_finds_the_repaired_words_in_the_jss_papers():
     for word in ("financial", "specification"):
         for stem in JSS:  # unrepaired, only a reference list in a sound font may hold the word
             assert hits[word, stem, True] >= 2 and hits[word, stem, True] > 2 * hits[word, stem, False], hits
+
+
+def test_list_documents_and_corpus_status_carry_the_text_quality(ingested_home):
+    """Through the Dagster-ingested slice (a garbled PDF among sound ones): the record reaches the
+    tools' structured output and their text, and only the garbled PDF is flagged."""
+    from corpus.config import ServedConfig
+    from corpus.state import StateLayout
+    from serving.server import ServingContext, call_tool
+    from serving.toolset import all_tools
+
+    specs, context = {s.name: s for s in all_tools()}, ServingContext(StateLayout(ingested_home), ServedConfig())
+    listed = call_tool(specs["list_documents"], context, {"limit": 200})
+    documents = listed.structured_content["documents"]
+    flagged = [d for d in documents if d["garbled_text"]]
+    assert [d["title"] for d in flagged] and len(flagged) == 1
+    assert flagged[0]["text_quality"]["low_quality"] and flagged[0]["text_quality"]["attested_share"] < 0.1
+    assert all(d["text_quality"]["attested_share"] > 0.8 for d in documents if not d["garbled_text"])
+    assert all(d["text_quality"]["unknown_glyphs"] >= 0 and d["text_quality"]["words"] > 0 for d in documents)
+    assert f"1 flagged garbled ({flagged[0]['document_id']})" in listed.content[0].text
+    status = call_tool(specs["corpus_status"], context, {})
+    assert status.structured_content["text"]["flagged_garbled"] == [flagged[0]["document_id"]]
+    assert "1 document(s) flagged garbled" in status.content[0].text
