@@ -66,6 +66,11 @@ class TextQuality(BaseModel):
     joined_words: int = Field(0, description="Words rejoined across a page or column break.")
     low_quality: bool = Field(description="attested_share under the floor: the text is not what the author wrote.")
 
+    def quote_table(self) -> dict[int, str]:
+        """str.translate table of the glyph repairs ('Ą→fi'): a quote copied through the file's
+        own broken map ('Ąnancial') reads, after it, as the canonical text does."""
+        return {ord(key[0]): key[2:] for key in self.repairs if len(key) >= 3 and key[1] == "\u2192"}
+
 
 class ParsedDocument(BaseModel):
     """Parse output of one document; the canonical text itself is stored beside it."""

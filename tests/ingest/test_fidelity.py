@@ -147,6 +147,8 @@ QUOTES = {"kastner_stochvol_jss": ["Returns \u2013 in particular \ufb01nancial r
           "hosszejni_kastner_stochvol_factorstochvol_jss": [
               "Time dependent variance is an indispensable ingredient of \ufb01nancial and economic time series modeling",
               "the SV model with Student\u2019s t errors (SVt)"]}
+_BROKEN_MAP = str.maketrans({"\ufb01": "Ą", "\ufb02": "Ć", "\ufb03": "ffi", "\u2013": "Ű", "\u201c": "Ş",
+                             "\u201d": "Ť", "\u2019": "Š"})   # what these two files' own map copies
 _PLAIN = str.maketrans({"\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\u2013": "-", "\u201c": '"',
                         "\u201d": '"', "\u2019": "'"})
 
@@ -162,6 +164,12 @@ def test_a_quote_with_ligatures_or_plain_letters_verifies(stem, tmp_path):
             assert result.status in ("verified", "verified_normalised"), (text, result)
             start, end = result.offsets[0]
             assert "Ą" not in canonical[start:end] and end - start >= len(text) - 4
+        # copied through the file's broken map: the verifier does not know the repairs, but the
+        # document's record does (TextQuality.quote_table)
+        broken = quote.translate(_BROKEN_MAP)
+        assert verify_quote(reader, document_id, broken).status == "not_found"
+        table = reader.documents[document_id].parsed.text_quality.quote_table()
+        assert verify_quote(reader, document_id, broken.translate(table)).status != "not_found"
 
 
 def test_without_the_repair_the_copied_sentence_does_not_verify(tmp_path):
