@@ -76,7 +76,8 @@ def join_broken_blocks(blocks: list[RawBlock], known: set[str] | frozenset[str],
                     glue = "-" if hyphenated in keep_hyphen else ""
                     text = block.text[:-1] + glue + nxt.text
                     pending.pop(skip)
-                    pending.insert(0, block.model_copy(update={"text": text, "page_end": nxt.page_end}))
+                    pending.insert(0, block.model_copy(update={"text": text, "page_end": nxt.page_end,
+                                                                "regions": [*block.regions, *nxt.regions]}))
                     joins += 1
                     continue
         out.append(block)

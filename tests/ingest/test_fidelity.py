@@ -108,12 +108,14 @@ def test_a_page_broken_word_is_rejoined_only_when_attested():
     from ingest.parsing.pdf_text import join_broken_blocks
 
     def para(text, page):
-        return RawBlock(kind=BlockKind.paragraph, text=text, page_start=page, page_end=page)
+        return RawBlock(kind=BlockKind.paragraph, text=text, page_start=page, page_end=page,
+                        regions=[(page, 10.0, 20.0 * page, 300.0, 40.0 * page)])
     blocks = [para("the volatil-", 1), RawBlock(kind=BlockKind.footnote, text="1 A note.", page_start=1, page_end=1),
               para("ity of returns", 2), para("a zorb-", 2), para("qux rest", 2)]
     out, joins = join_broken_blocks(blocks, {"volatility"}, set())
     assert joins == 1 and [b.text for b in out] == ["the volatility of returns", "1 A note.", "a zorb-", "qux rest"]
     assert out[0].page_start == 1 and out[0].page_end == 2
+    assert out[0].regions == [*blocks[0].regions, *blocks[2].regions]
     kept, _ = join_broken_blocks([para("a non-", 1), para("zero pattern", 2)], set(), {"non-zero"})
     assert kept[0].text == "a non-zero pattern"
 
