@@ -38,6 +38,7 @@ from serving.scaffolding import SCAFFOLDING
 
 DENSE_K = 5            # `dense_gap` = best dense similarity - the DENSE_K-th
 PASSAGES_READ = 5      # top passages whose words count for `best_passage` and `pair_coverage`
+PASSAGE_CHARS = 800    # of each (title, section path, then text): bounds the cost near 1 ms a search
 MIN_TERM_CHARS = 2
 # Function words of a question; the BM25 analyser keeps them (it serves with stop words "none").
 QUESTION_WORDS = frozenset("""
@@ -67,8 +68,8 @@ class Model:
 # Fitted by `python -m evaluation.abstention_fit` on the library dev set (answerable questions vs
 # its negatives and the absent-topic dev questions; all-MiniLM-L6-v2, hybrid); refit for another model.
 QUESTION_MODEL = Model(("vocabulary", "best_passage", "pair_coverage", "dense_top", "dense_gap"),
-                       (-5.966, -5.461, -5.103, -8.216, -28.445), 11.313)
-LEXICAL_MODEL = Model(("vocabulary", "best_passage", "pair_coverage"), (-5.392, -8.621, -3.78), 6.565)
+                       (-6.513, -5.274, -4.315, -8.878, -27.911), 11.74)
+LEXICAL_MODEL = Model(("vocabulary", "best_passage", "pair_coverage"), (-5.925, -7.289, -5.084), 6.463)
 COOPERATIVE_MODEL = Model(("vocabulary", "hypothetical_top", "hypothetical_vocabulary"),
                           (-6.244, -31.159, -16.377), 35.71)
 MODELS = {"question": QUESTION_MODEL, "lexical": LEXICAL_MODEL, "cooperative": COOPERATIVE_MODEL}
@@ -167,11 +168,11 @@ def probability(values: dict[str, float]) -> float:
 
 
 def passage_texts(reader, chunk_ids: list[str]) -> list[str]:
-    """What BM25 indexed for these passages (title, section path, text)."""
+    """The start of what BM25 indexed for these passages (title, section path, text)."""
     out = []
     for chunk_id in chunk_ids[:PASSAGES_READ]:
         p = reader.passages[chunk_id]
-        out.append(indexed_text(reader.title(p.document_id), list(p.section), p.text))
+        out.append(indexed_text(reader.title(p.document_id), list(p.section), p.text)[:PASSAGE_CHARS])
     return out
 
 
