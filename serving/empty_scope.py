@@ -119,14 +119,15 @@ def _combination(engine: Engine, scope: Scope, range_text: str) -> str:
 
 
 def _next_call(tool: str, faults: list[str], authors: list[str], years: list[int]) -> str:
+    same = "" if tool == "list_documents" else "query=<same>, "  # the only filter tool without a query
     if "author" in faults and authors:
-        return f'{tool}(query=<same>, author="{authors[0]}")'
+        return f'{tool}({same}author="{authors[0]}")'
     if "author" in faults:
         return 'list_documents() to read the author names the corpus holds'
     if years and ("year_min" in faults or "year_max" in faults):
-        return f"{tool}(query=<same>, year_min={years[0]}, year_max={years[-1]})"
+        return f"{tool}({same}year_min={years[0]}, year_max={years[-1]})"
     drop = ", ".join(f"{f}=None" for f in faults)
-    return f"{tool}(query=<same>, {drop}) — or list_documents() to see what the corpus holds"
+    return f"{tool}({same}{drop}) — or list_documents() to see what the corpus holds"
 
 
 def render(empty: EmptyScope) -> str:

@@ -1,5 +1,6 @@
 """Filters that match no document answer with the filter at fault and the nearest values the
-corpus holds, over a real stdio server (search_documents, timeline), never as an absent answer."""
+corpus holds, over a real stdio server (search_documents, timeline, list_documents), never as an
+absent answer."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ def test_empty_scopes_over_stdio(served_home):
                  "session": ("search_documents", {"query": QUERY, "scope": {"session": "future"}}),
                  "question_period": ("search_documents", {"query": QUERY + " in papers before 1990"}),
                  "timeline": ("timeline", {"query": QUERY, "author": "Larkinn Jonathon"}),
+                 "listing": ("list_documents", {"author": "Margenott", "year_min": 2015}),
                  "fine": ("search_documents", {"query": QUERY, "author": "nitishinskaya"})}
         out = {}
         for key, (tool, arguments) in calls.items():
@@ -50,6 +52,10 @@ def test_empty_scopes_over_stdio(served_home):
     assert out["session"][0]["empty_scope"]["nearest_years"] == [2019]
     assert out["question_period"][0]["empty_scope"]["filters"] == ["year_max"]
     assert "Larkin" in out["timeline"][0]["empty_scope"]["nearest_authors"][0]
+    listing, text = out["listing"]
+    assert listing["total"] == 0 and listing["empty_scope"]["filters"] == ["author"]
+    assert listing["empty_scope"]["next_call"] == 'list_documents(author="Maxwell Margenot")'
+    assert "the filter failed, not the library" in text
     fine = out["fine"][0]
     assert fine["empty_scope"] is None and fine["results"]
     assert 0.0 <= fine["no_answer_probability"] <= 1.0
