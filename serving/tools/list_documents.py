@@ -12,7 +12,8 @@ from corpus.names import fold_name as fold
 from serving.engine import Scope
 from serving.schemas import DocumentOut, document_out, render_trace
 from serving.tools import ToolInput, ToolSpec
-from serving.scope import YEAR_MAX, YEAR_MIN
+from serving.empty_scope import EmptyScope, render as render_empty_scope
+from serving.scope import YEAR_MAX, YEAR_MIN, empty_scope
 
 MAX_LIMIT = 200
 
@@ -56,14 +57,16 @@ class ListDocumentsOutput(BaseModel):
     total: int = Field(description="Documents matching the filters.")
     offset: int
     next_offset: int | None = Field(description="Offset of the next page; null on the last page.")
+    empty_scope: EmptyScope | None = Field(None, description=(
+        "Set when the author or year filters match no document: which failed, and the nearest values."))
     trace: Trace
 
 
 def handle(ctx: ToolContext, args: ListDocumentsInput) -> ListDocumentsOutput:
     engine = ctx.engine
     reader = engine.reader
-    allowed = engine.documents_in_scope(Scope(args.year_min, args.year_max,
-                                            (args.author,) if args.author else ()))
+    scope = Scope(args.year_min, args.year_max, (args.author,) if args.author else ())
+    allowed = engine.documents_in_scope(scope)
     ids = list(reader.documents) if allowed is None else list(allowed)
     if args.title:
         needle = fold(args.title)
@@ -74,11 +77,14 @@ def handle(ctx: ToolContext, args: ListDocumentsInput) -> ListDocumentsOutput:
     end = args.offset + len(page)
     return ListDocumentsOutput(documents=[_listed(reader, d) for d in page], total=len(ids),
                                offset=args.offset, next_offset=end if end < len(ids) else None,
+                               empty_scope=empty_scope(ctx, scope, "list_documents") if allowed == set() else None,
                                trace=ctx.trace(None))
 
 
 def render(out: ListDocumentsOutput) -> str:
     lines = [f"{out.total} document(s); showing {len(out.documents)} from offset {out.offset}"]
+    if out.empty_scope is not None:
+        lines.append(render_empty_scope(out.empty_scope))
     for d in out.documents:
         lines.append(f"- {d.cite.text} · {d.passages} passages · document_id={d.document_id}")
     flagged = [d.document_id for d in out.documents if d.garbled_text]

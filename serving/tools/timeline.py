@@ -8,7 +8,8 @@ from serving.contract import TIMELINE_PREVIEW, Trace, timeline_preview
 from serving.known_ids import require_known_documents
 from serving.schemas import Cite, PeriodOut, cite_of, render_trace
 from serving.context import ToolContext
-from serving.scope import FILTER_ERRORS, Filters, resolve_filters
+from serving.empty_scope import EmptyScope, render as render_empty_scope
+from serving.scope import FILTER_ERRORS, Filters, empty_scope, resolve_filters
 from serving.tools import ToolSpec
 from serving.tools.search_documents import MAX_QUERY_CHARS, ModeName, render_header
 
@@ -43,6 +44,8 @@ class TimelineOutput(BaseModel):
     period: PeriodOut
     mode: ModeName
     documents_in_scope: int | None
+    empty_scope: EmptyScope | None = Field(None, description=(
+        "Set when the filters match no document: which filter failed, why, and the nearest values."))
     trace: Trace
 
 
@@ -70,12 +73,15 @@ def handle(ctx: ToolContext, args: TimelineInput) -> TimelineOutput:
     order = sorted(groups, key=lambda y: (y is None, y or 0))
     return TimelineOutput(years=[YearGroup(year=y, entries=groups[y]) for y in order],
                           period=period, mode=mode, documents_in_scope=found.documents_in_scope,
+                          empty_scope=empty_scope(ctx, scope, "timeline") if found.documents_in_scope == 0 else None,
                           trace=ctx.trace("timeline_preview"))
 
 
 def render(out: TimelineOutput) -> str:
     count = sum(len(g.entries) for g in out.years)
     lines = [render_header(out.mode, out.period, out.documents_in_scope, count)]
+    if out.empty_scope is not None:
+        lines.append(render_empty_scope(out.empty_scope))
     for group in out.years:
         lines.append(f"\n== {group.year if group.year is not None else 'undated'}")
         for e in group.entries:
