@@ -4,7 +4,7 @@ Tables: `meta` (signature, extractor, format), `entities` (one row per name key,
 `surfaces` (the written forms seen for each key, so "VaR" and "value at risk" both find an entity),
 `mentions` (chunk -> entity, with offsets) and `relations` (typed head -> tail edges, each with its
 source chunk). Co-mentions are not stored: they are derived from the mentions at query time.
-Queries follow DESIGN §6 (prior art §2.13): exact key weight 1.0, containing match 0.5; chunk score
+Queries follow docs/DESIGN.md §6: exact key weight 1.0, containing match 0.5; chunk score
 = Σ weights of matched entities present + 0.01 × Σ min(mentions in chunk, 10); co-mention score =
 shared chunks × ln(N / df).
 """

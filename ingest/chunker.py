@@ -1,4 +1,4 @@
-"""Passages from a document's blocks (DESIGN §2, §4). Pure function; no dagster here.
+"""Passages from a document's blocks (docs/DESIGN.md §2, §4). Pure function; no dagster here.
 
 A passage is a run of consecutive blocks under one section path. A heading opens a new passage
 and sits at its top (a heading directly followed by a deeper one joins it: no empty sections).

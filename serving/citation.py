@@ -1,4 +1,4 @@
-"""Citation verification without a language model (DESIGN §5).
+"""Citation verification without a language model (docs/DESIGN.md §5).
 
 A quote is `verified` when it is a raw substring of the canonical text, `verified_normalised` when
 it matches after corpus.normalise (serving.citation_text), else `not_found` with the closest
