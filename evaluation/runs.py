@@ -21,12 +21,14 @@ from corpus.published import open_published
 from corpus.state import StateLayout
 from evaluation.arms import arm_engine, parse_arm
 from evaluation.beir_state import build_beir_state
-from evaluation.datasets import (GoldQuoteNotFound, chunk_documents, gold_passages, library_file_map,
-                                 load_beir, load_library_questions, questions_hash)
+from evaluation.datasets import (Expansion, GoldQuoteNotFound, chunk_documents, expansions_file, gold_passages,
+                                 library_file_map, load_beir, load_expansions, load_library_questions,
+                                 questions_hash)
 from evaluation.metrics import MISS_K, NDCG_K, RECALL_KS, score_query
 from evaluation.profiles import describe as describe_profile, with_profile
 from serving.coherence import check_state
 from serving.contract import WINDOWS
+from serving.cooperative import other_inputs
 from serving.engine import Engine, Retrieval
 from serving.scope import EngineContext, resolve_filters
 from serving.tools.search_documents import SearchDocumentsInput
@@ -64,6 +66,8 @@ class Target:
     skipped: dict[str, int] = field(default_factory=dict)
     profile: str = "none"                     # the corpus's ranking profile (evaluation/profiles.py)
     release: Callable[[], None] | None = None  # lets go of the published generation read
+    expansions: dict[str, Expansion] = field(default_factory=dict)  # question id -> blind expansions
+    expansions_hash: str | None = None
 
     @property
     def config(self) -> ServedConfig:
@@ -129,8 +133,10 @@ def _library_target(layout: StateLayout, config: ServedConfig, path: Path, limit
             skipped["gold_quote_not_found"] += 1
             continue
         questions.append(Question(q.id, q.question, gains, q.family, q.period))
+    expansions = load_expansions(path)
     return Target(path.stem, questions_hash(path), engine, report.signature, questions[:limit],
-                  lambda chunk: chunk, chunk_documents(reader), skipped)
+                  lambda chunk: chunk, chunk_documents(reader), skipped, expansions=expansions,
+                  expansions_hash=questions_hash(expansions_file(path)) if expansions else None)
 
 
 def beir_target(home: StateLayout, config: ServedConfig, folder: Path, split: str | None = None,
@@ -146,13 +152,20 @@ def beir_target(home: StateLayout, config: ServedConfig, folder: Path, split: st
                   questions[:limit], corpus_of.__getitem__, profile=describe_profile(beir.name))
 
 
-def retrieve(engine: Engine, text: str, arm_spec: str) -> tuple[Retrieval, tuple[int | None, int | None]]:
-    """(retrieval, applied period) for one question, the way search_documents resolves it."""
+def retrieve(engine: Engine, text: str, arm_spec: str,
+             expansion: Expansion | None = None) -> tuple[Retrieval, tuple[int | None, int | None]]:
+    """(retrieval, applied period) for one question, the way search_documents resolves it; a
+    cooperative arm passes the question's expansions as a caller would (none: the bare question)."""
     arm = parse_arm(arm_spec)
     engine = arm_engine(engine, arm.config(engine.config))
     args = SearchDocumentsInput(query=text, limit=DEPTH, mode=arm.mode)
     scope, period, searched, _ = resolve_filters(EngineContext(engine), args, args.query)
-    found = engine.retrieve(searched, arm.mode, scope, limit=DEPTH, pool=arm.pool)
+    alternatives, hypothetical = arm.expansions
+    others = other_inputs(expansion.alternatives if expansion and alternatives else [],
+                          expansion.hypothetical_passage if expansion and hypothetical else None,
+                          engine.config, engine.newest_year())
+    found = engine.retrieve(searched, arm.mode, scope, limit=DEPTH, pool=arm.pool,
+                            others=[o.input for o in others])
     return found, (period.year_min, period.year_max)
 
 
@@ -182,6 +195,9 @@ class _RememberedQueries:
 def run_arms(target: Target, arms: list[str]) -> RunResult:
     """Every question under every arm, interleaved; negatives are ranked but not scored."""
     modes = arm_modes(arms)
+    if not target.expansions and any(any(parse_arm(spec).expansions) for spec in modes.values()):
+        raise ValueError(f"{target.benchmark}: a cooperative arm needs the questions' expansions "
+                         f"(<questions>_expansions.jsonl beside the question file)")
     engine = target.engine
     if not isinstance(engine.embedder, _RememberedQueries):
         engine._embedder = _RememberedQueries(engine.embedder)
@@ -191,7 +207,7 @@ def run_arms(target: Target, arms: list[str]) -> RunResult:
     for q in target.questions:
         for arm, mode in modes.items():
             start = time.perf_counter()
-            found, period = retrieve(target.engine, q.text, mode)
+            found, period = retrieve(target.engine, q.text, mode, target.expansions.get(q.id))
             seconds[arm] += time.perf_counter() - start
             hits = found.hits
             ranked = [target.item_of(h.chunk_id) for h in hits]

@@ -9,9 +9,9 @@ from __future__ import annotations
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, Sequence, TypeVar, get_args
 
 import numpy as np
 
@@ -22,10 +22,12 @@ from corpus.reader import CorpusReader
 from corpus.state import StateLayout
 from corpus.vector_store_base import VectorStore
 from serving.coherence import INGEST_COMMAND
+from serving.cooperative import Contribution, Ordering, QueryInput, contributions
 from serving.errors import IncoherentState, InvalidArgument, Unavailable
 from serving.expansion import QueryExpander
+from serving.rescan import rescan
 from serving.scaffolding import drop_scaffolding
-from serving.selection import (Candidate, by_late_interaction, convex_fusion, reciprocal_rank_fusion, select,
+from serving.selection import (Candidate, convex_fusion, reciprocal_rank_fusion, select,
                                with_document_best, with_document_decay, with_document_evidence,
                                with_neighbour_evidence)
 
@@ -73,6 +75,7 @@ class Retrieval:
     reranked: bool
     evidence: float | None = None   # best dense similarity in scope: the abstention signal
     late_interaction: bool = False  # the pool was ordered by MaxSim over token vectors
+    inputs: list[Contribution] = field(default_factory=list)  # the question first, then the caller's others
 
 
 class Engine:
@@ -291,37 +294,40 @@ class Engine:
         return self._lazy("expander", load)
 
     def retrieve(self, text: str, mode: Mode, scope: Scope, *, limit: int,
-                 per_document: int | None = None, pool: int | None = None) -> Retrieval:
-        """Ranked pool for `text` within `scope`, then selection down to `limit` passages."""
+                 per_document: int | None = None, pool: int | None = None,
+                 others: Sequence[QueryInput] = ()) -> Retrieval:
+        """Ranked pool for `text` within `scope`, then selection down to `limit` passages.
+        `others`: the caller's rephrasings and hypothetical passage, fused with the question
+        (serving.cooperative), each searched in the same scope."""
         if mode not in MODES:
             raise InvalidArgument(f"unknown mode {mode!r}; expected one of {MODES}", fields=["mode"])
+        inputs = [QueryInput("question", text), *others]
         allowed = self.documents_in_scope(scope)
         size = max(pool or self.config.candidate_pool, limit)
         if allowed is not None and not allowed:
-            return Retrieval([], 0, 0, False)
-        reranked, dense, late = False, None, False
-        if mode == "dense":
-            ranked = dense = self.dense(text, size, allowed, scope)
-        elif mode == "bm25":
-            ranked = self.lexical(text, size, allowed)
-        else:
-            ranked, dense, late = self._hybrid(text, size, allowed, scope)
+            return Retrieval([], 0, 0, False, inputs=contributions(inputs, [], [], self.config.rrf_k, limit))
+        reranked, dense, late, rankings = False, None, False, []
+        if mode == "hybrid":
+            ranked, dense, late, rankings = self._hybrid(inputs, size, allowed, scope)
             if self.reranker_name != "none":
                 ranked, reranked = self.rerank(text, ranked), True
+        else:
+            rankings = [self.dense(i.text, size, allowed, scope) if mode == "dense"
+                        else self.lexical(i.text, size, allowed) for i in inputs]
+            dense = rankings[0] if mode == "dense" else None
+            ranked = rankings[0] if len(inputs) == 1 else reciprocal_rank_fusion(
+                rankings, self.config.rrf_k, [i.weight for i in inputs])
         reader = self.reader
         hits = select(ranked, reader.passages, reader.near_duplicates, limit=limit,
                       per_document=per_document or self.config.per_document,
                       min_chars=self.config.min_passage_chars, fill=self.config.fill_limit)
         evidence = dense[0].score if dense else None
-        return Retrieval(hits, len(ranked), None if allowed is None else len(allowed), reranked, evidence, late)
+        return Retrieval(hits, len(ranked), None if allowed is None else len(allowed), reranked, evidence, late,
+                         contributions(inputs, rankings, hits, self.config.rrf_k, limit))
 
-    def _hybrid(self, text: str, size: int, allowed: set[str] | None,
-                scope: Scope) -> tuple[list[Candidate], list[Candidate], bool]:
-        """(pool, dense ranking, whether MaxSim ordered the pool): dense and BM25 fused, cut to
-        `size`, reordered by late interaction when its index is there, then the opt-in evidence
-        rules. The question is embedded once, with its tokens when late interaction runs."""
-        tokens = self.tokens if self.config.late_interaction else ()
-        vector, question = tokens[1].query(text) if tokens else (None, None)
+    def _first_stage(self, text: str, vector: np.ndarray | None, size: int, allowed: set[str] | None,
+                     scope: Scope) -> tuple[list[Candidate], list[Candidate]]:
+        """(dense and BM25 fused, the dense ranking) for one input."""
         if self.is_open("bm25") and self.bm25.doc_count >= LARGE_STATE_PASSAGES:
             pending = self._dense_pool.submit(self.dense, text, size, allowed, scope, vector)
             lexical = self.lexical(text, size, allowed)
@@ -329,12 +335,29 @@ class Engine:
         else:
             dense, lexical = self.dense(text, size, allowed, scope, vector), self.lexical(text, size, allowed)
         rankings, weights = [dense, lexical], [self.config.dense_weight, self.config.bm25_weight]
-        ranked = (convex_fusion(rankings, weights) if self.config.fusion == "convex"
-                  else reciprocal_rank_fusion(rankings, self.config.rrf_k, weights))[:size]
-        if tokens:
-            ranked = by_late_interaction(ranked, tokens[0].maxsim(question, [c.chunk_id for c in ranked]),
-                                         self.config.late_interaction_weight)
+        fused = (convex_fusion(rankings, weights) if self.config.fusion == "convex"
+                 else reciprocal_rank_fusion(rankings, self.config.rrf_k, weights))
+        return fused, dense
+
+    def _hybrid(self, inputs: list[QueryInput], size: int, allowed: set[str] | None,
+                scope: Scope) -> tuple[list[Candidate], list[Candidate], bool, list[list[Candidate]]]:
+        """(pool, the question's dense ranking, whether MaxSim ordered the pool, each input's own
+        order): every input's dense and BM25 fused, the inputs fused by weight and cut to `size`,
+        reordered by late interaction when its index is there (serving.cooperative), the second
+        stage (serving.rescan), then the opt-in evidence rules. All inputs are embedded in one
+        call, with their tokens when late interaction runs."""
+        tokens = self.tokens if self.config.late_interaction else ()
+        encoded = (tokens[1].queries([i.text for i in inputs]) if tokens
+                   else [(None, None)] * len(inputs))
+        stages = [self._first_stage(i.text, vector, size, allowed, scope)
+                  for i, (vector, _) in zip(inputs, encoded)]
+        ordering = Ordering(inputs, [fused for fused, _ in stages], tokens[0] if tokens else None,
+                            [t for _, t in encoded], self.config)
+        pool = ordering.pool(size)
+        ranked = ordering.order(pool)
         passages = self.reader.passages
+        ranked = rescan(ranked, pool, ordering, passages, self.reader.by_document,
+                        self.config.rescan_documents, self.config.rescan_per_document)
         if self.config.document_weight:
             ranked = with_document_evidence(ranked, passages, self.config.document_weight)
         if self.config.document_best_weight:
@@ -343,7 +366,7 @@ class Engine:
             ranked = with_neighbour_evidence(ranked, passages, self.config.neighbour_weight)
         if self.config.document_decay < 1.0:
             ranked = with_document_decay(ranked, passages, self.config.document_decay)
-        return ranked, dense, bool(tokens)
+        return ranked, stages[0][1], ordering.late, ordering.rankings
 
     def rerank(self, text: str, ranked: list[Candidate]) -> list[Candidate]:
         """Cross-encoder rescoring of the fused pool's head (only when a local model is configured);
