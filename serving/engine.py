@@ -27,7 +27,8 @@ from serving.errors import IncoherentState, InvalidArgument, Unavailable
 from serving.expansion import QueryExpander
 from serving.rescan import rescan
 from serving.scaffolding import drop_scaffolding
-from serving.selection import (Candidate, convex_fusion, reciprocal_rank_fusion, select,
+from serving.selection import (Candidate, convex_fusion, is_headings_only, is_reference_list,
+                               reciprocal_rank_fusion, select,
                                with_document_best, with_document_decay, with_document_evidence,
                                with_neighbour_evidence)
 
@@ -353,11 +354,12 @@ class Engine:
                   for i, (vector, _) in zip(inputs, encoded)]
         ordering = Ordering(inputs, [fused for fused, _ in stages], tokens[0] if tokens else None,
                             [t for _, t in encoded], self.config)
-        pool = ordering.pool(size)
-        ranked = ordering.order(pool)
+        ranked = ordering.order(ordering.pool(size))
         passages = self.reader.passages
-        ranked = rescan(ranked, pool, ordering, passages, self.reader.by_document,
-                        self.config.rescan_documents, self.config.rescan_per_document)
+        if self.config.rescan_documents:
+            vector = encoded[0][0] if encoded[0][0] is not None else self.embedder.embed_query(inputs[0].text)
+            ranked = rescan(ranked, passages, lambda d: self._rank_document(d, inputs[0].text, vector, ordering),
+                            self.config.rescan_documents, self.config.rescan_per_document)
         if self.config.document_weight:
             ranked = with_document_evidence(ranked, passages, self.config.document_weight)
         if self.config.document_best_weight:
@@ -367,6 +369,22 @@ class Engine:
         if self.config.document_decay < 1.0:
             ranked = with_document_decay(ranked, passages, self.config.document_decay)
         return ranked, stages[0][1], ordering.late, ordering.rankings
+
+    def _rank_document(self, document_id: str, text: str, vector: np.ndarray, ordering: Ordering) -> list[str]:
+        """The document's servable passages ranked by the full ranker restricted to it: the
+        question's dense and BM25 rankings and the inputs' weighted MaxSim, fused by reciprocal rank."""
+        ids = [p.chunk_id for p in self.reader.by_document.get(document_id, [])
+               if not is_headings_only(p) and not is_reference_list(p)]
+        if not ids:
+            return []
+        allowed = {document_id}
+        rankings = [self.dense(text, len(ids), allowed, None, vector), self.lexical(text, len(ids), allowed)]
+        if ordering.late:
+            ordering.score(ids)
+            rankings.append([Candidate(c, 0.0) for c in sorted(
+                (c for c in ids if c in ordering.scores[0]), key=lambda c: -ordering.strength(c))])
+        keep = set(ids)
+        return [c.chunk_id for c in reciprocal_rank_fusion(rankings, self.config.rrf_k) if c.chunk_id in keep]
 
     def rerank(self, text: str, ranked: list[Candidate]) -> list[Candidate]:
         """Cross-encoder rescoring of the fused pool's head (only when a local model is configured);

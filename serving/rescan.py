@@ -1,20 +1,23 @@
-"""The second stage: the answering passage of a leading document, found outside the pool.
+"""The second stage: the answering passage of a leading document, found among all its passages.
 
 The pool holds the candidates the question's words and vector found across the whole library; a
-document's answering passage often shares few words with the question while its neighbours do,
-and never enters it. For the first ranking's leading documents every passage is scored as the
-pool is (MaxSim over token vectors for each input), the best few of each document join the pool,
-and the pool is ordered again. Only a few per document join, so the passages of the other
-documents (a multi-part question's second source) keep their places.
+document's answering passage often shares fewer words with the question than a neighbour of it
+does, and stays outside the top of the ranking (or outside the pool). For the first ranking's
+leading documents, every passage of the document is ranked by the full ranker restricted to the
+document (dense, BM25 and MaxSim, fused by reciprocal rank), and the document's best few by it
+follow the document's first passage in the ranking. Only a few per document move, so the passages
+of the other documents (a multi-part question's second source) keep places.
 """
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Mapping
 
 from corpus.models import Passage
-from serving.cooperative import Ordering
 from serving.selection import Candidate
+
+# document id -> its passages' chunk ids, best first by the full ranker restricted to the document
+DocumentRanker = Callable[[str], list[str]]
 
 
 def leading_documents(ranked: list[Candidate], passages: Mapping[str, Passage], count: int) -> list[str]:
@@ -29,23 +32,29 @@ def leading_documents(ranked: list[Candidate], passages: Mapping[str, Passage], 
     return found
 
 
-def rescan(ranked: list[Candidate], pool: list[Candidate], ordering: Ordering,
-           passages: Mapping[str, Passage], by_document: Mapping[str, list[Passage]],
+def rescan(ranked: list[Candidate], passages: Mapping[str, Passage], rank_document: DocumentRanker,
            documents: int, per_document: int) -> list[Candidate]:
-    """`ranked` (the ordered `pool`) again, after the best `per_document` passages of each of its
-    first `documents` documents that were not in the pool joined it (placed last in the pool's own
-    order, so they rise only by their MaxSim). Without token vectors there is nothing to score
-    them with, and the ranking is returned as it was."""
-    if not documents or not ordering.late:
+    """`ranked` with, right after each of its first `documents` documents' first passage, that
+    document's best `per_document` passages by `rank_document` (moved up from further down the
+    ranking or brought in from outside it), each carrying the score of the passage it follows so
+    scores never rise down the list."""
+    if not documents:
         return ranked
-    members = {c.chunk_id for c in pool}
-    added: list[str] = []
+    follow: dict[str, list[str]] = {}
     for document_id in leading_documents(ranked, passages, documents):
-        outside = [p.chunk_id for p in by_document.get(document_id, []) if p.chunk_id not in members]
-        ordering.score(outside)
-        outside.sort(key=lambda c: -ordering.strength(c))
-        added += outside[:per_document]
-    if not added:
+        follow[document_id] = rank_document(document_id)[:per_document]
+    if not follow:
         return ranked
-    floor = min((c.score for c in pool), default=0.0)
-    return ordering.order(pool + [Candidate(c, floor) for c in added])
+    out: list[Candidate] = []
+    placed: set[str] = set()
+    for candidate in ranked:
+        if candidate.chunk_id in placed:
+            continue
+        out.append(candidate)
+        placed.add(candidate.chunk_id)
+        passage = passages.get(candidate.chunk_id)
+        best = follow.pop(passage.document_id, None) if passage is not None else None
+        for chunk_id in (c for c in best or [] if c not in placed):
+            out.append(Candidate(chunk_id, candidate.score))
+            placed.add(chunk_id)
+    return out

@@ -169,14 +169,10 @@ def describe(ctx: ToolContext) -> str:
         f"{SEARCH_WINDOW:,} characters is cut (read on with get_passage). `no_answer_likely`: "
         f"the best dense similarity in scope is below {c.abstain_below} (dense and hybrid modes), "
         "so the library likely holds no answer; say so rather than guess. Not for the bibliography (list_documents) or "
-        "checking a quote (verify_citation). Help it find the passage: pass `alternatives` (up to "
-        f"{MAX_ALTERNATIVES} rephrasings in the library's terms: textbook and package-vignette "
-        "vocabulary, method and model names) and `hypothetical_passage` (the paragraph that would "
-        "answer, written as that paragraph, not as a question); both are searched in the question's "
-        f"scope and fused with it (question ×1, alternatives ×{c.coop_alternative_weight:g}, hypothetical "
-        f"×{c.coop_hypothetical_weight:g}), and `searched_text` says what each contributed. "
-        "Cost: the inputs embedded together (tens of milliseconds warm; a process's first call loads "
-        "the model).")
+        "checking a quote (verify_citation). Help it: `alternatives` (rephrasings in textbook terms) "
+        "and `hypothetical_passage` (the answering paragraph) are searched alike and fused "
+        f"(weights {c.coop_alternative_weight:g}, {c.coop_hypothetical_weight:g}; question 1); "
+        "`searched_text` says what each gave. Cost: tens of ms warm.")
 
 
 SPEC = ToolSpec(
