@@ -78,7 +78,7 @@ class ServedConfig(BaseModel):
     # cross-validation over the library dev set's questions (docs/measurements.md "Retrieval
     # quality"). A hypothetical passage ranks by its own dense + BM25 fusion: its hundreds of token
     # vectors in MaxSim cost ten times the question's (coop_hypothetical_maxsim, an arm).
-    coop_alternative_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    coop_alternative_weight: float = Field(default=1.0, ge=0.0, le=1.0)
     coop_hypothetical_weight: float = Field(default=1.0, ge=0.0, le=1.0)
     coop_hypothetical_maxsim: bool = False
     # Second stage (serving.rescan): every passage of the first ranking's leading `rescan_documents`
