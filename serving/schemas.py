@@ -39,6 +39,8 @@ class PeriodOut(BaseModel):
     source_min: str | None = Field(description="Where year_min came from: caller, question, session.")
     source_max: str | None = Field(description="Where year_max came from: caller, question, session.")
     note: str | None = Field(description="A sentence stating the period applied.")
+    words_min: str | None = Field(None, description="The query's words that set year_min (source question).")
+    words_max: str | None = Field(None, description="The query's words that set year_max (source question).")
 
 
 class DocumentOut(BaseModel):

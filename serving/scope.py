@@ -102,5 +102,7 @@ def resolve_filters(ctx: ScopeContext, args: Filters, text: str) -> tuple[Scope,
         note = (f"period not applied: no document in the corpus has a publication year, so "
                 f"'{unapplied}' stays in the searched text")
     period = PeriodOut(year_min=year_min, year_max=year_max, clause=clause,
-                       source_min=source_min, source_max=source_max, note=note)
+                       source_min=source_min, source_max=source_max, note=note,
+                       words_min=applied.parsed.words_min if source_min == "question" else None,
+                       words_max=applied.parsed.words_max if source_max == "question" else None)
     return scope, period, text, session.provenance if session else None

@@ -49,6 +49,8 @@ PERIODS = [
      "that were published no later than 2005", "Papers on the CAPM"),
     ("What do preprints later than 2018 say about crypto?", 2019, None, "later than 2018",
      "What do preprints say about crypto?"),
+    # "in Y" right after a publication noun dates it
+    ("studies in 2008 on liquidity", 2008, 2008, "in 2008", "studies on liquidity"),
     ("studies as of 2012 about volatility targeting", 2012, None, "as of 2012", "studies about volatility targeting"),
     # a year or a decade used as an adjective of a publication word
     ("What did a 2011 study find about jump tests?", 2011, 2011, "2011", "What did a study find about jump tests?"),
@@ -95,7 +97,6 @@ NO_PERIOD = [
     "papers after the 2008 crisis on liquidity",
     "papers after 2008 crisis on liquidity",
     "pre-2008 crisis literature on leverage",
-    "studies in 2008 on liquidity",
     "what is the 2010s consensus in papers",
     "Bollerslev (1986) introduced GARCH; what came after 2000?",
     "papers about volatility",
