@@ -10,11 +10,17 @@ from evaluation.stats import mean_ci, paired_bootstrap_ci
 FAMILY_METRICS = (PRIMARY_METRIC, "recall@10")
 
 
+ALL = "all"
+
+
 def _by_family(questions, per_question: dict) -> dict[str, list[str]]:
+    """family -> scored question ids, with every scored question under ALL (when families exist)."""
     ids: dict[str, list[str]] = {}
     for q in questions:
         if q.family and q.id in per_question:
             ids.setdefault(q.family, []).append(q.id)
+    if ids:
+        ids[ALL] = [q.id for q in questions if q.id in per_question]
     return dict(sorted(ids.items()))
 
 

@@ -87,6 +87,7 @@ def test_family_table_and_pairs_are_paired_within_each_family():
     better = {q.id: {"ndcg@10": 1.0 if q.family == "table" else 0.5, "recall@10": 1.0} for q in questions}
     table = family_table(questions, {"hybrid": bare, "coop": better})
     assert table["coop"]["table"]["ndcg@10"] == [1.0, 1.0, 1.0] and table["hybrid"]["dated"]["n"] == 4
+    assert table["coop"]["all"]["n"] == 8 and table["coop"]["all"]["recall@10"][0] == 1.0
     pairs = {(p["family"], p["metric"]): p for p in family_pairs(questions, {"hybrid": bare, "coop": better})}
     assert pairs[("table", "ndcg@10")]["diff"] == 0.5 and pairs[("dated", "ndcg@10")]["diff"] == 0.0
     assert pairs[("dated", "recall@10")]["ci"] == [0.5, 0.5]
