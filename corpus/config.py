@@ -22,6 +22,14 @@ QWEN3_EMBEDDING_MODEL = "Qwen/Qwen3-Embedding-0.6B"
 QWEN3_QUERY_INSTRUCTION = (
     "Given a quantitative-finance research question, retrieve the passage that best answers it."
 )
+# A formula recogniser for display formulas at ingest (ingest/parsing/formula_recogniser.py):
+# `package.module:callable` or `/path/to/file.py:callable`; unset = the PDF text layer only.
+FORMULA_RECOGNISER_ENV = "QUANT_RAG_FORMULA_RECOGNISER"
+
+
+def formula_recogniser_setting() -> str | None:
+    """The configured formula recogniser, or None (what parsing reads; it enters the parser version)."""
+    return os.environ.get(FORMULA_RECOGNISER_ENV, "").strip() or None
 
 
 class ServedConfig(BaseModel):
