@@ -80,6 +80,20 @@ class ServedConfig(BaseModel):
     # quality"); below 1, by (1 - w) x fused + w x MaxSim, both min-max normalised
     # (serving.selection.by_late_interaction).
     late_interaction_weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    # Agent-cooperative search (serving.cooperative): the caller's rephrasings and hypothetical
+    # passage are fused with the question at the candidate level, the question weighing 1 and each
+    # other input its weight here (never more than the question's); chosen by 5-fold
+    # cross-validation over the library dev set's questions (docs/measurements.md "Retrieval
+    # quality"). A hypothetical passage ranks by its own dense + BM25 fusion: its hundreds of token
+    # vectors in MaxSim cost ten times the question's (coop_hypothetical_maxsim, an arm).
+    coop_alternative_weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    coop_hypothetical_weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    coop_hypothetical_maxsim: bool = False
+    # Second stage (serving.rescan): every passage of the first ranking's leading `rescan_documents`
+    # documents (0 = off) scored as the pool is, the best `rescan_per_document` of each not yet in
+    # the pool joining it, so a top document's answering passage outside the pool can surface.
+    rescan_documents: int = Field(default=0, ge=0, le=10)
+    rescan_per_document: int = Field(default=2, ge=1, le=50)
     reranker_model_path: str | None = None
     # A cross-encoder reads every [query, passage] pair: score only the fused pool's first N (0 = all),
     # and blend its order with the fused one (1 = its order alone); serving.reranking.
@@ -130,7 +144,10 @@ class ServedConfig(BaseModel):
                            ("QUANT_RAG_BM25_STOPWORDS", "bm25_stopwords"),
                            ("QUANT_RAG_CANDIDATE_POOL", "candidate_pool"),
                            ("QUANT_RAG_DOCUMENT_BEST_WEIGHT", "document_best_weight"),
-                           ("QUANT_RAG_NO_ANSWER_THRESHOLD", "no_answer_threshold")):
+                           ("QUANT_RAG_NO_ANSWER_THRESHOLD", "no_answer_threshold"),
+                           ("QUANT_RAG_COOP_ALTERNATIVE_WEIGHT", "coop_alternative_weight"),
+                           ("QUANT_RAG_COOP_HYPOTHETICAL_WEIGHT", "coop_hypothetical_weight"),
+                           ("QUANT_RAG_RESCAN_DOCUMENTS", "rescan_documents")):
             if env.get(key):
                 values[field] = env[key]
         for key, field in (("QUANT_RAG_EMBEDDING_PATH", "embedding_model_path"),
