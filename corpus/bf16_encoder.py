@@ -55,13 +55,16 @@ class Bf16Encoder(TokenEncoder):
     autocast: the same tokenisation, batching, pooling (the model's: corpus.pooling) and
     normalisation as the ONNX graphs."""
 
-    def __init__(self, folder: Path, model_id: str, threads: int):
+    def __init__(self, folder: Path, model_id: str, threads: int, model=None):
+        """`model`: the transformer already loaded from `folder` (the embedder's), shared rather
+        than loaded twice (a 0.6B model is 2.4 GB in float32)."""
         import torch
         from transformers import AutoModel
 
         self._load_tokenizer(folder, model_id, None)
         self._torch, self._threads = torch, threads
-        self.model = AutoModel.from_pretrained(str(folder), local_files_only=True).eval()
+        self.model = model if model is not None else AutoModel.from_pretrained(
+            str(folder), local_files_only=True).eval()
         self._segments = "token_type_ids" in self.model.forward.__code__.co_varnames
         self._pooling = pooling_of(folder) or "mean"
         self.model_file = folder

@@ -175,11 +175,19 @@ class PassageRuntimeError(RuntimeError):
     """Passages cannot be embedded the way ServedConfig.passage_runtime says."""
 
 
-def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, runtime: str):
+def _transformer_of(embedder):
+    """The embedder's loaded transformer (sentence-transformers' first module), or None."""
+    try:
+        return embedder.model[0].auto_model
+    except (AttributeError, IndexError, TypeError):
+        return None
+
+
+def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, runtime: str, model=None):
     """The encoder of `runtime`; for float32 or bfloat16 with late interaction, one that also gives
     token vectors, sent to the token cache as each batch is embedded (one model run for both:
     ingest.token_index then finds them cached). The float32 one is the token graph, whose pooled
-    vectors are the plain export's."""
+    vectors are the plain export's. `model`: the embedder's transformer, which bfloat16 shares."""
     from corpus.bf16_encoder import Bf16Encoder
     from corpus.onnx_encoder import OnnxEncoder
     from corpus.token_cache import TokenCache
@@ -187,7 +195,7 @@ def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, ru
 
     encoder = None
     if runtime == "torch-bf16":
-        encoder = Bf16Encoder(folder, config.embedding_model, threads=INGEST_THREADS)
+        encoder = Bf16Encoder(folder, config.embedding_model, threads=INGEST_THREADS, model=model)
     elif runtime == "onnx" and config.late_interaction:
         graph = ensure_token_graph(layout, config)
         if graph is not None:
@@ -207,7 +215,8 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
     where the CPU has it in hardware: AMX tiles or AVX-512 BF16), or on ONNX Runtime with the
     float32 export (the default elsewhere; ≈ 20 % less CPU than torch, vectors equal to cosine
     ≥ 0.999 999) or, when asked, the int8 one; exported now if needed (vector_index then finds it
-    fresh). Yields the runtime used. A float runtime that fails leaves torch (the same vectors,
+    fresh); torch itself where torch sees a GPU (the embedder runs there). Any pooling of
+    corpus.pooling is covered. Yields the runtime used. A float runtime that fails leaves torch (the same vectors,
     only slower); int8 does not fall back: its vectors are keyed as int8 (ServedConfig.model_key),
     so that failure is raised. The shared embedder is torch again after."""
     from corpus.bf16_encoder import resolved_passage_runtime
@@ -222,7 +231,7 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
             plain = (pooling_of(folder) is not None if wanted == "torch-bf16"
                      else ensure_exported(layout, config) is not None)
             if plain:
-                embedder.run_passages_on(_passage_encoder(layout, config, model_folder(config), wanted))
+                embedder.run_passages_on(_passage_encoder(layout, config, folder, wanted, _transformer_of(embedder)))
                 runtime = wanted
         except Exception as exc:  # noqa: BLE001 — float32: torch embeds the same vectors, only slower
             reason = str(exc)

@@ -191,3 +191,50 @@ def test_evaluation_runs_over_the_bigger_models_state(qwen3_home, qwen3_env, tmp
     summary = evaluate(StateLayout(qwen3_home), qwen3_env, "library", ["dense", "hybrid"], limit=3)
     assert summary["questions"] >= 1
     assert {"dense", "hybrid"} <= set(summary["arms"]) and summary["mlflow"]["runs"]
+
+
+def test_auto_embeds_on_the_gpu_where_torch_sees_one(monkeypatch):
+    import corpus.embedder as embedder_module
+    import torch
+    from corpus.bf16_encoder import resolved_passage_runtime
+
+    assert embedder_module.embedding_device() == ("cuda" if torch.cuda.is_available() else "cpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert embedder_module.embedding_device() == "cuda"
+    assert resolved_passage_runtime("auto") == "torch"
+    assert resolved_passage_runtime("onnx") == "onnx"
+
+
+def test_a_model_past_the_onnx_limit_embeds_with_torch_and_says_why(qwen3_folder, tmp_path):
+    import shutil
+
+    from corpus.onnx_export import onnx_refusal
+
+    big = shutil.copytree(qwen3_folder, tmp_path / "big")
+    settings = json.loads((big / "config.json").read_text())
+    (big / "config.json").write_text(json.dumps({**settings, "dtype": "bfloat16"}))
+    with (big / "model.safetensors").open("r+b") as handle:  # sparse: 1.2 GB of bfloat16 on paper
+        handle.truncate(1_200_000_000)
+    assert "2 GiB" in onnx_refusal(big)
+
+
+def test_ingestion_runtimes_cover_the_last_token_model(qwen3_home, qwen3_env, monkeypatch, caplog):
+    import corpus.onnx_export as onnx_export
+    from corpus.embedder import load_embedder
+    from corpus.state import StateLayout
+
+    layout, embedder = StateLayout(qwen3_home), load_embedder(qwen3_env)
+    texts = ["Leverage multiplies the returns and the risk.", "variance"]
+    torch_vectors = embedder.embed_passages(texts)
+    for runtime in ("onnx", "torch-bf16"):
+        config = qwen3_env.model_copy(update={"passage_runtime": runtime})
+        with onnx_export.ingest_runtime(embedder, layout, config) as used:
+            assert used == runtime
+            vectors = embedder.embed_passages(texts)
+            if runtime == "torch-bf16":  # the embedder's transformer, not a second copy
+                assert embedder.passage_runtime.model is embedder.model[0].auto_model
+        assert (vectors * torch_vectors).sum(axis=1).min() >= (0.99999 if runtime == "onnx" else 0.99)
+    monkeypatch.setattr(onnx_export, "onnx_refusal", lambda folder: "its float32 weights pass 2 GiB")
+    with onnx_export.ingest_runtime(embedder, layout, qwen3_env.model_copy(update={"passage_runtime": "onnx"})) as used:
+        assert used == "torch"
+    assert "pass 2 GiB" in caplog.text
