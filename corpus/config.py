@@ -160,7 +160,8 @@ class ServedConfig(BaseModel):
                 raise ModelPathError(f"{key}={values[field]} is not an existing folder: point it at the "
                                      f"model's local folder or unset it")
         if values.get("embedding_model_path"):
-            values = {**_family_settings(Path(str(values["embedding_model_path"])).expanduser(), env), **values}
+            folder = Path(str(values["embedding_model_path"])).expanduser()
+            values = {**_family_settings(folder, env), **values}
         if values.get("qdrant_url") and "vector_backend" not in values:
             values["vector_backend"] = "server"
         return cls(**values)

@@ -4,8 +4,8 @@ The exported graph is transformer → pooling (mean, first or last token: corpus
 normalisation, the whole sentence-transformers pipeline of such a model, so ONNX Runtime returns
 final vectors. A decoder embedder (Qwen3-Embedding) is exported with last-token pooling; a model
 whose float32 weights pass protobuf's 2 GiB limit (Qwen3-Embedding-0.6B: 2.4 GB) is not exported
-and embeds with torch (ingest_runtime logs why). Writes are atomic; a sidecar records which weights the export came from, so changed
-weights under the same model key are exported again.
+and embeds with torch (ingest_runtime logs why). Writes are atomic; a sidecar records which weights
+the export came from, so changed weights under the same model key are exported again.
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ def float32_weight_bytes(folder: Path) -> int:
 def onnx_refusal(folder: Path) -> str | None:
     """Why the model in `folder` has no ONNX export (None: it has one)."""
     if pooling_of(folder) is None:
-        return "its sentence-transformers modules are not Transformer → mean/CLS/last-token Pooling → Normalize"
+        return ("its sentence-transformers modules are not Transformer → mean/CLS/last-token Pooling"
+                " → Normalize")
     size = float32_weight_bytes(folder)
     if size > ONNX_MAX_WEIGHT_BYTES:
         return f"its float32 weights ({size / 1e9:.1f} GB) pass the 2 GiB limit of one ONNX graph"
@@ -183,7 +184,8 @@ def _transformer_of(embedder):
         return None
 
 
-def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, runtime: str, model=None):
+def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, runtime: str,
+                     model=None):
     """The encoder of `runtime`; for float32 or bfloat16 with late interaction, one that also gives
     token vectors, sent to the token cache as each batch is embedded (one model run for both:
     ingest.token_index then finds them cached). The float32 one is the token graph, whose pooled
@@ -216,9 +218,9 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
     float32 export (the default elsewhere; ≈ 20 % less CPU than torch, vectors equal to cosine
     ≥ 0.999 999) or, when asked, the int8 one; exported now if needed (vector_index then finds it
     fresh); torch itself where torch sees a GPU (the embedder runs there). Any pooling of
-    corpus.pooling is covered. Yields the runtime used. A float runtime that fails leaves torch (the same vectors,
-    only slower); int8 does not fall back: its vectors are keyed as int8 (ServedConfig.model_key),
-    so that failure is raised. The shared embedder is torch again after."""
+    corpus.pooling is covered. Yields the runtime used. A float runtime that fails leaves torch
+    (the same vectors, only slower); int8 does not fall back: its vectors are keyed as int8
+    (ServedConfig.model_key), so that failure is raised. The shared embedder is torch again after."""
     from corpus.bf16_encoder import resolved_passage_runtime
     from corpus.embedder import model_folder
 
@@ -231,7 +233,8 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
             plain = (pooling_of(folder) is not None if wanted == "torch-bf16"
                      else ensure_exported(layout, config) is not None)
             if plain:
-                embedder.run_passages_on(_passage_encoder(layout, config, folder, wanted, _transformer_of(embedder)))
+                encoder = _passage_encoder(layout, config, folder, wanted, _transformer_of(embedder))
+                embedder.run_passages_on(encoder)
                 runtime = wanted
         except Exception as exc:  # noqa: BLE001 — float32: torch embeds the same vectors, only slower
             reason = str(exc)

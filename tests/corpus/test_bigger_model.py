@@ -58,7 +58,8 @@ def build_tiny_qwen3(folder: Path) -> Path:
         {"word_embedding_dimension": DIMENSION, "pooling_mode_cls_token": False,
          "pooling_mode_mean_tokens": False, "pooling_mode_max_tokens": False,
          "pooling_mode_mean_sqrt_len_tokens": False, "pooling_mode_lasttoken": True, "include_prompt": True}))
-    (folder / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 512, "do_lower_case": False}))
+    (folder / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 512,
+                                                                  "do_lower_case": False}))
     return folder
 
 
@@ -130,7 +131,7 @@ def test_the_onnx_graph_and_bfloat16_pool_the_last_token(qwen3_folder, tmp_path)
     from corpus.onnx_encoder import OnnxEncoder
     from corpus.onnx_export import export_model, onnx_refusal
 
-    texts = ["leverage", "Leverage multiplies returns and risk; the variance grows with its square.", QUESTION]
+    texts = ["leverage", "Leverage multiplies returns and risk; variance grows with its square.", QUESTION]
     reference = _sentence_transformers(qwen3_folder, texts)  # left padding, as Qwen3 ships
     assert onnx_refusal(qwen3_folder) is None
     export_model(qwen3_folder, tmp_path / "model.onnx")
@@ -160,7 +161,8 @@ def test_queries_carry_the_instruction_and_passages_do_not(qwen3_home, qwen3_env
     from corpus.state import StateLayout
     from serving.engine import Engine
 
-    engine = Engine(StateLayout(qwen3_home), qwen3_env, signature=recorded_signature(StateLayout(qwen3_home)))
+    layout = StateLayout(qwen3_home)
+    engine = Engine(layout, qwen3_env, signature=recorded_signature(layout))
     query = engine.embedder.embed_query(QUESTION)
     assert query.shape == (DIMENSION,)
     folder = Path(qwen3_env.embedding_model_path)
@@ -235,6 +237,7 @@ def test_ingestion_runtimes_cover_the_last_token_model(qwen3_home, qwen3_env, mo
                 assert embedder.passage_runtime.model is embedder.model[0].auto_model
         assert (vectors * torch_vectors).sum(axis=1).min() >= (0.99999 if runtime == "onnx" else 0.99)
     monkeypatch.setattr(onnx_export, "onnx_refusal", lambda folder: "its float32 weights pass 2 GiB")
-    with onnx_export.ingest_runtime(embedder, layout, qwen3_env.model_copy(update={"passage_runtime": "onnx"})) as used:
+    onnx = qwen3_env.model_copy(update={"passage_runtime": "onnx"})
+    with onnx_export.ingest_runtime(embedder, layout, onnx) as used:
         assert used == "torch"
     assert "pass 2 GiB" in caplog.text
