@@ -53,6 +53,16 @@ def _family_settings(folder: Path, env) -> dict[str, object]:
     return settings
 
 
+# A formula recogniser for display formulas at ingest (ingest/parsing/formula_recogniser.py):
+# `package.module:callable` or `/path/to/file.py:callable`; unset = the PDF text layer only.
+FORMULA_RECOGNISER_ENV = "QUANT_RAG_FORMULA_RECOGNISER"
+
+
+def formula_recogniser_setting() -> str | None:
+    """The configured formula recogniser, or None (what parsing reads; it enters the parser version)."""
+    return os.environ.get(FORMULA_RECOGNISER_ENV, "").strip() or None
+
+
 class ServedConfig(BaseModel):
     """Everything that changes what the server answers; hashed into the config hash."""
 

@@ -19,6 +19,12 @@ class BlockKind(str, Enum):
     footnote = "footnote"
 
 
+# Where a block is drawn: (page, x0, top, x1, bottom) in PDF points, page 1-based, origin at the
+# page's top-left corner (y grows downwards, as pdfium's text boxes are read); one per page the
+# block touches. Markdown blocks have none.
+Region = tuple[int, float, float, float, float]
+
+
 class RawBlock(BaseModel):
     """A block as a parser emits it, before it is placed in the canonical text."""
 
@@ -28,6 +34,10 @@ class RawBlock(BaseModel):
     page_start: int | None = None  # 1-based; None for formats without pages (Markdown)
     page_end: int | None = None
     level: int | None = None       # heading level, 1 = top
+    regions: list[Region] = Field(default_factory=list)
+    formula_text_unreliable: bool = False   # a display formula whose text layer lost its layout
+    recognised_by: str | None = None        # the formula recogniser that wrote its LaTeX
+    figure: bool = False                    # a figure caption whose last region is the figure
 
 
 class Block(BaseModel):
@@ -40,6 +50,10 @@ class Block(BaseModel):
     page_start: int | None = None
     page_end: int | None = None
     level: int | None = None
+    regions: list[Region] = Field(default_factory=list)
+    formula_text_unreliable: bool = False
+    recognised_by: str | None = None
+    figure: bool = False
 
 
 class SourceRecord(BaseModel):

@@ -17,6 +17,7 @@ from corpus.ids import validate_document_id
 
 HOME_ENV = "QUANT_RAG_HOME"
 DEFAULT_HOME = "./var"
+SOURCE_SUFFIX = {"pdf": ".pdf", "markdown": ".md"}
 
 
 def state_home() -> Path:
@@ -111,6 +112,8 @@ class StateLayout:
     def mlflow(self) -> Path: return self.root / "mlflow"
     @property
     def dagster_home(self) -> Path: return self.root / "dagster"
+    @property
+    def page_images(self) -> Path: return self.root / "page_images"  # corpus.page_images cache
 
     def onnx_model(self, model_key: str) -> Path:
         """The embedding model exported to ONNX (the server's torch-free query encoder)."""
@@ -118,6 +121,10 @@ class StateLayout:
 
     def registry_entry(self, document_id: str) -> Path:
         return self.registry / f"{validate_document_id(document_id)}.json"
+
+    def source_file(self, document_id: str, fmt: str) -> Path:
+        """The registered source bytes of a document (`fmt`: its SourceRecord.format)."""
+        return self.sources / f"{validate_document_id(document_id)}{SOURCE_SUFFIX[fmt]}"
 
     def document_dir(self, document_id: str) -> Path:
         return self.documents / validate_document_id(document_id)

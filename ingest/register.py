@@ -16,8 +16,6 @@ from corpus.ids import document_id_for_bytes, sha256_hex
 from corpus.models import SourceRecord
 from corpus.state import StateLayout, atomic_write_bytes, atomic_write_json, read_json
 
-SOURCE_SUFFIX = {"pdf": ".pdf", "markdown": ".md"}
-
 
 @dataclass(frozen=True)
 class Registration:
@@ -28,7 +26,7 @@ class Registration:
 
 
 def source_path(layout: StateLayout, record: SourceRecord) -> Path:
-    return layout.sources / f"{record.document_id}{SOURCE_SUFFIX[record.format]}"
+    return layout.source_file(record.document_id, record.format)
 
 
 def register_file(layout: StateLayout, path: Path, library_file: str | None = None,

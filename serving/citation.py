@@ -1,51 +1,34 @@
 """Citation verification without a language model (DESIGN §5).
 
-A quote is `verified` when it is a raw substring of the canonical text, `verified_normalised`
-when it matches after corpus.normalise (serving.citation_text), else `not_found` with the closest
-window of the document by word-level alignment (serving.citation_closest). A quote with an
-ellipsis is checked as ordered segments. Normalised documents are cached (LRU, bounded in
-characters) so a warm check costs a few milliseconds. The closest-window search has a bounded
-cost whatever the input: a quote it could not finish within the call's budget is `not_found`
-with the reason "closest search stopped at budget".
+A quote is `verified` when it is a raw substring of the canonical text, `verified_normalised` when
+it matches after corpus.normalise (serving.citation_text), else `not_found` with the closest
+window of the document by word-level alignment (serving.citation_closest), which names the
+chunk_id and passage-relative offset get_passage reads it at. A quote with an ellipsis is checked
+as ordered segments that join only within one passage or at most MAX_ELLIPSIS_GAP characters apart
+(serving.citation_segments); otherwise it is `not_found` as `stitched`. Normalised documents are
+cached (LRU, bounded in characters) so a warm check costs a few milliseconds. The closest-window
+search has a bounded cost whatever the input: a quote it could not finish within the call's budget
+is `not_found` with the reason "closest search stopped at budget".
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
-
 from pydantic import BaseModel
 
 from corpus.ids import InvalidIdError, validate_chunk_id, validate_document_id
 from corpus.reader import CorpusReader
-from serving.citation_closest import (BUDGET_REASON, Budget, Closest, OverBudget, closest_window,
-                                      covering_chunk)
-from serving.citation_text import (DOCUMENTS, ELLIPSIS_RE, NormalisedDocument, find_all,
-                                   match_segments, match_whole)
+from serving.citation_closest import BUDGET_REASON, Budget, OverBudget, closest_window
+from serving.citation_places import covering_chunk
+from serving.citation_segments import MAX_ELLIPSIS_GAP, match_segments
+from serving.citation_result import (MAX_BATCH, MAX_BATCH_BYTES, MAX_QUOTE_CHARS, MAX_SUPPORTS_CHARS,
+                                     MIN_QUOTE_CHARS, MIN_SEGMENT_WORDS, CitationResult, _result,
+                                     quote_refusal)
+from serving.citation_text import DOCUMENTS, ELLIPSIS_RE, NormalisedDocument, find_all, match_whole
 
-MIN_QUOTE_CHARS = 12
-MAX_QUOTE_CHARS = 5_000          # longest quote accepted, in a call or an evidence session
-MAX_BATCH = 50                   # quotes in one verify_citations call
-MAX_BATCH_BYTES = 1_000_000      # UTF-8 bytes of the quotes of one call (50 x 5,000 x up to 4)
-MIN_SEGMENT_WORDS = 3            # each part around an ellipsis must say something on its own
-__all__ = ["BUDGET_REASON", "Budget", "CitationResult", "MAX_BATCH", "MAX_BATCH_BYTES", "MAX_QUOTE_CHARS",
-           "MIN_QUOTE_CHARS", "verify_batch", "verify_quote"]
-
-
-class CitationResult(BaseModel):
-    status: Literal["verified", "verified_normalised", "not_found"]
-    document_id: str
-    quote: str
-    offsets: list[tuple[int, int]]     # canonical ranges: one, or one per ellipsis segment
-    occurrences: int
-    chunk_id: str | None
-    reason: str | None
-    closest: Closest | None
-
-
-def _result(document_id: str, quote: str, status: str = "not_found", **kw: Any) -> CitationResult:
-    fields = {"offsets": [], "occurrences": 0, "chunk_id": None, "reason": None, "closest": None}
-    return CitationResult(status=status, document_id=document_id, quote=quote, **{**fields, **kw})
+__all__ = ["BUDGET_REASON", "Budget", "CitationResult", "MAX_BATCH", "MAX_BATCH_BYTES", "MAX_ELLIPSIS_GAP",
+           "MAX_QUOTE_CHARS", "MAX_SUPPORTS_CHARS", "MIN_QUOTE_CHARS", "quote_refusal", "verify_batch",
+           "verify_quote"]
 
 
 def _hint_ranges(reader: CorpusReader, document_id: str, chunk_id: str | None) -> list[tuple[int, int]]:
@@ -68,7 +51,7 @@ def _verify(reader: CorpusReader, doc: NormalisedDocument, document_id: str, quo
             budget.spend()
             return _verify_normalised(reader, doc, document_id, quote, chunk_id, budget)
         except OverBudget:
-            return _result(document_id, quote, reason=(
+            return _result(document_id, quote, reason_code="budget", reason=(
                 f"not a raw substring; normalised match not tried: {BUDGET_REASON} "
                 f"({budget.seconds:g} s per call); check fewer or shorter quotes per call"))
     s, e = _pick([(h, h + len(quote.strip())) for h in hits], _hint_ranges(reader, document_id, chunk_id))
@@ -85,15 +68,18 @@ def _verify_normalised(reader: CorpusReader, doc: NormalisedDocument, document_i
     if matched is None and len(segments) > 1:
         short = [s for s in segments if len(s.split()) < MIN_SEGMENT_WORDS]
         if short:
-            return _result(document_id, quote, reason=(
+            return _result(document_id, quote, reason_code="segment_too_short", reason=(
                 f"each part around an ellipsis needs at least {MIN_SEGMENT_WORDS} words; too short: {short[0]!r}"))
-        placed = match_segments(doc, segments)
-        if isinstance(placed, int):
-            failed_segment = placed
+        placed = match_segments(doc, segments, [p.ranges for p in reader.by_document.get(document_id, [])])
+        if placed.stitched:
+            return _stitched(reader, document_id, quote, placed.stitched)
+        if placed.failed is not None:
+            failed_segment = placed.failed
         else:
-            status, ranges = placed
-            return _result(document_id, quote, status, offsets=ranges, occurrences=1,
-                           chunk_id=covering_chunk(reader, document_id, ranges[0][0], ranges[-1][1], chunk_id))
+            ranges = placed.ranges
+            chunk = covering_chunk(reader, document_id, ranges[0][0], ranges[-1][1], chunk_id)
+            return _result(document_id, quote, "verified" if placed.raw else "verified_normalised",
+                           offsets=ranges, occurrences=1, chunk_id=chunk)
     if matched is not None:
         status, hits = matched
         s, e = _pick(hits, _hint_ranges(reader, document_id, chunk_id))
@@ -102,11 +88,12 @@ def _verify_normalised(reader: CorpusReader, doc: NormalisedDocument, document_i
     probe = segments[failed_segment] if failed_segment is not None else text
     where = (f"ellipsis segment {failed_segment + 1} of {len(segments)} not found in order"
              if failed_segment is not None else "quote not found in the document")
+    code = "segment_absent" if failed_segment is not None else "absent"
     try:
         budget.spend()
         closest = closest_window(doc, reader, document_id, probe, chunk_id, budget)
     except OverBudget:
-        return _result(document_id, quote, reason=(
+        return _result(document_id, quote, reason_code="budget", reason=(
             f"{where}; {BUDGET_REASON} ({budget.seconds:g} s per call): no closest passage given"))
     if closest is None:
         reason = f"{where}; no similar passage"
@@ -114,33 +101,39 @@ def _verify_normalised(reader: CorpusReader, doc: NormalisedDocument, document_i
         reason = f"{where}; the closest passage differs only in punctuation or symbols"
     else:
         reason = f"{where}; the closest passage differs by {closest.word_edits} word(s)"
-    return _result(document_id, quote, reason=reason, closest=closest)
+    return _result(document_id, quote, reason=reason, reason_code=code, closest=closest)
 
 
-def _refusal(document_id: object, quote: object, chunk_id: object) -> str | None:
-    """Why a request cannot be checked at all (None when it can)."""
+def _stitched(reader: CorpusReader, document_id: str, quote: str,
+              ranges: list[tuple[int, int]]) -> CitationResult:
+    """Every part occurs, in order, but not as one quote: say where each part is."""
+    gap = max(b[0] - a[1] for a, b in zip(ranges, ranges[1:]))
+    places = "; ".join(f"part {i + 1} in {covering_chunk(reader, document_id, s, e, None)} at {s}"
+                       for i, (s, e) in enumerate(ranges))
+    return _result(document_id, quote, reason_code="stitched", reason=(
+        f"stitched: each part occurs, in order, but up to {gap:,} characters apart and not in one "
+        f"passage; an ellipsis joins parts within one passage or at most {MAX_ELLIPSIS_GAP} "
+        f"characters apart ({places}); cite the parts as separate quotes"))
+
+
+def _refusal(document_id: object, quote: object, chunk_id: object) -> tuple[str, str] | None:
+    """(code, why) a request cannot be checked at all (None when it can)."""
     try:
         validate_document_id(document_id)
         if chunk_id is not None:
             validate_chunk_id(chunk_id)
     except InvalidIdError as exc:
-        return str(exc)
-    if not isinstance(quote, str):
-        return "quote must be a string"
-    if len(quote.strip()) < MIN_QUOTE_CHARS:
-        return f"quote shorter than {MIN_QUOTE_CHARS} characters: too short to prove anything"
-    if len(quote) > MAX_QUOTE_CHARS:
-        return f"quote longer than {MAX_QUOTE_CHARS} characters: quote a shorter passage"
-    return None
+        return "invalid_id", str(exc)
+    return quote_refusal(quote)
 
 
-def _load(reader: CorpusReader, document_id: str) -> NormalisedDocument | str:
+def _load(reader: CorpusReader, document_id: str) -> NormalisedDocument | tuple[str, str]:
     if document_id not in reader.documents:
-        return f"unknown document_id {document_id!r}: not in the served corpus"
+        return "unknown_document", f"unknown document_id {document_id!r}: not in the served corpus"
     try:
         return DOCUMENTS.get(document_id, reader.canonical_text(document_id))
     except OSError as exc:
-        return f"canonical text of {document_id} unreadable: {exc.__class__.__name__}"
+        return "unreadable", f"canonical text of {document_id} unreadable: {exc.__class__.__name__}"
 
 
 def verify_quote(reader: CorpusReader, document_id: str, quote: str, chunk_id: str | None = None,
@@ -154,23 +147,27 @@ def verify_batch(reader: CorpusReader, items: list[dict], budget: Budget | None 
     """Check many quotes, in order; each document is read and normalised once. The closest-passage
     searches of all the quotes share one budget (a fresh CLOSEST_BUDGET_S one by default)."""
     budget = budget or Budget()
-    docs: dict[str, NormalisedDocument | str] = {}
+    docs: dict[str, NormalisedDocument | tuple[str, str]] = {}
     results = []
     for item in items:
         item = item.model_dump() if isinstance(item, BaseModel) else item
         if not isinstance(item, Mapping):
-            results.append(_result("", "", reason="each item must be an object {document_id, quote, chunk_id?}"))
+            results.append(_result("", "", reason_code="invalid_item",
+                                   reason="each item must be an object {document_id, quote, chunk_id?}"))
             continue
         document_id, quote, chunk_id = item.get("document_id"), item.get("quote"), item.get("chunk_id")
+        supports = item.get("supports") if isinstance(item.get("supports"), str) else None
         refusal = _refusal(document_id, quote, chunk_id)
         if refusal:
-            results.append(_result(str(document_id or ""), str(quote or ""), reason=refusal))
+            results.append(_result(str(document_id or ""), str(quote or ""), reason_code=refusal[0],
+                                   reason=refusal[1], supports=supports))
             continue
         if document_id not in docs:
             docs[document_id] = _load(reader, document_id)
         doc = docs[document_id]
-        if isinstance(doc, str):
-            results.append(_result(document_id, quote, reason=doc))
+        if isinstance(doc, tuple):
+            result = _result(document_id, quote, reason_code=doc[0], reason=doc[1])
         else:
-            results.append(_verify(reader, doc, document_id, quote, chunk_id, budget))
+            result = _verify(reader, doc, document_id, quote, chunk_id, budget)
+        results.append(result.model_copy(update={"supports": supports}))
     return results

@@ -11,11 +11,12 @@ from difflib import SequenceMatcher
 from itertools import accumulate
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from corpus.normalise import canonical_end, normalise_with_map
 from corpus.reader import CorpusReader
 from serving.cancel import cancelled as call_cancelled
+from serving.citation_places import passage_place
 from serving.citation_text import NormalisedDocument, word_key
 
 CLOSEST_BUDGET_S = 0.75          # wall time of matching beyond raw per call (a batch shares it): 2 s margin
@@ -27,11 +28,21 @@ MAX_SEED_HITS = 64               # occurrences followed per seed word
 
 
 class Closest(BaseModel):
-    offsets: tuple[int, int]           # canonical [start, end) of the closest window
-    similarity: float                  # difflib ratio over words, 3 decimals
-    word_edits: int                    # one per changed, missing or extra word
-    differing_words: list[dict]        # [{"quote": "…", "document": "…"}]
-    chunk_id: str | None
+    """The document's nearest window to a quote that did not match, and where to read it."""
+
+    text: str = Field(description="The window's words as the document holds them (quote these).")
+    chunk_id: str | None = Field(description=(
+        "Passage where the window starts: get_passage(chunk_id, offset) reads from its start."))
+    offset: int | None = Field(description=(
+        "get_passage's `offset` of the window in that passage (passage-relative). Inside a "
+        "formula or table row, get_passage reads from the safe position before it."))
+    continues_in: str | None = Field(description=(
+        "chunk_id of the next passage when the window runs past the end of chunk_id's passage."))
+    document_offsets: tuple[int, int] = Field(description=(
+        "Canonical [start, end) of the window in the whole document; not a get_passage offset."))
+    similarity: float = Field(description="difflib ratio over words, 0 to 1, 3 decimals.")
+    word_edits: int = Field(description="One per changed, missing or extra word.")
+    differing_words: list[dict] = Field(description='[{"quote": "…", "document": "…"}]')
 
 
 class OverBudget(Exception):
@@ -69,17 +80,6 @@ class _Matcher(SequenceMatcher):
     def find_longest_match(self, *args):
         self.budget.spend()
         return super().find_longest_match(*args)
-
-
-def covering_chunk(reader: CorpusReader, document_id: str, start: int, end: int,
-                   preferred: str | None) -> str | None:
-    """The passage whose canonical ranges overlap [start, end) the most (the hint wins ties)."""
-    best, best_overlap = None, 0
-    for passage in reader.by_document.get(document_id, []):
-        overlap = sum(max(0, min(e, end) - max(s, start)) for s, e in passage.ranges)
-        if overlap > best_overlap or (overlap and overlap == best_overlap and passage.chunk_id == preferred):
-            best, best_overlap = passage.chunk_id, overlap
-    return best
 
 
 def _closest(doc: NormalisedDocument, quote: str, budget: Budget,
@@ -162,5 +162,8 @@ def closest_window(doc: NormalisedDocument, reader: CorpusReader, document_id: s
         differing.append({"quote": raw_quote(i1, i2), "document": raw_doc(start + j1, start + j2)})
     last = start + length - 1
     s, e = doc.canonical(dstarts[start], dstarts[last] + len(doc.words[last]))
-    return Closest(offsets=(s, e), similarity=round(ratio, 3), word_edits=edits,
-                   differing_words=differing, chunk_id=covering_chunk(reader, document_id, s, e, hint))
+    text = doc.text[s:e]
+    chunk_id, offset, continues_in = passage_place(reader, document_id, s, text, hint)
+    return Closest(text=text, chunk_id=chunk_id, offset=offset, continues_in=continues_in,
+                   document_offsets=(s, e), similarity=round(ratio, 3), word_edits=edits,
+                   differing_words=differing)

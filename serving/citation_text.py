@@ -1,6 +1,7 @@
 """Exact matching for citation verification: a document's canonical text with its normalisation
 (corpus.normalise) and word tables, an LRU of them bounded in characters, and the raw, normalised,
-dehyphenated and ellipsis-segment matches (serving.citation decides which applies)."""
+dehyphenated matches (ellipsis quotes: serving.citation_segments; serving.citation decides
+which applies)."""
 
 from __future__ import annotations
 
@@ -120,21 +121,3 @@ def match_whole(doc: NormalisedDocument, quote: str) -> tuple[str, list[tuple[in
     if hits:
         return "verified_normalised", [doc.canonical(h, h + len(bare), origin) for h in hits]
     return None
-
-
-def match_segments(doc: NormalisedDocument, segments: list[str]) -> tuple[str, list[tuple[int, int]]] | int:
-    """Ordered normalised match of all segments, tightened to the last feasible placement;
-    returns the index of the first segment that cannot be placed on failure."""
-    normed = [normalise_with_map(s)[0] for s in segments]
-    starts, pos = [], 0
-    for k, seg in enumerate(normed):
-        i = doc.norm.find(seg, pos)
-        if i < 0:
-            return k
-        starts.append(i)
-        pos = i + len(seg)
-    for k in range(len(normed) - 2, -1, -1):  # pull earlier segments towards the later ones
-        starts[k] = doc.norm.rfind(normed[k], starts[k], starts[k + 1])
-    ranges = [doc.canonical(i, i + len(seg)) for i, seg in zip(starts, normed)]
-    raw = all(doc.text[s:e] == seg for (s, e), seg in zip(ranges, segments))
-    return ("verified" if raw else "verified_normalised"), ranges

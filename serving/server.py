@@ -155,8 +155,7 @@ def call_tool(spec: ToolSpec, context: ServingContext, arguments: dict[str, Any]
         except ValidationError as exc:
             raise describe_validation_error(exc) from exc
         output = spec.handler(context, args)
-        return CallToolResult(content=[TextContent(type="text", text=spec.render(output))],
-                              structured_content=output.model_dump(mode="json"))
+        return CallToolResult(content=spec.content(output), structured_content=output.model_dump(mode="json"))
     except ServingError as exc:
         error = exc
     except InvalidIdError as exc:

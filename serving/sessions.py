@@ -1,11 +1,13 @@
 """Session store (DESIGN §7): named, validated objects kept for later calls in this process.
 
 Kinds: `scope` (year range, authors, document ids; used by search_documents and timeline) and
-`evidence` (quotes; used by verify_citations): every kind is one a tool accepts, so a reading
-list of chunk ids, which no tool would read, is not one. Every entry records where its content
-came from; there is no provenance for recalled or invented content. Least-recently-used eviction beyond
-QUANT_RAG_SESSION_MAX_ITEMS entries (default 64) or beyond MAX_TOTAL_BYTES of values; a value
-over MAX_VALUE_BYTES is refused. Sizes are the UTF-8 bytes of the value's compact JSON.
+`evidence` (quotes, each with the claim it supports if given; used by verify_citations, and held
+to its rules: a quote too short to prove anything is refused here, not at verification): every
+kind is one a tool accepts, so a reading list of chunk ids, which no tool would read, is not one.
+Every entry records where its content came from; there is no provenance for recalled or invented
+content. Least-recently-used eviction beyond QUANT_RAG_SESSION_MAX_ITEMS entries (default 64) or
+beyond MAX_TOTAL_BYTES of values; a value over MAX_VALUE_BYTES is refused. Sizes are the UTF-8
+bytes of the value's compact JSON.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any, Literal, Mapping, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from corpus.ids import validate_chunk_id, validate_document_id
-from serving.citation import MAX_QUOTE_CHARS
+from serving.citation import MAX_QUOTE_CHARS, MAX_SUPPORTS_CHARS, MIN_QUOTE_CHARS, quote_refusal
 
 MAX_ITEMS_ENV = "QUANT_RAG_SESSION_MAX_ITEMS"
 DEFAULT_MAX_ITEMS = 64
@@ -32,7 +34,19 @@ MAX_TOTAL_BYTES = 16_000_000
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 Kind = Literal["scope", "evidence"]
-SessionProvenance = Literal["served", "user_pasted", "user_file", "session"]
+SessionProvenance = Literal["served", "user_pasted", "user_file", "session", "derived_from_question"]
+PROVENANCE_HELP = ("served (copied from this server's output), user_pasted, user_file, session "
+                   "(derived from another entry), or derived_from_question (read from the user's "
+                   "question, e.g. a year range or an author it names)")
+# What a valid session_put looks like, quoted in every refusal of a value.
+VALID_CALLS = {
+    "scope": ('session_put(name="recent", kind="scope", provenance="derived_from_question", '
+              'value={"year_min": 2015, "authors": ["Pav"]})'),
+    "evidence": ('session_put(name="answer-1", kind="evidence", provenance="served", value={"items": '
+                 f'[{{"document_id": "doc-…", "quote": "at least {MIN_QUOTE_CHARS} characters copied from '
+                 'a passage", "chunk_id": "chunk-… (optional)", "supports": "the claim it backs '
+                 '(optional)"}]})'),
+}
 
 
 class SessionError(ValueError):
@@ -77,9 +91,20 @@ class Scope(_Strict):
 
 class EvidenceItem(_Strict):
     document_id: str = Field(description="document_id of the passage the quote was read in.")
-    quote: str = Field(min_length=1, max_length=MAX_QUOTE_CHARS, description=(
-        "The exact words to verify later with verify_citations."))
+    quote: str = Field(min_length=MIN_QUOTE_CHARS, max_length=MAX_QUOTE_CHARS, description=(
+        f"The exact words to verify later with verify_citations ({MIN_QUOTE_CHARS} to "
+        f"{MAX_QUOTE_CHARS:,} characters, as verify_citations accepts)."))
     chunk_id: str | None = Field(None, description="Optional chunk_id the quote was read in.")
+    supports: str | None = Field(None, max_length=MAX_SUPPORTS_CHARS, description=(
+        "Optional: the claim of the answer this quote supports; verify_citations gives it back."))
+
+    @field_validator("quote")
+    @classmethod
+    def _quote(cls, value: str) -> str:
+        refusal = quote_refusal(value)
+        if refusal:
+            raise ValueError(refusal[1])
+        return value
 
     @field_validator("document_id")
     @classmethod
@@ -143,8 +168,14 @@ def _coerce(kind: str, value: Any) -> BaseModel:
     try:
         return model.model_validate(dict(value))
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or kind}: {e['msg']}" for e in exc.errors())
-        raise SessionError(f"invalid {kind!r} value: {problems}") from None
+        problems = "; ".join(f"{_where(e['loc']) or kind}: {e['msg']}" for e in exc.errors())
+        raise SessionError(f"invalid {kind!r} value: {problems}; a valid call: {VALID_CALLS[kind]}") from None
+
+
+def _where(loc: tuple) -> str:
+    """'items.3.quote' reads 'item 3 (items.3.quote)': which item, and which field of it."""
+    path = ".".join(map(str, loc))
+    return f"item {loc[1]} ({path})" if len(loc) > 1 and loc[0] == "items" else path
 
 
 def max_items_from_env() -> int:
@@ -196,8 +227,8 @@ class SessionStore:
         if kind not in _MODELS:
             raise SessionError(f"unknown kind {kind!r}: expected one of {', '.join(_MODELS)}")
         if provenance not in get_args(SessionProvenance):
-            raise SessionError(f"unknown provenance {provenance!r}: expected one of "
-                               f"{', '.join(get_args(SessionProvenance))} (recalled or invented content has none)")
+            raise SessionError(f"unknown provenance {provenance!r}: expected {PROVENANCE_HELP}; recalled "
+                               "or invented content has none")
         checked = _coerce(kind, value)
         size_bytes = len(checked.model_dump_json().encode("utf-8"))
         if size_bytes > MAX_VALUE_BYTES:

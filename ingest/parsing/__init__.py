@@ -3,6 +3,8 @@
 PDF parsers: `pdfium` (default, chosen by benchmarks/parsers.py: ~60 pages/s with headings, display
 formulas, code and pipe tables) and `mineru` (the MinerU flash tier, optional). Select with
 `parse_source(..., parser=...)` or the QUANT_RAG_PDF_PARSER setting. Markdown has one parser.
+A configured formula recogniser (ingest.parsing.formula_recogniser) then rewrites the display
+formulas of a PDF as LaTeX; its name enters the parser version, so setting it re-parses.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ingest.parsing.formula_recogniser import configured as configured_recogniser, recognise_formulas
 from ingest.parsing.garbled import garbled_score, is_garbled
 from ingest.parsing.markdown import parse_markdown
 from corpus.canonical import clean_text
@@ -34,8 +37,10 @@ class ParseOutput:
 
 
 def parser_version(parser: str) -> str:
-    """The version recorded with a parse: the one project-wide parser version plus the parser."""
-    return f"{PARSER_VERSION}+{parser}"
+    """The version recorded with a parse: the one project-wide parser version plus the parser
+    (and, for PDFs, the formula recogniser when one is configured)."""
+    recogniser = configured_recogniser() if parser != MARKDOWN_PARSER else None
+    return f"{PARSER_VERSION}+{parser}" + (f"+formulas={recogniser}" if recogniser else "")
 
 
 def pdf_parser_name(parser: str | None = None) -> str:
@@ -50,8 +55,9 @@ def _parse_pdf(path: Path, name: str) -> tuple[list[RawBlock], int]:
         from ingest.parsing.mineru import parse_pdf_mineru
         return parse_pdf_mineru(path)
     from ingest.parsing.pdf import parse_pdf
+    from ingest.parsing.pdf_figures import add_figure_regions
     result = parse_pdf(path)
-    return result.blocks, result.pages
+    return add_figure_regions(path, result.blocks), result.pages
 
 
 def parse_source(path: Path, fmt: str, parser: str | None = None) -> ParseOutput:
@@ -64,6 +70,7 @@ def parse_source(path: Path, fmt: str, parser: str | None = None) -> ParseOutput
     elif fmt == "pdf":
         name = pdf_parser_name(parser)
         blocks, pages = _parse_pdf(path, name)
+        blocks = recognise_formulas(path, blocks)
     else:
         raise ValueError(f"unknown source format {fmt!r} (expected 'pdf' or 'markdown')")
     score = garbled_score("\n".join(b.text for b in blocks))

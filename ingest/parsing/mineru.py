@@ -2,7 +2,10 @@
 
 Measured here (benchmarks/parsers.py) it is 0.2-6 pages/s on 2 cores and, in its offline `txt`
 mode, renders display equations as images with no text, so it is not the default; select it with
-QUANT_RAG_PDF_PARSER=mineru. The library is imported only when asked for.
+QUANT_RAG_PDF_PARSER=mineru. The library is imported only when asked for. Where MinerU runs with
+its formula model (the tiers that need weights), an equation block's content is LaTeX: the block
+is then marked as recognised by MinerU. Each block keeps MinerU's bbox (PDF points, top-left
+origin) as its page region, so get_passage can render it.
 """
 
 from __future__ import annotations
@@ -63,6 +66,13 @@ def html_table_to_pipe(markup: str) -> str | None:
     return "\n".join(lines)
 
 
+def _regions(block: dict, page: int) -> list:
+    box = block.get("bbox")
+    if isinstance(box, (list, tuple)) and len(box) == 4 and all(isinstance(v, (int, float)) for v in box):
+        return [(page, *(round(float(v), 1) for v in box))]
+    return []
+
+
 def _block(block: dict, page: int) -> list[RawBlock]:
     kind = str(block.get("type", "text"))
     if kind in _DROPPED:
@@ -85,7 +95,9 @@ def _block(block: dict, page: int) -> list[RawBlock]:
         out.extend(RawBlock(kind=BlockKind.caption, text=c, page_start=page, page_end=page)
                    for c in _captions(content if isinstance(content, list) else []) if c.strip())
     if text.strip() and target is not BlockKind.caption:
-        out.insert(0, RawBlock(kind=target, text=text, page_start=page, page_end=page))
+        out.insert(0, RawBlock(kind=target, text=text, page_start=page, page_end=page,
+                               regions=_regions(block, page),
+                               recognised_by=PARSER_NAME if target is BlockKind.formula else None))
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ingest.parsing.formula_layout import formula_text_unreliable, regions_of
 from ingest.parsing.pdf_blocks import Group
 from ingest.parsing.pdf_lines import HYPHEN_MARK, Line
 from ingest.parsing.pdf_roles import BULLET
@@ -46,4 +47,5 @@ def render(group: Group, keep_hyphen: set[str]) -> RawBlock:
                 "footnote": BlockKind.footnote}.get(group.kind, BlockKind.paragraph)
         text = join_lines(texts, keep_hyphen)
     return RawBlock(kind=kind, text=text, page_start=lines[0].page, page_end=lines[-1].page,
-                    level=group.level if kind is BlockKind.heading else None)
+                    level=group.level if kind is BlockKind.heading else None, regions=regions_of(lines),
+                    formula_text_unreliable=kind is BlockKind.formula and formula_text_unreliable(lines))

@@ -18,7 +18,7 @@ _CAPTION = re.compile(r"^(Figure|Fig\.|Table|Exhibit|Listing|Algorithm)\s+[A-Z]?
 BULLET = re.compile(r"^([•◦▪‣∙·–\-*►▶]|\(?[0-9]{1,2}[.)]|\([a-z]{1,3}\)|[a-z][.)])\s+\S")
 DOT_LEADER = re.compile(r"(\.\s?){4,}\s*\d+\s*$")
 PAGE_REF = re.compile(r"\s\d{1,4}\s*$")
-_EQ_NUMBER = re.compile(r"^\(\s*[0-9A-Z]+(\.[0-9]+)*[a-z]?\s*\)$")
+EQ_NUMBER = re.compile(r"^\(\s*[0-9A-Z]+(\.[0-9]+)*[a-z]?\s*\)$")
 _MATH_CHARS = set("=<>+±×÷∑∏∫√∞∂∇≤≥≠≈∼∝∈∉⊂⊆∪∩→←↔⇒⇔|^_·∗′")
 
 
@@ -105,7 +105,7 @@ def heading_level(line: Line, stats: DocStats) -> int | None:
 
 def is_formula(line: Line, stats: DocStats) -> bool:
     text = line.text.strip()
-    if _EQ_NUMBER.match(text):
+    if EQ_NUMBER.match(text):
         return True
     dense = line.math_share >= 0.35 or (math_density(text) >= 0.25 and len(text) <= 80)
     indented = line.x0 - column_left(line, stats) > 1.5 * stats.body_size

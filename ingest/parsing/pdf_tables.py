@@ -90,7 +90,8 @@ def extract_tables(path: Path, pages: list[list[Line]], stats: DocStats
                 if table is None:
                     continue
                 holder = Line(n + 1, table, box[0], box[2], box[1], box[3], stats.body_size, TABLE_FONT)
-                found[id(holder)] = RawBlock(kind=BlockKind.table, text=table, page_start=n + 1, page_end=n + 1)
+                found[id(holder)] = RawBlock(kind=BlockKind.table, text=table, page_start=n + 1, page_end=n + 1,
+                                             regions=[(n + 1, *(round(v, 1) for v in box))])
                 kept.append(holder)
                 cursor = end
             kept.extend(lines[cursor:])

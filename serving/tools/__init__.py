@@ -48,6 +48,8 @@ class ToolSpec:
     # True: answers from memory in about a millisecond once the corpus reader is open, so the
     # server runs it on its event loop: a worker thread's hand-over would cost more than the call.
     cheap: bool = False
+    # output -> (bytes, MIME type) of the images sent as MCP image content after the text, if any
+    images: Callable[[Any], list[tuple[bytes, str]]] | None = None
 
     def __post_init__(self) -> None:
         unknown = {code for code, _ in self.errors} - set(get_args(ErrorCode))
@@ -67,6 +69,17 @@ class ToolSpec:
         if self.needs_coherent_state:
             causes["incoherent_state"] = ""
         return "; ".join(f"{code} ({when})" if when else code for code, when in causes.items())
+
+    def content(self, output: BaseModel) -> list:
+        """The MCP content of a result: its text rendering, then its images (base64, as MCP wants)."""
+        import base64
+
+        from mcp_types import ImageContent, TextContent
+
+        content: list = [TextContent(type="text", text=self.render(output))]
+        for data, mime in self.images(output) if self.images else ():
+            content.append(ImageContent(type="image", data=base64.b64encode(data).decode("ascii"), mime_type=mime))
+        return content
 
     @property
     def error_codes(self) -> list[str]:

@@ -3,12 +3,13 @@ neighbours in reading order."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from corpus.ids import ChunkId
 from serving.context import ToolContext
 from serving.contract import PASSAGE_WINDOW, SEARCH_WINDOW, Trace
 from serving.errors import InvalidArgument, NotFound
+from serving.passage_images import PageImageOut, describe
 from serving.schemas import PassageOut, passage_out, render_passage, render_trace
 from serving.tools import ToolInput, ToolSpec
 
@@ -24,6 +25,10 @@ class GetPassageInput(ToolInput):
         "the safe position before it (`offset` in the answer says where reading started)."))
     neighbours: int = Field(1, ge=0, le=MAX_NEIGHBOURS, description=(
         "Passages to add on each side in reading order (each from its start), for context."))
+    image: bool = Field(False, description=(
+        "Also return the page region where the passage's display formulas, tables and figures "
+        "are drawn, as a PNG image (MCP image content beside the text, at most 200 kB): read a "
+        "formula marked `formula_text_unreliable` from it. PDF documents only."))
 
 
 class Neighbour(BaseModel):
@@ -37,7 +42,11 @@ class GetPassageOutput(BaseModel):
     ordinal: int = Field(description="Reading-order index of the passage in its document.")
     document_passages: int
     neighbours: list[Neighbour]
+    page_image: PageImageOut = Field(description=(
+        "The requested passage's formulas, tables and figures as drawn on the page: whether their text "
+        "can be trusted, and the call (or, with image=true, the images) that shows them."))
     trace: Trace
+    _images: list[bytes] = PrivateAttr(default_factory=list)   # PNGs sent as image content
 
 
 def handle(ctx: ToolContext, args: GetPassageInput) -> GetPassageOutput:
@@ -54,10 +63,32 @@ def handle(ctx: ToolContext, args: GetPassageInput) -> GetPassageOutput:
                             passage=passage_out(reader, siblings[i], PASSAGE_WINDOW, score=None))
                   for i in range(max(0, index - args.neighbours),
                                  min(len(siblings), index + args.neighbours + 1)) if i != index]
-    return GetPassageOutput(
+    page_image, pngs = describe(reader, passage, args.image)
+    out = GetPassageOutput(
         passage=passage_out(reader, passage, PASSAGE_WINDOW, score=None, offset=args.offset),
         ordinal=index, document_passages=len(siblings), neighbours=neighbours,
-        trace=ctx.trace("passage"))
+        page_image=page_image, trace=ctx.trace("passage"))
+    out._images = pngs
+    return out
+
+
+def images(out: GetPassageOutput) -> list[tuple[bytes, str]]:
+    return [(png, "image/png") for png in out._images]
+
+
+def _render_page_image(page: PageImageOut) -> str:
+    if page.reason and not page.images:
+        return f"page image: none ({page.reason})"
+    lines = []
+    if page.formula_text_unreliable:
+        lines.append(f"formula_text_unreliable: {page.unreliable_formulas} of {page.formulas} display "
+                     "formula(s) lost their layout in the text layer; read them from the page image")
+    if page.images:
+        lines += [f"page image: page {i.page}, {i.width}x{i.height} px, {i.bytes:,} bytes (PNG attached)"
+                  for i in page.images]
+    else:
+        lines.append(f"page image ({', '.join(page.kinds)}): {page.call}")
+    return "\n".join(lines)
 
 
 def render(out: GetPassageOutput) -> str:
@@ -66,6 +97,7 @@ def render(out: GetPassageOutput) -> str:
     blocks = [f"passage {out.ordinal + 1} of {out.document_passages} in its document"]
     blocks += [f"--- neighbour {n.position:+d}\n" + render_passage(None, n.passage) for n in before]
     blocks.append("--- requested passage\n" + render_passage(None, out.passage))
+    blocks.append(_render_page_image(out.page_image))
     blocks += [f"--- neighbour {n.position:+d}\n" + render_passage(None, n.passage) for n in after]
     blocks.append(render_trace(out.trace))
     return "\n\n".join(blocks)
@@ -82,8 +114,11 @@ SPEC = ToolSpec(
         f"{SEARCH_WINDOW:,}), never cut inside a formula, table row or word; when more remains, "
         "`truncated` is true, `remaining_chars` says how much and `next_offset` is the `offset` "
         "of the next call (`continuation` spells that call out). Not for finding passages: it "
-        "needs a chunk_id. Cheap: no model, a few milliseconds."),
+        "needs a chunk_id. Cheap: no model, a few milliseconds. With `image` true, the page "
+        "region of the passage's display formulas, tables and figures comes as a PNG beside the "
+        "text: the formula as typeset, where `page_image.formula_text_unreliable` says its text is scrambled "
+        "(Markdown documents have no page images)."),
     input_model=GetPassageInput, output_model=GetPassageOutput, handler=handle, render=render,
-    window="passage", cheap=True,
+    window="passage", cheap=True, images=images,
     errors=(("not_found", "unknown chunk_id"),
             ("invalid_argument", "an offset past the end of the passage")))

@@ -5,14 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import get_args
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
+from serving.citation import MAX_QUOTE_CHARS, MIN_QUOTE_CHARS
 from serving.contract import Trace
 from serving.errors import InvalidArgument, NotFound
 from serving.schemas import render_trace
 from serving.sessions import (MAX_ITEMS_ENV, MAX_LIST_LENGTH, MAX_TOTAL_BYTES, MAX_VALUE_BYTES,
-                              NAME_RE, Evidence, Kind, Scope, SessionEntry, SessionError,
-                              SessionProvenance, SessionSummary)
+                              NAME_RE, PROVENANCE_HELP, VALID_CALLS, Evidence, Kind, Scope,
+                              SessionEntry, SessionError, SessionProvenance, SessionSummary)
 from serving.tools import ToolInput, ToolSpec
 
 _NAME = Field(pattern=NAME_RE.pattern, min_length=1, max_length=64,
@@ -56,18 +58,61 @@ def evidence_from_session(ctx, name: str) -> tuple[list[dict], str]:
 
 
 # -- tools -------------------------------------------------------------------------------------
+def _item_message(error: dict, kind: str, last: bool) -> str:
+    loc = error["loc"]
+    which = f"{kind} item {loc[1]}: " if len(loc) > 1 and loc[0] == "items" else ""
+    message = "unknown field" if error["type"] == "extra_forbidden" else error["msg"]
+    return which + message + (f"; a valid call: {VALID_CALLS[kind]}" if last else "")
+
+
+def _require_served(ctx, value: Evidence) -> None:
+    """Evidence ids must name served documents and passages, as verify_citations requires: an
+    entry that verification would refuse is refused when stored."""
+    reader = ctx.engine.reader
+    fields, problems = [], []
+    for i, item in enumerate(value.items):
+        if item.document_id not in reader.documents:
+            fields.append(f"value.items.{i}.document_id")
+            problems.append(f"evidence item {i}: unknown document_id {item.document_id}")
+        if item.chunk_id is not None and item.chunk_id not in reader.passages:
+            fields.append(f"value.items.{i}.chunk_id")
+            problems.append(f"evidence item {i}: unknown chunk_id {item.chunk_id}")
+    if fields:
+        more = f" and {len(problems) - 5} more" if len(problems) > 5 else ""
+        raise NotFound("; ".join(problems[:5]) + more + ": not in the served corpus, nothing stored "
+                       "(list_documents gives document_ids, search_documents chunk_ids); a valid "
+                       f"call: {VALID_CALLS['evidence']}", fields=fields)
+
+
 class SessionPutInput(ToolInput):
     name: str = _NAME
     kind: Kind = Field(description=(
         "scope: filters for search_documents and timeline; evidence: quotes for verify_citations."))
     value: Scope | Evidence = Field(description=(
         "scope: {year_min?, year_max?, authors?, document_ids?} (at least one); evidence: {items: "
-        f"[{{document_id, quote, chunk_id?}}]}}. At most {MAX_LIST_LENGTH} ids, authors or items, "
-        f"and {MAX_VALUE_BYTES:,} bytes as compact JSON."))
+        "[{document_id, quote, chunk_id?, supports?}]}, each held to verify_citations' rules (a "
+        f"quote of {MIN_QUOTE_CHARS} to {MAX_QUOTE_CHARS:,} characters, served ids). At most "
+        f"{MAX_LIST_LENGTH} ids, authors or items, and {MAX_VALUE_BYTES:,} bytes as compact JSON."))
     provenance: SessionProvenance = Field(description=(
-        "Where the content came from: served (copied from this server's output), user_pasted, "
-        "user_file, or session (derived from another entry). Recalled or invented content "
-        "has no provenance and must not be stored."))
+        f"Where the content came from: {PROVENANCE_HELP}. Recalled or invented content has no "
+        "provenance and must not be stored."))
+
+    @field_validator("value", mode="wrap")
+    @classmethod
+    def _by_kind(cls, value, handler, info):
+        """Validate against the model `kind` names, so an error names that kind's fields only
+        (which item, which field) and ends with a valid call."""
+        kind = info.data.get("kind")
+        model = {"scope": Scope, "evidence": Evidence}.get(kind)
+        if model is None or isinstance(value, model):
+            return handler(value)
+        try:
+            return model.model_validate(value)
+        except ValidationError as exc:
+            errors = exc.errors(include_input=False)
+            lines = [{"type": PydanticCustomError("invalid_value", _item_message(e, kind, i == len(errors) - 1)),
+                      "loc": e["loc"], "input": None} for i, e in enumerate(errors)]
+            raise ValidationError.from_exception_data(exc.title, lines) from None
 
 
 class SessionPutOutput(BaseModel):
@@ -112,6 +157,8 @@ def put(ctx, args: SessionPutInput) -> SessionPutOutput:
     if _KIND_OF[type(args.value)] != args.kind:
         raise InvalidArgument(f"value has the shape of a {_KIND_OF[type(args.value)]!r} entry, "
                               f"kind says {args.kind!r}", fields=["kind", "value"])
+    if isinstance(args.value, Evidence):
+        _require_served(ctx, args.value)
     try:
         entry, evicted = ctx.sessions.store(args.name, args.kind, args.value, args.provenance)
     except SessionError as exc:
@@ -172,7 +219,9 @@ SPECS = [
              description=lambda ctx: (
                  'Store a named entry to pass later as {"session": name}: a `scope` (year range, '
                  "authors, document ids) as search_documents' or timeline's `scope`, or an "
-                 "`evidence` list (quotes with their document_id) as verify_citations' `evidence`. "
+                 "`evidence` list (quotes with their document_id, and the claim each supports) as "
+                 "verify_citations' `evidence`, held to its rules when stored (the error names the "
+                 "item and shows a valid call). "
                  "Use it to reuse filters across searches or to verify an answer's quotes in one "
                  "call. Replaces an entry of the same name. State where the content came from "
                  "(`provenance`); never store recalled or invented content. One value holds at "
@@ -180,7 +229,9 @@ SPECS = [
                  "make room are named in `evicted`. " + _limits(ctx, full=True)),
              input_model=SessionPutInput, output_model=SessionPutOutput, handler=put,
              render=render_put, read_only=False, destructive=True, idempotent=True,
-             errors=(("invalid_argument", "a value not of its kind's shape, or over a limit"),)),
+             errors=(("invalid_argument", "a value not of its kind's shape, over a limit, or an "
+                                          "evidence quote verify_citations would refuse"),
+                     ("not_found", "an evidence item whose document_id or chunk_id is not served"))),
     ToolSpec(name="session_get", title="Read a session entry",
              description=lambda ctx: (
                  "Read one stored entry whole: kind, value, provenance, size and creation time "

@@ -8,22 +8,27 @@ from __future__ import annotations
 from pydantic import Field
 
 from corpus.ids import ChunkId, DocumentId
-from serving.citation import MAX_QUOTE_CHARS, MIN_QUOTE_CHARS, CitationResult, verify_quote
+from serving.citation import (MAX_ELLIPSIS_GAP, MAX_QUOTE_CHARS, MAX_SUPPORTS_CHARS, MIN_QUOTE_CHARS,
+                              CitationResult, verify_batch)
 from serving.contract import Trace
 from serving.errors import NotFound
 from serving.schemas import render_trace
 from serving.tools import ToolInput, ToolSpec
 
 SHOWN = 5  # unknown ids named in one message (`fields` lists them all)
+ELLIPSIS_RULE = (f"'…' or '...' marks an elision: its parts are checked in order and must lie "
+                 f"within one passage or at most {MAX_ELLIPSIS_GAP} characters apart, else the "
+                 "quote is `not_found` with reason_code `stitched`")
 
 
 class CitationItem(ToolInput):
     document_id: DocumentId = Field(description="document_id of the passage the quote comes from.")
     quote: str = Field(min_length=MIN_QUOTE_CHARS, max_length=MAX_QUOTE_CHARS, description=(
-        f"The exact words to check (at least {MIN_QUOTE_CHARS} characters; '…' or '...' "
-        "marks an elision, checked as ordered segments)."))
+        f"The exact words to check (at least {MIN_QUOTE_CHARS} characters; {ELLIPSIS_RULE})."))
     chunk_id: ChunkId | None = Field(None, description=(
         "Optional chunk_id the quote was read in; preferred when the quote occurs twice."))
+    supports: str | None = Field(None, max_length=MAX_SUPPORTS_CHARS, description=(
+        "Optional: the claim of your answer this quote supports; given back with its result."))
 
 
 class VerifyCitationInput(CitationItem):
@@ -55,21 +60,31 @@ def require_known(reader, items: list[dict], where: str) -> None:
 def handle_one(ctx, args: VerifyCitationInput) -> VerifyCitationOutput:
     reader = ctx.engine.reader
     require_known(reader, [args.model_dump()], "")
-    result = verify_quote(reader, args.document_id, args.quote, args.chunk_id)
+    result = verify_batch(reader, [args.model_dump()])[0]  # the item whole: its `supports` comes back
     return VerifyCitationOutput(**result.model_dump(), trace=ctx.trace(None))
 
 
 def render_result(r: CitationResult) -> str:
-    line = f"{r.status}: “{r.quote[:120]}” in {r.document_id}"
+    """One result with every id a next call needs: document_id, chunk_id, and the get_passage call
+    that reads the closest window."""
+    line = f"{r.status}: “{r.quote[:120]}” in document_id={r.document_id}"
     if r.offsets:
-        line += f" at {r.offsets} ({r.occurrences} occurrence(s))"
+        line += f" at document offsets {r.offsets} ({r.occurrences} occurrence(s))"
+    if r.chunk_id:
+        line += f", chunk_id={r.chunk_id}"
+    if r.supports:
+        line += f"\n  supports: {r.supports[:200]}"
     if r.reason:
-        line += f"\n  reason: {r.reason}"
+        line += f"\n  reason ({r.reason_code}): {r.reason}"
     if r.closest:
         c = r.closest
         diffs = ", ".join(f"{d.get('quote')!r}→{d.get('document')!r}" for d in c.differing_words[:8])
-        line += (f"\n  closest: offsets {c.offsets}, similarity {c.similarity}, {c.word_edits} word "
-                 f"edit(s)" + (f": {diffs}" if diffs else ""))
+        where = (f'get_passage(chunk_id="{c.chunk_id}", offset={c.offset}) reads it'
+                 if c.chunk_id and c.offset is not None else f"chunk_id={c.chunk_id}")
+        more = f" (continues in chunk_id={c.continues_in})" if c.continues_in else ""
+        line += (f"\n  closest: “{c.text[:300]}”{'…' if len(c.text) > 300 else ''}\n  "
+                 f"{where}{more}; document offsets {c.document_offsets}, similarity {c.similarity}, "
+                 f"{c.word_edits} word edit(s)" + (f": {diffs}" if diffs else ""))
     return line
 
 
@@ -79,8 +94,10 @@ def render_one(out: VerifyCitationOutput) -> str:
 
 WHEN = ("Use it before putting any quotation in an answer: only `verified` (exact) or "
         "`verified_normalised` quotes may stand between quotation marks; `not_found` means the "
-        "document does not hold the quote; `closest` then gives its nearest passage (if any shares "
-        "words), similarity and differing words: quote that, or paraphrase. An unknown "
+        "document does not hold the quote (`reason_code` says why); `closest` then gives its "
+        "nearest window (if any shares words): its `text`, similarity and differing words, and "
+        "the `chunk_id` and `offset` that get_passage takes to read it in its passage: quote "
+        "that, or paraphrase. An unknown "
         "document_id or chunk_id is an error, not a result, in both verify tools, so `not_found` "
         "keeps that one meaning.")
 SPEC = ToolSpec(
@@ -88,8 +105,8 @@ SPEC = ToolSpec(
     description=("Check that one quote occurs in a served document, and where: canonical "
                  "character offsets, occurrences, the covering chunk_id. " + WHEN + " "
                  "Deterministic, no language model: whitespace, dashes, quote marks, ligatures, "
-                 "case, line-break hyphenation and Markdown markup are normalised; '…' or '...' "
-                 f"splits a quote into ordered segments. Quotes of {MIN_QUOTE_CHARS} to "
+                 "case, line-break hyphenation and Markdown markup are normalised; "
+                 f"{ELLIPSIS_RULE}. Quotes of {MIN_QUOTE_CHARS} to "
                  f"{MAX_QUOTE_CHARS:,} characters. For several quotes use verify_citations. "
                  "Cheap: milliseconds once the document is cached."),
     input_model=VerifyCitationInput, output_model=VerifyCitationOutput, handler=handle_one,

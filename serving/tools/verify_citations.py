@@ -10,7 +10,8 @@ from serving.errors import InvalidArgument, describe_validation_error
 from serving.schemas import render_trace
 from serving.tools import ToolInput, ToolSpec
 from serving.tools.sessions import SessionRef, evidence_from_session
-from serving.tools.verify_citation import WHEN, CitationItem, render_result, require_known
+from serving.tools.verify_citation import (ELLIPSIS_RULE, WHEN, CitationItem, render_result,
+                                          require_known)
 
 
 class VerifyCitationsInput(ToolInput):
@@ -39,12 +40,9 @@ class Summary(BaseModel):
 class VerifyCitationsOutput(BaseModel):
     summary: Summary
     results: list[CitationResult]
+    evidence_session: str | None = Field(None, description="Name of the evidence session checked.")
     evidence_provenance: str | None = Field(description="Provenance of the evidence session used.")
     trace: Trace
-
-
-class _EvidenceItems(ToolInput):
-    items: list[CitationItem]
 
 
 class _EvidenceItems(ToolInput):
@@ -64,8 +62,9 @@ def _session_items(ctx, name: str) -> tuple[list[dict], str]:
 
 
 def handle_batch(ctx, args: VerifyCitationsInput) -> VerifyCitationsOutput:
-    provenance = None
+    provenance, session = None, None
     if args.evidence is not None:
+        session = args.evidence.session
         items, provenance = _session_items(ctx, args.evidence.session)
         where = "evidence.items"
     else:
@@ -77,7 +76,7 @@ def handle_batch(ctx, args: VerifyCitationsInput) -> VerifyCitationsOutput:
     summary = Summary(checked=len(results), verified=statuses.count("verified"),
                       verified_normalised=statuses.count("verified_normalised"),
                       not_found=statuses.count("not_found"))
-    return VerifyCitationsOutput(summary=summary, results=results,
+    return VerifyCitationsOutput(summary=summary, results=results, evidence_session=session,
                                  evidence_provenance=provenance, trace=ctx.trace(None))
 
 
@@ -85,6 +84,8 @@ def render_batch(out: VerifyCitationsOutput) -> str:
     s = out.summary
     head = (f"{s.checked} checked: {s.verified} verified, {s.verified_normalised} verified after "
             f"normalisation, {s.not_found} not found")
+    if out.evidence_session:
+        head += f" (evidence session {out.evidence_session}, provenance {out.evidence_provenance})"
     return "\n".join([head, *map(render_result, out.results), render_trace(out.trace)])
 
 
@@ -93,8 +94,8 @@ SPEC = ToolSpec(
     description=(f"Check up to {MAX_BATCH} quotes ({MAX_BATCH_BYTES:,} bytes in all), or a "
                  "stored `evidence` session, in one call: one verify_citation result each, in "
                  "order, and a summary; each document is read once. Matching and quote bounds as "
-                 "in verify_citation. " + WHEN + " The ids of every item are checked first: "
-                 "one unknown id fails the call and `fields` names every such item."),
+                 f"in verify_citation ({ELLIPSIS_RULE}). " + WHEN + " The ids of every item are "
+                 "checked first: one unknown id fails the call and `fields` names every such item."),
     input_model=VerifyCitationsInput, output_model=VerifyCitationsOutput,
     handler=handle_batch, render=render_batch,
     errors=(("not_found", "an unknown document_id or chunk_id in any item, or an unknown "

@@ -36,8 +36,11 @@ PASSAGE_CHARS = 1500
 UNHURRIED = 60.0
 
 
-def _write_document(layout: StateLayout, name: str, text_blocks: list[str], fmt: str) -> str:
-    text, blocks = assemble_canonical([RawBlock(kind=BlockKind.paragraph, text=b) for b in text_blocks])
+def _write_document(layout: StateLayout, name: str, text_blocks: list[str] | list[RawBlock], fmt: str) -> str:
+    """A served document of these blocks (plain strings are paragraphs), cut into passages of
+    about PASSAGE_CHARS; returns its document_id."""
+    text, blocks = assemble_canonical([RawBlock(kind=BlockKind.paragraph, text=b) if isinstance(b, str) else b
+                                       for b in text_blocks])
     document_id = document_id_for_bytes(f"{name}\x00{text}".encode())
     now = datetime.now(timezone.utc).isoformat()
     atomic_write_json(layout.registry_entry(document_id), SourceRecord(
@@ -148,7 +151,9 @@ def test_one_changed_word_is_refused_with_a_one_edit_closest_match(corpus):
         closest = result.closest
         assert closest is not None and closest.word_edits == 1, (sentence, closest)
         assert closest.differing_words == [{"quote": "zqxjv", "document": original}]
-        assert closest.offsets[0] < offset + len(sentence) and offset < closest.offsets[1]
+        start, end = closest.document_offsets
+        assert start < offset + len(sentence) and offset < end
+        assert closest.text == reader.canonical_text(doc)[start:end] and original in closest.text
         assert 0.5 < closest.similarity < 1 and closest.chunk_id in reader.passages
 
 

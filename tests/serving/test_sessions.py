@@ -16,11 +16,11 @@ def test_each_kind_round_trips_with_its_provenance():
                                                "document_ids": [DOC, DOC]}, "user_pasted")
     assert scope.value.authors == ["Pav, S."] and scope.value.document_ids == [DOC] and scope.size == 4
     evidence = store.put("evidence_1", "evidence", [{"document_id": DOC, "quote": "a quoted sentence", "chunk_id": CHUNK},
-                                                    {"document_id": DOC, "quote": "another one"}], "session")
+                                                    {"document_id": DOC, "quote": "another quoted one"}], "session")
     assert [i.chunk_id for i in evidence.value.items] == [CHUNK, None] and evidence.size == 2
     assert store.get("scope.2010s").provenance == "user_pasted"
     assert store.get("evidence_1", "evidence").provenance == "session"
-    assert store.resolve({"session": "evidence_1"}, "evidence").value.items[1].quote == "another one"
+    assert store.resolve({"session": "evidence_1"}, "evidence").value.items[1].quote == "another quoted one"
     with pytest.raises(SessionError, match="is a 'evidence', not a 'scope'"):
         store.resolve({"session": "evidence_1"}, "scope")
     with pytest.raises(SessionError, match="nothing else"):

@@ -157,6 +157,9 @@ def test_every_listed_error_is_one_the_tool_answers(context, invoke):
         ("session_put", "invalid_argument"): {"name": "s", "kind": "scope", "provenance": "served",
                                               "value": {"items": [{"document_id": UNKNOWN_DOC,
                                                                    "quote": "a quote long enough"}]}},
+        ("session_put", "not_found"): {"name": "s", "kind": "evidence", "provenance": "served",
+                                       "value": {"items": [{"document_id": UNKNOWN_DOC,
+                                                            "quote": "a quote long enough"}]}},
         ("session_get", "not_found"): {"name": "absent"},
     }
     assert set(calls) == {(s.name, code) for s in all_tools() for code in s.error_codes}

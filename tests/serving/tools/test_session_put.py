@@ -34,7 +34,8 @@ def test_the_limits_the_description_quotes_are_enforced(served_home, monkeypatch
                                     "value": {"year_min": 2000}}).structured_content["evicted"]
                for name in ("a", "b", "c")]
     assert evicted == [[], [], ["a"]]
-    items = [{"document_id": "doc-0000000000000000", "quote": "é" * 5000}] * 400  # 4 MB of JSON
+    served = next(iter(ctx.engine.reader.documents))  # a served id: the size, not the id, is refused
+    items = [{"document_id": served, "quote": "é" * 5000}] * 400  # 4 MB of JSON
     big = call_tool(put, ctx, {"name": "big", "kind": "evidence", "provenance": "user_file",
                                "value": {"items": items}})
     assert big.is_error and big.structured_content["error"]["code"] == "invalid_argument"

@@ -40,12 +40,12 @@ def test_an_unknown_id_is_an_error_in_both_verify_tools(context, invoke):
     assert checked["results"][1]["closest"]["word_edits"] >= 1
     assert invoke("verify_citation", absent).structured_content["status"] == "not_found"
 
-    invoke("session_put", {"name": "ev-unknown", "kind": "evidence", "provenance": "served",
-                           "value": {"items": [good, unknown_doc]}})
-    stored = invoke("verify_citations", {"evidence": {"session": "ev-unknown"}})
-    assert stored.structured_content["error"]["fields"] == ["evidence.items.1.document_id"]
-    invoke("session_put", {"name": "ev-short", "kind": "evidence", "provenance": "served",
-                           "value": {"items": [good, {**good, "quote": "short"}]}})
-    short = invoke("verify_citations", {"evidence": {"session": "ev-short"}})
-    assert short.structured_content["error"]["code"] == "invalid_argument"
-    assert short.structured_content["error"]["fields"] == ["evidence.items.1.quote"]
+    refused = invoke("session_put", {"name": "ev-unknown", "kind": "evidence", "provenance": "served",
+                                     "value": {"items": [good, unknown_doc]}})
+    assert refused.is_error and refused.structured_content["error"]["code"] == "not_found"
+    assert refused.structured_content["error"]["fields"] == ["value.items.1.document_id"]
+    short = invoke("session_put", {"name": "ev-short", "kind": "evidence", "provenance": "served",
+                                   "value": {"items": [good, {**good, "quote": "short"}]}})
+    assert short.is_error and short.structured_content["error"]["code"] == "invalid_argument"
+    assert short.structured_content["error"]["fields"] == ["value.items.1.quote"]
+    assert "evidence item 1" in short.content[0].text and "a valid call: session_put(" in short.content[0].text

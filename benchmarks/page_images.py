@@ -1,0 +1,99 @@
+"""Page images of the served state: how many formula passages are marked unreliable, and the size
+and render time of every formula/table passage's image, as get_passage (image=true) makes it.
+
+    .venv/bin/python benchmarks/page_images.py --home var [--json OUT]
+
+Each passage holding a display formula or a table is rendered twice through the server's own code
+(serving.passage_images.describe): cold, into an empty cache folder (the state's sources are read,
+its own image cache is left alone), then warm, from that cache. Printed: formula blocks and
+passages (all / marked formula_text_unreliable / recognised), image bytes per passage and render
+time per passage (wall, and CPU for the cold render), p50 / p95 / max.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+from corpus.models import BlockKind  # noqa: E402
+from corpus.published import open_published  # noqa: E402
+from corpus.reader import CorpusReader  # noqa: E402
+from corpus.state import StateLayout  # noqa: E402
+from serving.passage_images import describe  # noqa: E402
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else float("nan")
+
+
+def _summary(values: list[float]) -> dict:
+    return {"n": len(values), "p50": _pct(values, 0.5), "p95": _pct(values, 0.95),
+            "max": max(values, default=float("nan")), "mean": statistics.fmean(values) if values else float("nan")}
+
+
+def measure(home: Path) -> dict:
+    view = open_published(StateLayout(home.resolve()))
+    reader = CorpusReader.open(view.layout)
+    scratch = Path(tempfile.mkdtemp(prefix="page-images-"))
+    (scratch / "sources").symlink_to(reader.layout.sources)   # the real sources, an empty image cache
+    reader.layout = dataclasses.replace(reader.layout, root=scratch, view=reader.layout.served_root)
+    counts = {"formula_blocks": 0, "unreliable_formula_blocks": 0, "recognised_formula_blocks": 0,
+              "formula_passages": 0, "unreliable_formula_passages": 0, "table_passages": 0,
+              "pdf_documents": 0, "unrendered_passages": 0}
+    sizes, cold, cold_cpu, warm = [], [], [], []
+    for entry in reader.documents.values():
+        if entry.source.format != "pdf":
+            continue
+        counts["pdf_documents"] += 1
+        formulas = [b for b in entry.parsed.blocks if b.kind is BlockKind.formula]
+        counts["formula_blocks"] += len(formulas)
+        counts["unreliable_formula_blocks"] += sum(b.formula_text_unreliable for b in formulas)
+        counts["recognised_formula_blocks"] += sum(b.recognised_by is not None for b in formulas)
+        for passage in reader.by_document[entry.document_id]:
+            page, _ = describe(reader, passage, render=False)
+            if not page.kinds:
+                continue
+            counts["formula_passages"] += page.formulas > 0
+            counts["unreliable_formula_passages"] += page.formula_text_unreliable
+            counts["table_passages"] += "table" in page.kinds
+            start, cpu = time.perf_counter(), time.process_time()
+            page, pngs = describe(reader, passage, render=True)
+            cold.append((time.perf_counter() - start) * 1000)
+            cold_cpu.append((time.process_time() - cpu) * 1000)   # steady on a busy shared machine
+            if not pngs:
+                counts["unrendered_passages"] += 1
+                continue
+            sizes.append(sum(len(p) for p in pngs))
+            start = time.perf_counter()
+            describe(reader, passage, render=True)
+            warm.append((time.perf_counter() - start) * 1000)
+    return {"counts": counts, "image_bytes": _summary(sizes), "render_ms_cold": _summary(cold),
+            "render_cpu_ms_cold": _summary(cold_cpu), "render_ms_cached": _summary(warm)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, default=Path(os.environ.get("QUANT_RAG_HOME", "var")))
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    result = measure(args.home)
+    for key, value in result["counts"].items():
+        print(f"{key:30s} {value}")
+    for key in ("image_bytes", "render_ms_cold", "render_cpu_ms_cold", "render_ms_cached"):
+        s = result[key]
+        print(f"{key:18s} n={s['n']} p50={s['p50']:.1f} p95={s['p95']:.1f} max={s['max']:.1f} mean={s['mean']:.1f}")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

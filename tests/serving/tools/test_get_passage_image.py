@@ -1,0 +1,84 @@
+"""get_passage's page image: a formula passage of a PDF comes with its rendered region as MCP image
+content that the SDK's stdio client receives (a real server subprocess on a state the pipeline
+ingested), cropped, within 200 kB, cached for the second call; a Markdown passage says plainly that
+it has no page image."""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import pypdfium2 as pdfium
+import pytest
+from mcp_types import ImageContent
+from PIL import Image
+
+from corpus.config import ServedConfig
+from corpus.models import BlockKind
+from corpus.page_images import MAX_IMAGE_BYTES, RENDER_SCALES
+from corpus.state import StateLayout
+from mcp_stdio import run_calls
+
+
+@pytest.fixture(scope="module")
+def picks(ingested_home):
+    """(unreliable formula passage, its document's source PDF, a Markdown passage)."""
+    from serving.server import ServingContext
+
+    reader = ServingContext(StateLayout(ingested_home), ServedConfig()).engine.reader
+    formula = markdown = None
+    for entry in reader.documents.values():
+        unreliable = [b for b in entry.parsed.blocks if b.kind is BlockKind.formula and b.formula_text_unreliable]
+        for passage in reader.by_document[entry.document_id]:
+            if entry.source.format == "markdown" and markdown is None:
+                markdown = passage
+            if formula is None and any(b.start < e and s < b.end for b in unreliable for s, e in passage.ranges):
+                formula = passage
+    assert formula is not None and markdown is not None
+    return formula, StateLayout(ingested_home).source_file(formula.document_id, "pdf"), markdown
+
+
+def test_a_formula_passage_returns_its_region_as_an_image(ingested_home, picks):
+    formula, pdf, markdown = picks
+
+    async def scenario(c):
+        plain = await c("get_passage", {"chunk_id": formula.chunk_id, "neighbours": 0})
+        first = await c("get_passage", {"chunk_id": formula.chunk_id, "neighbours": 0, "image": True})
+        second = await c("get_passage", {"chunk_id": formula.chunk_id, "neighbours": 0, "image": True})
+        md = await c("get_passage", {"chunk_id": markdown.chunk_id, "neighbours": 0, "image": True})
+        return plain, first, second, md
+
+    plain, first, second, md = run_calls(ingested_home, scenario)
+    # without the option: the flag and the call that shows the formula, no image
+    page = plain.structured_content["page_image"]
+    assert page["available"] and page["formula_text_unreliable"] and page["unreliable_formulas"] >= 1
+    assert page["call"] == f"get_passage(chunk_id={formula.chunk_id!r}, image=true)" and not page["images"]
+    assert [c.type for c in plain.content] == ["text"] and "formula_text_unreliable" in plain.content[0].text
+    # with it: a PNG beside the text, the one the structured answer describes
+    images = [c for c in first.content if isinstance(c, ImageContent)]
+    described = first.structured_content["page_image"]["images"]
+    assert first.content[0].type == "text" and len(images) == len(described) >= 1
+    total = 0
+    for content, meta in zip(images, described):
+        png = base64.b64decode(content.data)
+        total += len(png)
+        assert content.mime_type == "image/png" and len(png) == meta["bytes"] and not meta["cached"]
+        image = Image.open(io.BytesIO(png))
+        image.verify()
+        assert image.format == "PNG" and image.size == (meta["width"], meta["height"])
+        doc = pdfium.PdfDocument(str(pdf))
+        width, height = doc[meta["page"] - 1].get_size()
+        doc.close()
+        full_area = width * height * RENDER_SCALES[0] ** 2   # the whole page at the best scale
+        assert meta["width"] * meta["height"] < full_area / 4
+    assert total <= MAX_IMAGE_BYTES
+    # the second call reads the cache, and sends the same bytes
+    again = second.structured_content["page_image"]["images"]
+    assert again and all(meta["cached"] for meta in again)
+    assert [c.data for c in second.content if isinstance(c, ImageContent)] == [c.data for c in images]
+    # Markdown: no page image, said in the structured answer and in the text
+    md_page = md.structured_content["page_image"]
+    assert not md_page["available"] and md_page["call"] is None and not md_page["images"]
+    assert "Markdown documents have no page images" in md_page["reason"]
+    assert [c.type for c in md.content] == ["text"]
+    assert "page image: none (Markdown documents have no page images" in md.content[0].text
