@@ -13,7 +13,7 @@ from ingest.integrity import anchor_mismatches, forbidden_cuts
 
 
 @document_asset(deps=["parsed_document"], group_name="documents", code_version=CHUNKER_VERSION,
-                description="Passages: consecutive blocks under one section path, cut only where DESIGN §4 allows.",
+                description="Passages: consecutive blocks under one section path, cut only where docs/DESIGN.md §4 allows.",
                 check_specs=[dg.AssetCheckSpec("no_forbidden_cuts", asset="passages"),
                              dg.AssetCheckSpec("anchors_round_trip", asset="passages")])
 def passages(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:

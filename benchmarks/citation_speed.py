@@ -1,4 +1,4 @@
-"""Speed of citation verification on a ~200k-character document (DESIGN §5 goal: ≤ 10 ms warm).
+"""Speed of citation verification on a ~200k-character document (docs/DESIGN.md §5 goal: ≤ 10 ms warm).
 
 Builds a throw-away corpus state in a temp folder from the bundled Markdown lectures (one
 concatenated document), then times: normalise_with_map cold, verify_quote warm for a raw quote,

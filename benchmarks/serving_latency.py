@@ -270,7 +270,7 @@ def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
         out = timed("output model + trace", tool.SearchDocumentsOutput, results=results, period=period, mode=mode,
                     searched_text=text, documents_in_scope=None, candidates=len(pool), reranked=False,
                     late_interaction=bool(tokens),
-                    evidence=evidence, no_answer_likely=tool.no_answer_likely(evidence, config.abstain_below),
+                    evidence=evidence, no_answer_likely=False,
                     scope_provenance=None, trace=ctx.trace("search"))
         timed("render text + json", lambda: (tool.render(out), out.model_dump_json()))
         stages.setdefault("handler total (sum)", []).append(time.perf_counter() - total)

@@ -116,10 +116,10 @@ class ServedConfig(BaseModel):
     # and blend its order with the fused one (1 = its order alone); serving.reranking.
     reranker_depth: int = Field(default=0, ge=0)
     reranker_weight: float = Field(default=1.0, ge=0.0, le=1.0)
-    # Best dense similarity (all-MiniLM-L6-v2) under which `no_answer_likely` is raised: the highest
-    # threshold flagging at most 10 % of the library dev set's answerable questions (7/76; it flags
-    # 8 of 13 negatives; AUROC 0.899). Recalibrate with `quant-rag eval` for another model.
-    abstain_below: float = 0.39
+    # Probability of "no answer in the library" (serving.abstention's logistic model) at or above
+    # which `no_answer_likely` is raised; the operating point and its dev figures are in
+    # serving/abstention.py's fit note. Refit the model for another embedding model.
+    no_answer_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
     # How the server embeds queries: the ONNX export (float32; int8 is an opt-in arm), or torch.
     query_runtime: Literal["onnx", "onnx-int8", "torch"] = "onnx"
     # How ingestion embeds passages: the float32 export ("onnx", vectors equal to torch's), torch,
@@ -159,7 +159,8 @@ class ServedConfig(BaseModel):
                            ("QUANT_RAG_BM25_B", "bm25_b"),
                            ("QUANT_RAG_BM25_STOPWORDS", "bm25_stopwords"),
                            ("QUANT_RAG_CANDIDATE_POOL", "candidate_pool"),
-                           ("QUANT_RAG_DOCUMENT_BEST_WEIGHT", "document_best_weight")):
+                           ("QUANT_RAG_DOCUMENT_BEST_WEIGHT", "document_best_weight"),
+                           ("QUANT_RAG_NO_ANSWER_THRESHOLD", "no_answer_threshold")):
             if env.get(key):
                 values[field] = env[key]
         for key, field in (("QUANT_RAG_EMBEDDING_PATH", "embedding_model_path"),

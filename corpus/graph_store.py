@@ -4,7 +4,7 @@ Tables: `meta` (signature, extractor, format), `entities` (one row per name key,
 `surfaces` (the written forms seen for each key, so "VaR" and "value at risk" both find an entity),
 `mentions` (chunk -> entity, with offsets) and `relations` (typed head -> tail edges, each with its
 source chunk). Co-mentions are not stored: they are derived from the mentions at query time.
-Queries follow DESIGN §6 (prior art §2.13): exact key weight 1.0, containing match 0.5; chunk score
+Queries follow docs/DESIGN.md §6: exact key weight 1.0, containing match 0.5; chunk score
 = Σ weights of matched entities present + 0.01 × Σ min(mentions in chunk, 10); co-mention score =
 shared chunks × ln(N / df).
 """
@@ -317,7 +317,7 @@ class GraphStore:
                 for direction, mine, other in (("out", head, tail), ("in", tail, head)):
                     if mine == key and other not in origin:
                         groups[(rel, direction, other)].append(chunk_id)
-        neighbours = [{"relation": rel, "direction": direction, "name": self._entities[other].name,
+        neighbours = [{"relation": rel, "direction": direction, "key": other, "name": self._entities[other].name,
                        "type": self._entities[other].type, "support": len(chunks),
                        "chunk_ids": sorted(set(chunks))[:EXAMPLE_CHUNKS]}
                       for (rel, direction, other), chunks in groups.items()]
@@ -333,7 +333,7 @@ class GraphStore:
             for other in self._by_chunk[chunk_id]:
                 if other not in origin:
                     shared[other].append(chunk_id)
-        rows = [{"name": self._entities[k].name, "type": self._entities[k].type,
+        rows = [{"key": k, "name": self._entities[k].name, "type": self._entities[k].type,
                  "shared_chunks": len(chunks),
                  "score": len(chunks) * math.log(total / len(self._by_entity[k])),
                  "chunk_ids": chunks[:EXAMPLE_CHUNKS]} for k, chunks in shared.items()]

@@ -1,4 +1,4 @@
-"""Markdown markup skipped before citation matching (DESIGN §5), with a map back to the text.
+"""Markdown markup skipped before citation matching (docs/DESIGN.md §5), with a map back to the text.
 
 An agent quotes the words, not the markup: a table row read as "Mean 0.5 0.3", inline code
 without its backticks, a code line without the fence above it. So table pipes and separator

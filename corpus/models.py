@@ -68,6 +68,24 @@ class SourceRecord(BaseModel):
     registered_at: str
 
 
+class TextQuality(BaseModel):
+    """A parse's measured text quality (ingest.parsing.quality)."""
+
+    words: int = Field(description="Prose words measured (paragraphs, headings, lists, captions, footnotes).")
+    attested_share: float = Field(description="Share of those words the library vocabulary holds.")
+    unknown_glyphs: int = Field(description=(
+        "Glyphs without a Unicode map: dropped from the canonical text (control codes, '(cid:N)') "
+        "or left in it (private use, unassigned, U+FFFD); the served text holds only the latter."))
+    repairs: dict[str, int] = Field(default_factory=dict, description="'wrong→restored': occurrences, per document.")
+    joined_words: int = Field(0, description="Words rejoined across a page or column break.")
+    low_quality: bool = Field(description="attested_share under the floor: the text is not what the author wrote.")
+
+    def quote_table(self) -> dict[int, str]:
+        """str.translate table of the glyph repairs ('Ą→fi'): a quote copied through the file's
+        own broken map ('Ąnancial') reads, after it, as the canonical text does."""
+        return {ord(key[0]): key[2:] for key in self.repairs if len(key) >= 3 and key[1] == "\u2192"}
+
+
 class ParsedDocument(BaseModel):
     """Parse output of one document; the canonical text itself is stored beside it."""
 
@@ -79,7 +97,12 @@ class ParsedDocument(BaseModel):
     pages: int | None = None
     garbled_text: bool = False
     garbled_score: float = 0.0
+    text_quality: TextQuality | None = None    # None: parsed before quality was measured
     blocks: list[Block]
+
+
+# Furniture roles (ingest.passage_roles): ranked only when a question asks for them.
+PassageRole = Literal["body", "contents", "title_block", "references", "index"]
 
 
 class Passage(BaseModel):
@@ -96,6 +119,7 @@ class Passage(BaseModel):
     page_end: int | None = None
     block_kinds: list[BlockKind] = Field(default_factory=list)
     garbled_text: bool = False
+    role: PassageRole = "body"                 # what the passage is for (ingest.passage_roles)
 
 
 Provenance = Literal["pdf_metadata", "first_page", "manifest", "override", "markdown_heading", "none"]

@@ -1,4 +1,4 @@
-"""Text normalisation for citation matching (DESIGN §5), with a map back to canonical offsets.
+"""Text normalisation for citation matching (docs/DESIGN.md §5), with a map back to canonical offsets.
 
 The same function is applied to a quote and to a document, so a quote copied with curly quotes,
 a typographic minus, a ligature or a line-broken word still matches. Plain ASCII between the

@@ -1,4 +1,4 @@
-"""Where a text may be cut: DESIGN §4, the one implementation shared by chunker and server.
+"""Where a text may be cut: docs/DESIGN.md §4, the one implementation shared by chunker and server.
 
 A cut at position p keeps text[:p]. It is forbidden inside a word (previous char a word char or
 a backslash, next a word char), strictly inside a Markdown table row, and strictly inside a

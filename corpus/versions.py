@@ -1,6 +1,7 @@
 """Version strings: the one home of every version that enters a signature or a trace."""
 
-PARSER_VERSION = "parse-v3"   # v3: blocks keep their page regions and formula flags; v2: control characters dropped
+PARSER_VERSION = "parse-v4"   # v4: wrong glyph maps restored, page-broken words rejoined; v3: page regions, formula flags
 CHUNKER_VERSION = "chunk-v1"
+PASSAGE_ROLES_VERSION = "roles-v1"  # ingest.passage_roles; outside chunk ids: a role never moves a passage
 CONTRACT_VERSION = "1.1.0"  # 1.1: corpus_status answers on a broken state (problem, rebuild; counts may be null)
 SERVER_VERSION = "0.1.0"

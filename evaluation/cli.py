@@ -25,7 +25,7 @@ from corpus.config import ServedConfig
 from corpus.state import StateLayout
 from evaluation.metrics import METRIC_NAMES, PRIMARY_METRIC
 from evaluation.plots import plot_arms
-from evaluation.report import format_table, summary_json
+from evaluation.report import abstention_summary, format_table, summary_json
 from evaluation.runs import (PLACEBO, RunResult, StateNotReady, arm_modes, beir_target,
                              library_target, run_arms)
 from evaluation.stats import compare_arms
@@ -68,6 +68,9 @@ def _side_facts(result: RunResult) -> dict:
     facts["families"] = family_means(result)
     facts["abstention_auroc"] = {arm: evidence_auroc([r for r in result.records if r["arm"] == arm], negative)
                                  for arm in result.arms}
+    facts["abstention"] = {arm: abstention_summary([r for r in result.records if r["arm"] == arm], negative,
+                                                   result.target.config.no_answer_threshold)
+                           for arm in result.arms}
     dated = [r for r in result.records if r["arm"] == first and questions[r["id"]].period is not None]
     facts["dated"] = {"n": len(dated), "period_matched": sum(
         tuple(r["period"]) == tuple(questions[r["id"]].period) for r in dated)}

@@ -1,4 +1,4 @@
-"""Leak score: how much of a question's wording is lifted from its gold passage (DESIGN §8).
+"""Leak score: how much of a question's wording is lifted from its gold passage (docs/DESIGN.md §8).
 
     tokens(q) = distinct BM25 tokens of q (corpus.tokenize) of ≥ 2 characters, minus stop words
     IDF(t)    = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))   over N texts (BM25's IDF)

@@ -8,6 +8,40 @@ from evaluation.metrics import PRIMARY_METRIC
 from evaluation.stats import mean_ci
 
 SUMMARY_METRICS = (PRIMARY_METRIC, "recall@10", "mrr")
+ABSENT = "absent"  # evaluation.runs.ABSENT: the absent-topic questions' family
+
+
+def abstention_summary(rows: list[dict], negative: set[str], threshold: float) -> dict | None:
+    """How one arm's `no_answer` probability separates negatives from answerable questions:
+    AUROC (P(a negative scores above an answerable one), ties one half) and the share flagged at
+    `threshold` among negatives, absent-topic questions and answerable ones. None without both."""
+    from scipy.stats import mannwhitneyu
+
+    scored = [r for r in rows if r.get("no_answer") is not None]
+    neg = [r["no_answer"] for r in scored if r["id"] in negative]
+    pos = [r["no_answer"] for r in scored if r["id"] not in negative]
+    absent = [r["no_answer"] for r in scored if r.get("family") == ABSENT]
+    if not neg or not pos:
+        return None
+    flagged = lambda xs: [sum(v >= threshold for v in xs), len(xs)]  # noqa: E731
+    return {"auroc": round(float(mannwhitneyu(neg, pos).statistic) / (len(neg) * len(pos)), 3),
+            "threshold": threshold, "negatives_flagged": flagged(neg), "absent_flagged": flagged(absent),
+            "answerable_flagged": flagged(pos)}
+
+
+def format_abstention(summary: dict) -> list[str]:
+    """Lines of the abstention table (summary["abstention"]: arm -> abstention_summary)."""
+    rows = {arm: row for arm, row in summary.get("abstention", {}).items() if row}
+    if not rows:
+        return []
+    share = lambda k, n: f"{k}/{n} ({k / n:.0%})" if n else "—"  # noqa: E731
+    lines = ["", f"{'no_answer_likely at threshold':<44}{'AUROC':>8}{'negatives':>16}{'absent topics':>16}"
+             f"{'answerable':>16}"]
+    for arm, row in rows.items():
+        lines.append(f"{arm + ' (≥ ' + str(row['threshold']) + ')':<44}{row['auroc']:>8.3f}"
+                     + "".join(f"{share(*row[k]):>16}" for k in ("negatives_flagged", "absent_flagged",
+                                                                "answerable_flagged")))
+    return lines
 
 
 def summary_json(arms: dict[str, dict[str, dict[str, float]]], pairs: list[dict]) -> dict:
@@ -45,6 +79,7 @@ def format_table(summary: dict) -> str:
             auroc = summary.get("abstention_auroc", {}).get(arm)
             lines.append(f"{arm:<44}" + "".join(f"{row.get(f, float('nan')):>10.3f}" for f in families)
                          + (f"{auroc:>8.3f}" if auroc is not None else f"{'—':>8}"))
+    lines += format_abstention(summary)
     if summary["pairs"]:
         lines += ["", f"{'a − b':<60}{'diff':>9}{'95% CI':>20}  verdict"]
         for pair in summary["pairs"]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from corpus.config import ServedConfig
+from corpus.ids import sha256_hex
 from corpus.published import open_published
 from corpus.state import StateLayout
 from evaluation.arms import arm_engine, parse_arm
@@ -25,6 +26,7 @@ from evaluation.datasets import (GoldQuoteNotFound, chunk_documents, gold_passag
                                  load_beir, load_library_questions, questions_hash)
 from evaluation.metrics import MISS_K, NDCG_K, RECALL_KS, score_query
 from evaluation.profiles import describe as describe_profile, with_profile
+from serving.abstention import no_answer_probability
 from serving.coherence import check_state
 from serving.contract import WINDOWS
 from serving.engine import Engine, Retrieval
@@ -34,6 +36,7 @@ from serving.tools.search_documents import SearchDocumentsInput
 log = logging.getLogger(__name__)
 
 PLACEBO = "placebo"
+ABSENT = "absent"  # family of the absent-topic questions (negatives about topics the library lacks)
 DEPTH = max(NDCG_K, MISS_K, *RECALL_KS)  # passages retrieved per question
 
 
@@ -118,7 +121,10 @@ def _library_target(layout: StateLayout, config: ServedConfig, path: Path, limit
     reader = engine.reader
     files = library_file_map(reader)
     questions, skipped = [], {"gold_document_absent": 0, "gold_quote_not_found": 0}
-    for q in load_library_questions(path):
+    companion = absent_companion(path)
+    absent = {q.id for q in load_library_questions(companion)} if companion else set()
+    loaded = load_library_questions(path) + (load_library_questions(companion) if companion else [])
+    for q in loaded:
         if any(item["file"] not in files for item in q.gold):
             skipped["gold_document_absent"] += 1
             continue
@@ -128,9 +134,22 @@ def _library_target(layout: StateLayout, config: ServedConfig, path: Path, limit
             log.warning("skipped: %s", exc)
             skipped["gold_quote_not_found"] += 1
             continue
-        questions.append(Question(q.id, q.question, gains, q.family, q.period))
-    return Target(path.stem, questions_hash(path), engine, report.signature, questions[:limit],
+        questions.append(Question(q.id, q.question, gains, ABSENT if q.id in absent else q.family, q.period))
+    digest = questions_hash(path)
+    if companion:
+        digest = sha256_hex(f"{digest}{questions_hash(companion)}".encode())
+    return Target(path.stem, digest, engine, report.signature, questions[:limit],
                   lambda chunk: chunk, chunk_documents(reader), skipped)
+
+
+def absent_companion(path: Path) -> Path | None:
+    """The absent-topic questions beside a library split (library_dev.jsonl ->
+    library_absent_dev.jsonl), when there: negatives ranked and scored for abstention only."""
+    prefix = "library_"
+    if not path.name.startswith(prefix) or path.name.startswith(prefix + "absent_"):
+        return None
+    companion = path.with_name(f"{prefix}absent_{path.name[len(prefix):]}")
+    return companion if companion.exists() else None
 
 
 def beir_target(home: StateLayout, config: ServedConfig, folder: Path, split: str | None = None,
@@ -146,14 +165,15 @@ def beir_target(home: StateLayout, config: ServedConfig, folder: Path, split: st
                   questions[:limit], corpus_of.__getitem__, profile=describe_profile(beir.name))
 
 
-def retrieve(engine: Engine, text: str, arm_spec: str) -> tuple[Retrieval, tuple[int | None, int | None]]:
-    """(retrieval, applied period) for one question, the way search_documents resolves it."""
+def retrieve(engine: Engine, text: str, arm_spec: str) -> tuple[Retrieval, tuple[int | None, int | None], str]:
+    """(retrieval, applied period, searched text) for one question, the way search_documents
+    resolves it."""
     arm = parse_arm(arm_spec)
     engine = arm_engine(engine, arm.config(engine.config))
     args = SearchDocumentsInput(query=text, limit=DEPTH, mode=arm.mode)
     scope, period, searched, _ = resolve_filters(EngineContext(engine), args, args.query)
     found = engine.retrieve(searched, arm.mode, scope, limit=DEPTH, pool=arm.pool)
-    return found, (period.year_min, period.year_max)
+    return found, (period.year_min, period.year_max), searched
 
 
 @dataclass
@@ -191,13 +211,15 @@ def run_arms(target: Target, arms: list[str]) -> RunResult:
     for q in target.questions:
         for arm, mode in modes.items():
             start = time.perf_counter()
-            found, period = retrieve(target.engine, q.text, mode)
+            found, period, searched = retrieve(target.engine, q.text, mode)
+            no_answer = no_answer_probability(arm_engine(target.engine, parse_arm(mode).config(
+                target.config)), searched, found)
             seconds[arm] += time.perf_counter() - start
             hits = found.hits
             ranked = [target.item_of(h.chunk_id) for h in hits]
             row = {"arm": arm, "mode": mode, "id": q.id, "family": q.family, "ranked": ranked,
                    "top_score": hits[0].score if hits else None, "evidence": found.evidence,
-                   "period": list(period)}
+                   "no_answer": no_answer, "period": list(period)}
             if q.gains:
                 per_query[arm][q.id] = score_query(ranked, q.gains, target.doc_of)
                 row.update(per_query[arm][q.id])

@@ -1,4 +1,4 @@
-"""Paired percentile bootstrap and the placebo rule (DESIGN §8).
+"""Paired percentile bootstrap and the placebo rule (docs/DESIGN.md §8).
 
 Arms are compared on the same questions: the per-question differences are resampled together
 (`scipy.stats.bootstrap(paired=True, method='percentile')`), with a fixed seed so a rerun gives

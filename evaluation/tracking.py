@@ -1,4 +1,4 @@
-"""MLflow logging of evaluation runs (DESIGN §8): params, metrics, per-question results, plot.
+"""MLflow logging of evaluation runs (docs/DESIGN.md §8): params, metrics, per-question results, plot.
 
 Embedded default: a sqlite backend store under the state directory (`<state>/mlflow/mlflow.db`)
 with artifacts beside it (`<state>/mlflow/artifacts`); MLFLOW_TRACKING_URI names a tracking

@@ -5,13 +5,14 @@ from __future__ import annotations
 from ingest.chunker import chunk_document
 from corpus.models import ParsedDocument
 from corpus.state import read_text_exact, StateLayout, atomic_write_json, atomic_write_jsonl, read_json
-from corpus.versions import CHUNKER_VERSION
+from corpus.versions import CHUNKER_VERSION, PASSAGE_ROLES_VERSION
 
 
 def chunk_stored_document(layout: StateLayout, document_id: str) -> int:
     """Chunk one parsed document unless its passages already match text and chunker version."""
     parsed = ParsedDocument(**read_json(layout.parsed_blocks(document_id)))
-    wanted = {"chunker_version": CHUNKER_VERSION, "canonical_sha256": parsed.canonical_sha256}
+    wanted = {"chunker_version": CHUNKER_VERSION, "canonical_sha256": parsed.canonical_sha256,
+              "roles_version": PASSAGE_ROLES_VERSION}
     meta = layout.passages_meta(document_id)
     if meta.exists() and layout.passages(document_id).exists() and read_json(meta) == wanted:
         return -1

@@ -1,4 +1,4 @@
-"""Passages from a document's blocks (DESIGN §2, §4). Pure function; no dagster here.
+"""Passages from a document's blocks (docs/DESIGN.md §2, §4). Pure function; no dagster here.
 
 A passage is a run of consecutive blocks under one section path. A heading opens a new passage
 and sits at its top (a heading directly followed by a deeper one joins it: no empty sections).
@@ -30,6 +30,7 @@ from corpus.ids import chunk_id_for
 from corpus.models import Block, BlockKind, Passage
 from corpus.safe_cut import find_cut, forbidden_mask
 from corpus.versions import CHUNKER_VERSION
+from ingest.passage_roles import with_roles
 
 TARGET_CHARS = 1200
 MAX_CHARS = 2000
@@ -72,7 +73,7 @@ def chunk_document(document_id: str, canonical: str, blocks: list[Block], garble
     """Passages of one document in reading order (ordinal 0, 1, …)."""
     mask = forbidden_mask(canonical)
     groups = _merge_small(_group(canonical, blocks, mask))
-    return [_passage(document_id, canonical, g, i, garbled) for i, g in enumerate(groups)]
+    return with_roles([_passage(document_id, canonical, g, i, garbled) for i, g in enumerate(groups)])
 
 
 def heading_title(text: str) -> str:

@@ -13,7 +13,7 @@ def load_passages(layout: StateLayout, document_id: str) -> list[Passage]:
 
 
 def forbidden_cuts(layout: StateLayout, document_ids: list[str]) -> list[dict]:
-    """Passage boundaries that fall where DESIGN §4 forbids a cut in the canonical text."""
+    """Passage boundaries that fall where docs/DESIGN.md §4 forbids a cut in the canonical text."""
     problems = []
     for document_id in document_ids:
         canonical = read_text_exact(layout.canonical_text(document_id))

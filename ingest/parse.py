@@ -29,7 +29,7 @@ def parse_document(layout: StateLayout, document_id: str) -> ParsedDocument:
     parsed = ParsedDocument(document_id=document_id, parser=output.parser, parser_version=output.parser_version,
                             canonical_sha256=sha256_hex(canonical), canonical_chars=len(canonical),
                             pages=output.pages, garbled_text=output.garbled_text,
-                            garbled_score=output.garbled_score, blocks=blocks)
+                            garbled_score=output.garbled_score, text_quality=output.quality, blocks=blocks)
     atomic_write_text(canonical_path, canonical)
     atomic_write_json(layout.parsed_blocks(document_id), parsed.model_dump(mode="json"))
     return parsed

@@ -1,4 +1,4 @@
-"""Citation verification without a language model (DESIGN §5).
+"""Citation verification without a language model (docs/DESIGN.md §5).
 
 A quote is `verified` when it is a raw substring of the canonical text, `verified_normalised` when
 it matches after corpus.normalise (serving.citation_text), else `not_found` with the closest
@@ -136,6 +136,13 @@ def _load(reader: CorpusReader, document_id: str) -> NormalisedDocument | tuple[
         return "unreadable", f"canonical text of {document_id} unreadable: {exc.__class__.__name__}"
 
 
+def _repair_table(reader: CorpusReader, document_id: str) -> dict[int, str]:
+    """The document's glyph repairs as a translate table: a quote copied from the PDF through its
+    broken font map ('Ąnancial') reads as the repaired canonical text does ('financial')."""
+    quality = reader.documents[document_id].parsed.text_quality
+    return quality.quote_table() if quality is not None else {}
+
+
 def verify_quote(reader: CorpusReader, document_id: str, quote: str, chunk_id: str | None = None,
                  budget: Budget | None = None) -> CitationResult:
     """Check one quote against a document's canonical text."""
@@ -168,6 +175,9 @@ def verify_batch(reader: CorpusReader, items: list[dict], budget: Budget | None 
         if isinstance(doc, tuple):
             result = _result(document_id, quote, reason_code=doc[0], reason=doc[1])
         else:
-            result = _verify(reader, doc, document_id, quote, chunk_id, budget)
-        results.append(result.model_copy(update={"supports": supports}))
+            repaired = quote.translate(_repair_table(reader, document_id))
+            result = _verify(reader, doc, document_id, repaired, chunk_id, budget)
+            if repaired != quote and result.status == "verified":  # not the raw text any more
+                result = result.model_copy(update={"status": "verified_normalised"})
+        results.append(result.model_copy(update={"supports": supports, "quote": quote}))
     return results

@@ -1,4 +1,4 @@
-"""The output contract (DESIGN §4): windows, trace, anchor, cite, flags and safe pagination.
+"""The output contract (docs/DESIGN.md §4): windows, trace, anchor, cite, flags and safe pagination.
 
 The one home of every window. Served text is cut only at safe positions (corpus.safe_cut), and a
 cut announces what remains and the call that continues it.

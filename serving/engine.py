@@ -21,9 +21,11 @@ from corpus.passage_store import LARGE_STATE_PASSAGES
 from corpus.reader import CorpusReader
 from corpus.state import StateLayout
 from corpus.vector_store_base import VectorStore
+from serving.abstention import DENSE_K, term_statistics
 from serving.coherence import INGEST_COMMAND
 from serving.errors import IncoherentState, InvalidArgument, Unavailable
 from serving.expansion import QueryExpander
+from serving.furniture import drop_furniture
 from serving.scaffolding import drop_scaffolding
 from serving.selection import (Candidate, by_late_interaction, convex_fusion, reciprocal_rank_fusion, select,
                                with_document_best, with_document_decay, with_document_evidence,
@@ -71,8 +73,9 @@ class Retrieval:
     pool: int                   # candidates retrieved before selection
     documents_in_scope: int | None
     reranked: bool
-    evidence: float | None = None   # best dense similarity in scope: the abstention signal
+    evidence: float | None = None   # best dense similarity in scope
     late_interaction: bool = False  # the pool was ordered by MaxSim over token vectors
+    dense_scores: tuple[float, ...] = ()  # the first dense similarities, best first (abstention)
 
 
 class Engine:
@@ -188,6 +191,8 @@ class Engine:
                 getattr(self, part)
             except Exception:  # best effort; the request path reports errors properly
                 log.warning("warm-up could not open %s", part, exc_info=True)
+        if self.is_open("bm25"):  # the abstention's term statistics (~0.1 s at 24k terms)
+            term_statistics(self.bm25)
 
     # -- scope --------------------------------------------------------------------------
     def documents_in_scope(self, scope: Scope) -> set[str] | None:
@@ -309,11 +314,13 @@ class Engine:
             if self.reranker_name != "none":
                 ranked, reranked = self.rerank(text, ranked), True
         reader = self.reader
-        hits = select(ranked, reader.passages, reader.near_duplicates, limit=limit,
+        hits = select(drop_furniture(ranked, reader.passages, text), reader.passages,
+                      reader.near_duplicates, limit=limit,
                       per_document=per_document or self.config.per_document,
                       min_chars=self.config.min_passage_chars, fill=self.config.fill_limit)
         evidence = dense[0].score if dense else None
-        return Retrieval(hits, len(ranked), None if allowed is None else len(allowed), reranked, evidence, late)
+        return Retrieval(hits, len(ranked), None if allowed is None else len(allowed), reranked, evidence, late,
+                         tuple(c.score for c in (dense or [])[:DENSE_K]))
 
     def _hybrid(self, text: str, size: int, allowed: set[str] | None,
                 scope: Scope) -> tuple[list[Candidate], list[Candidate], bool]:

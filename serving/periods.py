@@ -1,4 +1,4 @@
-"""A publication period written in a question becomes a year filter (DESIGN §6).
+"""A publication period written in a question becomes a year filter (docs/DESIGN.md §6).
 
 The grammar (serving/periods_grammar.py, words in periods_words.py) reads one period expression;
 serving/periods_context.py decides where an expression dates the library's documents and where it

@@ -1,4 +1,4 @@
-"""One grammar of period expressions, and what each says as year bounds (DESIGN §6).
+"""One grammar of period expressions, and what each says as year bounds (docs/DESIGN.md §6).
 
 `temporal()` is the pattern of one expression ("before 2010", "2010 or earlier", "between 2010 and
 2015", "the early 2010s", "in the last 5 years", "avant 2010", …); `read()` turns its match into

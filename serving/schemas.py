@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from corpus.models import Passage
+from corpus.models import Passage, PassageRole
 from corpus.reader import CorpusReader
 from serving.contract import (Anchor, Cite, Flags, Trace, anchor_for, cite_for, quality_flags,
                               serve_text)
@@ -18,6 +18,9 @@ class PassageOut(BaseModel):
     score: float | None = Field(description="Retrieval score in the mode used; null when read directly.")
     cite: Cite = Field(description="The only thing to copy into an answer.")
     section: list[str] = Field(description="Section path of the passage, outermost first.")
+    role: PassageRole = Field("body", description=(
+        "body, or the document furniture it is: contents, title_block, references, index (searches "
+        "return furniture only when the question asks for it)."))
     text: str
     anchor: Anchor
     flags: Flags
@@ -82,7 +85,8 @@ def passage_out(reader: CorpusReader, passage: Passage, window: int, *, score: f
     return PassageOut(
         chunk_id=passage.chunk_id, document_id=passage.document_id, score=score,
         cite=cite_of(reader, passage.document_id, passage.page_start, passage.page_end),
-        section=list(passage.section), text=served.text, anchor=anchor_for(passage, sha),
+        section=list(passage.section), role=passage.role, text=served.text,
+        anchor=anchor_for(passage, sha),
         flags=quality_flags(served.text, served.truncated, passage.garbled_text),
         truncated=served.truncated, remaining_chars=served.remaining_chars, offset=served.offset,
         next_offset=served.next_offset, continuation=served.continuation)
@@ -95,7 +99,10 @@ def render_passage(index: int | None, p: PassageOut) -> str:
     lines = [f"{head}cite: {p.cite.text}{score}"]
     if p.section:
         lines.append("section: " + " > ".join(p.section))
+    if p.role != "body":
+        lines.append(f"role: {p.role}")
     lines.append(f"keys (do not cite): chunk_id={p.chunk_id} document_id={p.document_id}")
+    lines.append(render_anchor(p.anchor))
     raised = [name for name, on in p.flags.model_dump().items() if on]
     if raised:
         lines.append("flags: " + ", ".join(raised))
@@ -103,6 +110,13 @@ def render_passage(index: int | None, p: PassageOut) -> str:
     if p.truncated:
         lines.append(f"[… {p.remaining_chars} characters remain: {p.continuation}]")
     return "\n".join(lines)
+
+
+def render_anchor(anchor: Anchor) -> str:
+    """The anchor on one line: document, canonical ranges, granularity, text hash prefix."""
+    ranges = ",".join(f"{start}-{end}" for start, end in anchor.ranges)
+    return (f"anchor: document_id={anchor.document_id} ranges={ranges} "
+            f"granularity={anchor.granularity} sha256={anchor.sha256}")
 
 
 def render_trace(trace: Trace) -> str:

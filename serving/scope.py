@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from corpus.ids import DocumentId
 from serving.context import ScopeContext
+from serving.empty_scope import EmptyScope, diagnose
 from serving.engine import Engine, Scope
 from serving.periods import apply_period
 from serving.schemas import PeriodOut
@@ -106,3 +107,9 @@ def resolve_filters(ctx: ScopeContext, args: Filters, text: str) -> tuple[Scope,
                        words_min=applied.parsed.words_min if source_min == "question" else None,
                        words_max=applied.parsed.words_max if source_max == "question" else None)
     return scope, period, text, session.provenance if session else None
+
+
+def empty_scope(ctx: ScopeContext, scope: Scope, tool: str) -> EmptyScope | None:
+    """When no document passes `scope`: the filter(s) at fault, why, the nearest values the corpus
+    holds and the next call for `tool`; None when the scope holds documents."""
+    return diagnose(ctx.engine, scope, tool)

@@ -1,6 +1,6 @@
 """Selection: from a ranked candidate pool to the passages worth serving.
 
-Walk the ranking once and keep a candidate unless it is headings only, a reference list, shorter than the minimum
+Walk the ranking once and keep a candidate unless it is headings only, shorter than the minimum
 passage length, a near-duplicate of a passage already kept (per the corpus overlay, which maps a
 duplicate chunk to the twin it duplicates), or from a document that already has its quota.
 Scores are never modified; order is the retrieval order.
@@ -17,15 +17,6 @@ from corpus.models import BlockKind, Passage
 class Candidate:
     chunk_id: str
     score: float
-
-
-# Reference lists answer no research question; an agent asking about a method wants the method.
-REFERENCE_SECTIONS = frozenset({"references", "bibliography", "literature cited", "works cited"})
-
-
-def is_reference_list(passage: Passage) -> bool:
-    """True when the passage's own section is a reference list."""
-    return bool(passage.section) and passage.section[-1].strip().casefold() in REFERENCE_SECTIONS
 
 
 def is_headings_only(passage: Passage) -> bool:
@@ -46,8 +37,8 @@ def select(ranked: list[Candidate], passages: dict[str, Passage], near_duplicate
     groups: set[str] = set()
     for candidate in ranked:
         passage = passages.get(candidate.chunk_id)
-        if (passage is None or is_headings_only(passage) or is_reference_list(passage)
-                or len(passage.text.strip()) < min_chars):
+        # reference lists and other furniture are left out before (serving.furniture), unless asked
+        if passage is None or is_headings_only(passage) or len(passage.text.strip()) < min_chars:
             continue
         # A duplicate and its twin share one group: whichever ranks first stands for both.
         group = near_duplicates.get(candidate.chunk_id, candidate.chunk_id)

@@ -1,4 +1,4 @@
-"""Session store (DESIGN §7): named, validated objects kept for later calls in this process.
+"""Session store (docs/DESIGN.md §7): named, validated objects kept for later calls in this process.
 
 Kinds: `scope` (year range, authors, document ids; used by search_documents and timeline) and
 `evidence` (quotes, each with the claim it supports if given; used by verify_citations, and held

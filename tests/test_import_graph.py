@@ -92,7 +92,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(found)
 
 
-# What each package may import among the project's packages (README "Packages"; DESIGN §1).
+# What each package may import among the project's packages (README "Packages"; docs/DESIGN.md §1).
 ALLOWED = {
     "corpus": {"corpus"},
     "ingest": {"ingest", "corpus"},

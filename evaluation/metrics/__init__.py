@@ -1,4 +1,4 @@
-"""Retrieval metrics that need no judge (DESIGN §8), checked against `ranx` in the tests."""
+"""Retrieval metrics that need no judge (docs/DESIGN.md §8), checked against `ranx` in the tests."""
 
 from __future__ import annotations
 

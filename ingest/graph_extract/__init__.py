@@ -1,4 +1,4 @@
-"""Entity extraction for the graph (DESIGN §6): what an extractor returns and how one is chosen.
+"""Entity extraction for the graph (docs/DESIGN.md §6): what an extractor returns and how one is chosen.
 
 Two extractors share one interface. The default runs anywhere with no model weights: a curated
 quant-finance vocabulary (vocabulary.tsv) plus rules for defined acronyms, `Surname (Year)`

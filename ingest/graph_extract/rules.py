@@ -58,7 +58,7 @@ _CONSOLE_LINE = re.compile(r"^(?:#>|R>>?|>|\+)\s.*$", re.MULTILINE)
 
 
 def code_spans(text: str) -> list[tuple[int, int]]:
-    """Fenced code blocks (as DESIGN §4 finds them), inline `code` and R console lines (`> x`,
+    """Fenced code blocks (as docs/DESIGN.md §4 finds them), inline `code` and R console lines (`> x`,
     `+ y`, `#> z`, common in PDF vignettes, which have no fences): no mentions inside."""
     spans = [(s, e) for s, e, kind in scan(text).spans if kind == "fence"]
     spans += [(m.start(), m.end()) for m in re.finditer(r"`[^`\n]+`", text)]

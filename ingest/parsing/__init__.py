@@ -16,8 +16,9 @@ from pathlib import Path
 from ingest.parsing.formula_recogniser import configured as configured_recogniser, recognise_formulas
 from ingest.parsing.garbled import garbled_score, is_garbled
 from ingest.parsing.markdown import parse_markdown
+from ingest.parsing.quality import measure_quality
 from corpus.canonical import clean_text
-from corpus.models import RawBlock
+from corpus.models import RawBlock, TextQuality
 from corpus.versions import PARSER_VERSION
 
 PDF_PARSER_SETTING = "QUANT_RAG_PDF_PARSER"
@@ -34,6 +35,7 @@ class ParseOutput:
     pages: int | None
     garbled_text: bool
     garbled_score: float
+    quality: TextQuality | None = None
 
 
 def parser_version(parser: str) -> str:
@@ -50,28 +52,35 @@ def pdf_parser_name(parser: str | None = None) -> str:
     return name
 
 
-def _parse_pdf(path: Path, name: str) -> tuple[list[RawBlock], int]:
+def _parse_pdf(path: Path, name: str, repair: bool) -> tuple[list[RawBlock], int, dict]:
+    """Blocks, pages, and what the parser repaired or dropped (measure_quality's keywords)."""
     if name == "mineru":
         from ingest.parsing.mineru import parse_pdf_mineru
-        return parse_pdf_mineru(path)
+        return *parse_pdf_mineru(path), {}
     from ingest.parsing.pdf import parse_pdf
     from ingest.parsing.pdf_figures import add_figure_regions
-    result = parse_pdf(path)
-    return add_figure_regions(path, result.blocks), result.pages
+    result = parse_pdf(path, repair=repair)
+    return add_figure_regions(path, result.blocks), result.pages, {
+        "repairs": result.repairs, "joined_words": result.joined_words, "dropped_glyphs": result.dropped_glyphs}
 
 
-def parse_source(path: Path, fmt: str, parser: str | None = None) -> ParseOutput:
-    """Parse a source already accepted by `validate.detect_format` (fmt is its answer)."""
+def parse_source(path: Path, fmt: str, parser: str | None = None, repair: bool = True) -> ParseOutput:
+    """Parse a source already accepted by `validate.detect_format` (fmt is its answer).
+    `repair=False` leaves wrongly mapped glyphs and page-broken words as pdfium gives them (for
+    measuring what the repairs change; never for the served text)."""
     path = Path(path)
+    done: dict = {}
     if fmt == "markdown":
         name, pages = MARKDOWN_PARSER, None
         # The canonical rule before markdown-it, which would turn a NUL into U+FFFD on its own.
         blocks = parse_markdown(clean_text(path.read_text(encoding="utf-8")))
     elif fmt == "pdf":
         name = pdf_parser_name(parser)
-        blocks, pages = _parse_pdf(path, name)
+        blocks, pages, done = _parse_pdf(path, name, repair)
         blocks = recognise_formulas(path, blocks)
     else:
         raise ValueError(f"unknown source format {fmt!r} (expected 'pdf' or 'markdown')")
     score = garbled_score("\n".join(b.text for b in blocks))
-    return ParseOutput(blocks, name, parser_version(name), pages, is_garbled(score), score)
+    quality = measure_quality(blocks, **done)
+    return ParseOutput(blocks, name, parser_version(name), pages, is_garbled(score) or quality.low_quality,
+                       score, quality)

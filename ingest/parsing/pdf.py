@@ -3,7 +3,8 @@ re-read by pdfplumber only on the regions that look tabular."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -14,24 +15,41 @@ from ingest.parsing.pdf_furniture import drop_plot_text, drop_running_lines, pro
 from ingest.parsing.pdf_lines import Line, page_lines
 from ingest.parsing.pdf_roles import body_size, document_stats
 from ingest.parsing.pdf_tables import extract_tables
-from ingest.parsing.pdf_text import hyphenated_words
+from ingest.parsing.glyphs import CID_MARK
+from ingest.parsing.glyph_repair import count_repairs, infer_repairs, repair_table
+from ingest.parsing.pdf_text import hyphenated_words, join_broken_blocks
+from ingest.parsing.vocabulary import library_vocabulary, words_of
 from corpus.models import RawBlock
 
 PARSER_NAME = "pdfium"
+# A parse gives up past this time (checked between pages), so one pathological file cannot stall a
+# batch: the library parses at ~60 pages/s, so a second a page is a wide margin.
+BASE_SECONDS, SECONDS_PER_PAGE = 30.0, 1.0
+
+
+class ParseTimeout(ValueError):
+    """The parse ran past its time bound; the document is set aside with this reason."""
 
 
 @dataclass
 class PdfParse:
     blocks: list[RawBlock]
     pages: int
+    repairs: dict[str, int] = field(default_factory=dict)   # 'Ą→fi': occurrences restored
+    joined_words: int = 0           # words rejoined across a blank line (page or column break)
+    dropped_glyphs: int = 0         # table cells' glyphs without a Unicode map ('(cid:N)'), dropped
 
 
 def read_lines(path: Path) -> tuple[list[list[Line]], list[float]]:
-    """Every page's lines (pdfium reading order) and page heights."""
+    """Every page's lines (pdfium reading order) and page heights; ParseTimeout past the bound."""
     doc = pdfium.PdfDocument(str(path))
     try:
         pages, heights = [], []
+        deadline = time.monotonic() + BASE_SECONDS + SECONDS_PER_PAGE * len(doc)
         for index in range(len(doc)):
+            if time.monotonic() > deadline:
+                raise ParseTimeout(f"parse stopped at page {index + 1} of {len(doc)}: over "
+                                   f"{BASE_SECONDS + SECONDS_PER_PAGE * len(doc):.0f} s")
             page = doc[index]
             pages.append(page_lines(page, index + 1))
             heights.append(page.get_size()[1])
@@ -41,8 +59,23 @@ def read_lines(path: Path) -> tuple[list[list[Line]], list[float]]:
         doc.close()
 
 
-def parse_pdf(path: Path, tables: bool = True) -> PdfParse:
+def repair_glyphs(pages: list[list[Line]]) -> tuple[dict[int, str], dict[str, int]]:
+    """Restore, in place, the characters a font maps to wrong code points (glyph_repair);
+    returns the translation table (for the tables re-read by pdfplumber) and what was changed."""
+    text = "\n".join(ln.text for lines in pages for ln in lines)
+    table = repair_table(infer_repairs(text))
+    repairs = count_repairs(text, table)
+    if repairs:
+        for lines in pages:
+            for ln in lines:
+                ln.text = ln.text.translate(table)
+    return table, repairs
+
+
+def parse_pdf(path: Path, tables: bool = True, repair: bool = True) -> PdfParse:
+    """`repair=False` keeps pdfium's characters and block breaks as they are (for measuring)."""
     pages, heights = read_lines(path)
+    glyphs, repairs = repair_glyphs(pages) if repair else ({}, {})
     pages = drop_running_lines(pages, heights)
     fonts, body = prose_fonts(pages), body_size(pages)
     pages = [drop_plot_text(lines, fonts, body) for lines in pages]
@@ -52,11 +85,24 @@ def parse_pdf(path: Path, tables: bool = True) -> PdfParse:
         pages, table_blocks = extract_tables(path, pages, stats)
     keep_hyphen = hyphenated_words([ln.text for lines in pages for ln in lines])
     blocks: list[RawBlock] = []
+    dropped = 0
     for group in group_lines(pages, heights, stats):
         if group.kind == "table":
-            blocks.append(table_blocks[id(group.lines[0])])
+            block = table_blocks[id(group.lines[0])]
+            if CID_MARK.search(block.text):  # dropped, as canonical text drops pdfium's unmapped glyphs
+                dropped += len(CID_MARK.findall(block.text))
+                block = block.model_copy(update={"text": CID_MARK.sub("", block.text)})
+            if glyphs:  # pdfplumber reads the same wrong code points
+                for key, n in count_repairs(block.text, glyphs).items():
+                    repairs[key] = repairs.get(key, 0) + n
+                block = block.model_copy(update={"text": block.text.translate(glyphs)})
+            blocks.append(block)
             continue
         block = render(group, keep_hyphen)
         if block.text.strip():
             blocks.append(block)
-    return PdfParse(blocks, len(heights))
+    joined = 0
+    if repair:
+        known = library_vocabulary() | words_of("\n".join(b.text for b in blocks))
+        blocks, joined = join_broken_blocks(blocks, known, keep_hyphen)
+    return PdfParse(blocks, len(heights), repairs, joined, dropped)

@@ -4,6 +4,7 @@ sees a page without a candidate). Console output set in a monospace font stays a
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from corpus.models import BlockKind, RawBlock
 
 MIN_NUMERIC_ROWS = 3
 _NUMBER = re.compile(r"^[-−+]?\(?[$€£]?\d[\d,]*(\.\d+)?%?\)?\*{0,3}$|^[-−–]$|^NA$")
+log = logging.getLogger(__name__)
 _SETTINGS = {"vertical_strategy": "text", "horizontal_strategy": "text"}
 
 
@@ -64,11 +66,22 @@ def to_pipe_table(rows: list[list[str | None]]) -> str | None:
 
 def extract_tables(path: Path, pages: list[list[Line]], stats: DocStats
                    ) -> tuple[list[list[Line]], dict[int, RawBlock]]:
-    """Replace each table region by one placeholder line; return the table blocks by its id."""
-    found: dict[int, RawBlock] = {}
+    """Replace each table region by one placeholder line; return the table blocks by its id.
+    A file pdfminer cannot read (a damaged object pdfium repaired around) keeps its table regions
+    as the text lines pdfium read: the document loses its pipe tables, not its text."""
     todo = {n: candidate_runs(lines, stats) for n, lines in enumerate(pages)}
     if not any(todo.values()):
-        return pages, found
+        return pages, {}
+    try:
+        return _extract(path, pages, stats, todo)
+    except Exception as exc:  # noqa: BLE001 — pdfminer's errors have no common base
+        log.warning("%s: tables not re-read (%s: %s); their lines stay as text", path.name, type(exc).__name__, exc)
+        return pages, {}
+
+
+def _extract(path: Path, pages: list[list[Line]], stats: DocStats, todo: dict[int, list[tuple[int, int]]]
+             ) -> tuple[list[list[Line]], dict[int, RawBlock]]:
+    found: dict[int, RawBlock] = {}
     out: list[list[Line]] = []
     with pdfplumber.open(str(path)) as pdf:
         for n, lines in enumerate(pages):

@@ -13,10 +13,13 @@ PDF_SUFFIXES = {".pdf"}
 MARKDOWN_SUFFIXES = {".md", ".markdown"}
 PDF_MAGIC = b"%PDF-"
 TAIL_BYTES = 2048           # %%EOF and startxref live in the last bytes of a complete PDF
+MAX_PAGES = 5000            # the library's longest PDF has 50; a page tree claiming more is refused
+                            # before a parse spends minutes on it
 _STARTXREF = re.compile(rb"startxref\s+(\d+)\s+%%EOF")
 _XREF_AT = re.compile(rb"\s*(xref|\d+\s+\d+\s+obj)")
 _ENCRYPT = re.compile(rb"/Encrypt\b")
 _PAGE_OBJECT = re.compile(rb"/Type\s*/Page(?!s)\b")
+_OBJECT_STREAM = re.compile(rb"/Type\s*/ObjStm\b")  # page objects may hide in it, compressed
 
 
 class RejectedSource(Exception):
@@ -54,14 +57,17 @@ def _check_pdf_document(path: Path, data: bytes, xref_at: int) -> None:
     try:
         doc = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
-        if _PAGE_OBJECT.search(data) is None:
+        if _PAGE_OBJECT.search(data) is None and _OBJECT_STREAM.search(data) is None:
             raise RejectedSource(path, "PDF with zero pages") from exc
         raise RejectedSource(path, f"unreadable PDF: pdfium failed to open it ({exc})") from exc
     try:
         if pdfium_c.FPDF_GetSecurityHandlerRevision(doc.raw) != -1:
             raise RejectedSource(path, "encrypted or password-protected PDF: not accepted")
-        if len(doc) == 0:
+        pages = len(doc)
+        if pages == 0:
             raise RejectedSource(path, "PDF with zero pages")
+        if pages > MAX_PAGES:
+            raise RejectedSource(path, f"PDF with {pages} pages: more than the {MAX_PAGES} accepted")
     finally:
         doc.close()
 

@@ -31,6 +31,29 @@ class Coverage(BaseModel):
     year_max: int | None
 
 
+TEXT_SCAN_MAX = 2000   # documents whose parse records a status call reads; above, list_documents pages them
+
+
+class TextState(BaseModel):
+    flagged_garbled: list[str] = Field(description=(
+        "document_ids whose text layer is broken (garbled glyphs or mostly unattested words); "
+        "their passages carry the garbled_text flag. Per-document quality: list_documents."))
+    repaired: int = Field(description="Documents with wrongly mapped glyphs restored or page-broken words rejoined.")
+    median_attested_share: float | None = Field(description="Median share of prose words the library vocabulary attests.")
+
+
+def _text_state(reader) -> TextState | None:
+    """From each document's parse record; None past TEXT_SCAN_MAX documents (a status stays cheap)."""
+    if len(reader.documents) > TEXT_SCAN_MAX:
+        return None
+    parsed = [e.parsed for e in reader.documents.values()]
+    quality = [p.text_quality for p in parsed if p.text_quality is not None]
+    shares = sorted(q.attested_share for q in quality)
+    return TextState(flagged_garbled=sorted(p.document_id for p in parsed if p.garbled_text),
+                     repaired=sum(1 for q in quality if q.repairs or q.joined_words),
+                     median_attested_share=shares[len(shares) // 2] if shares else None)
+
+
 class IndexState(BaseModel):
     name: str
     status: str = Field(description="coherent, stale, missing or unreadable")
@@ -54,6 +77,8 @@ class CorpusStatusOutput(BaseModel):
     graph_extractor: str | None
     graph_counts: dict[str, int]
     metadata_coverage: Coverage | None
+    text: TextState | None = Field(description=(
+        f"Text-layer quality; null when the corpus cannot be read or holds over {TEXT_SCAN_MAX} documents."))
     coherent: bool = Field(description="False: every other tool refuses with incoherent_state.")
     problem: str | None = Field(description="What is incoherent, in one sentence; null when coherent.")
     rebuild: list[str] = Field(description="Commands that repair the state; empty when coherent.")
@@ -61,20 +86,20 @@ class CorpusStatusOutput(BaseModel):
     trace: Trace
 
 
-def _corpus(ctx: ToolContext) -> tuple[int | None, int | None, Coverage | None]:
-    """Counts and coverage; None when the corpus files cannot be read (a status must answer)."""
+def _corpus(ctx: ToolContext) -> tuple[int | None, int | None, Coverage | None, TextState | None]:
+    """Counts, coverage and text flags; None when the corpus cannot be read (a status must answer)."""
     try:
         reader = ctx.engine.reader
     except Exception:
         log.warning("corpus_status: the corpus cannot be read", exc_info=True)
-        return None, None, None
+        return None, None, None, None
     entries = list(reader.documents.values())
     years = [e.year for e in entries if e.year is not None]
     coverage = Coverage(with_title=sum(1 for d in reader.documents if reader.title(d)),
                         with_authors=sum(1 for e in entries if e.authors),
                         with_year=len(years), undated=len(entries) - len(years),
                         year_min=min(years, default=None), year_max=max(years, default=None))
-    return len(reader.documents), len(reader.passages), coverage
+    return len(reader.documents), len(reader.passages), coverage, _text_state(reader)
 
 
 def _late_interaction(ctx: ToolContext) -> str:
@@ -89,7 +114,7 @@ def _late_interaction(ctx: ToolContext) -> str:
 
 def handle(ctx: ToolContext, args: CorpusStatusInput) -> CorpusStatusOutput:
     engine, report = ctx.engine, ctx.coherence
-    documents, passages, coverage = _corpus(ctx)
+    documents, passages, coverage, text = _corpus(ctx)
     try:
         graph = engine.graph
         extractor, counts = graph.extractor, dict(graph.counts())
@@ -103,7 +128,7 @@ def handle(ctx: ToolContext, args: CorpusStatusInput) -> CorpusStatusOutput:
         vector_backend=config.vector_backend, default_mode=config.default_mode,
         reranker=engine.reranker_name, late_interaction=_late_interaction(ctx),
         graph_extractor=extractor, graph_counts=counts,
-        metadata_coverage=coverage, coherent=report.coherent,
+        metadata_coverage=coverage, text=text, coherent=report.coherent,
         problem=None if report.coherent else report.problem(), rebuild=report.rebuild_commands,
         indexes=[IndexState(name=a.name, status=a.status, signature=a.signature, detail=a.detail,
                             rebuild=None if a.status == "coherent" else a.rebuild)
@@ -125,9 +150,15 @@ def render(out: CorpusStatusOutput) -> str:
         + (", ".join(f"{k} {v}" for k, v in out.graph_counts.items()) or "no counts"),
         (f"metadata: title {c.with_title}, authors {c.with_authors}, year {c.with_year} "
          f"({c.undated} undated; years {c.year_min}–{c.year_max})" if c else "metadata: unreadable"),
-        "indexes: " + "; ".join(f"{i.name} {i.status}" for i in out.indexes)]
+        (f"text: {len(out.text.flagged_garbled)} document(s) flagged garbled"
+         + (f" ({', '.join(out.text.flagged_garbled)})" if out.text.flagged_garbled else "")
+         + f", {out.text.repaired} repaired" if out.text else "text: not measured"),
+        "indexes: " + "; ".join(f"{i.name} {i.status} (signature {i.signature or 'none'})"
+                                + (f" rebuild: {i.rebuild}" if i.rebuild else "")
+                                for i in out.indexes)]
     if not out.coherent:
         lines.append(f"NOT COHERENT: {out.problem}")
+        lines += [f"run: {command}" for command in out.rebuild]
     lines.append(render_trace(out.trace))
     return "\n".join(lines)
 

@@ -6,15 +6,16 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from corpus.graph_store import (ENTITY_TYPES, EXAMPLE_CHUNKS, MIN_CONTAINING_QUERY, RELATION_TYPES,
-                                 TOP_DOCUMENTS)
+from corpus.graph_store import ENTITY_TYPES, EXAMPLE_CHUNKS, MIN_CONTAINING_QUERY, TOP_DOCUMENTS
 from serving.context import ToolContext
 from serving.contract import SEARCH_WINDOW, Trace
 from serving.schemas import Cite, PassageOut, cite_of, passage_out, render_passage, render_trace
 from serving.tools import ToolInput, ToolSpec
 
 EntityType = Literal[ENTITY_TYPES]  # type: ignore[valid-type]
-Relation = Literal[RELATION_TYPES]  # type: ignore[valid-type]
+# No relation filter is offered: the default (vocabulary) extractor yields no typed relations, so
+# every value of such a filter would answer nothing. Relations a GLiNER2 graph holds still show
+# as expand_entity's neighbours.
 MAX_NAME = 200
 MAX_RESULTS = 20
 MAX_NEIGHBOURS = 50
@@ -59,8 +60,6 @@ class SearchGraphInput(ToolInput):
         "An entity name or part of one (a method, measure, instrument, person…), in English; "
         "aliases and acronyms match, any case."))
     entity_type: EntityType | None = Field(None, description="Only entities of this type.")
-    relation: Relation | None = Field(None, description=(
-        "Only passages that state this relation about the matched entities."))
     limit: int = Field(10, ge=1, le=MAX_RESULTS, description="Passages to return, best first.")
 
 
@@ -72,15 +71,20 @@ class SearchGraphOutput(BaseModel):
 
 
 def search_graph(ctx: ToolContext, args: SearchGraphInput) -> SearchGraphOutput:
-    found = ctx.engine.graph.search(args.query, args.entity_type, args.relation,
-                                    limit=args.limit, per_document=ctx.config.per_document)
+    found = ctx.engine.graph.search(args.query, args.entity_type, None, limit=args.limit,
+                                    per_document=ctx.config.per_document)
     return SearchGraphOutput(entities=found["entities"], candidates=found["candidates"],
                              results=_passages(ctx, found["chunks"], args.limit),
                              trace=ctx.trace("search"))
 
 
+def render_match(e: EntityMatch) -> str:
+    """One matched entity with its key (a name expand_entity and connect_entities accept)."""
+    return f"{e.type}:{e.name} [key={e.key}] ({e.mentions} mentions, weight {e.weight:g})"
+
+
 def render_search(out: SearchGraphOutput) -> str:
-    names = ", ".join(f"{e.type}:{e.name} ({e.mentions})" for e in out.entities[:10]) or "none"
+    names = "; ".join(render_match(e) for e in out.entities) or "none"
     blocks = [f"entities: {names} · {out.candidates} candidate passage(s) · "
               f"{len(out.results)} returned"]
     blocks += [render_passage(i, p) + "\nentities: " + ", ".join(p.entities)
@@ -92,8 +96,6 @@ def render_search(out: SearchGraphOutput) -> str:
 # -- expand_entity -------------------------------------------------------------------------
 class ExpandEntityInput(ToolInput):
     entity_name: str = Field(min_length=1, max_length=MAX_NAME, description="The entity to expand. " + _NAME_PARAM)
-    relation: Relation | None = Field(None, description="Only neighbours linked by this relation "
-                                                        "(co-mentions are then omitted).")
     entity_type: EntityType | None = Field(None, description="Only match entities of this type.")
     limit: int = Field(20, ge=1, le=MAX_NEIGHBOURS, description=(
         "Neighbours to return, and as many co-mentions."))
@@ -107,6 +109,7 @@ class Example(BaseModel):
 class NeighbourOut(BaseModel):
     relation: str
     direction: Literal["out", "in"]
+    key: str = Field(description="The neighbour's entity key (a name the graph tools accept).")
     name: str
     type: str
     support: int = Field(description="Passages stating the relation.")
@@ -114,6 +117,7 @@ class NeighbourOut(BaseModel):
 
 
 class CoMention(BaseModel):
+    key: str = Field(description="The entity's key (a name the graph tools accept).")
     name: str
     type: str
     shared_chunks: int
@@ -136,26 +140,35 @@ def _examples(ctx: ToolContext, chunk_ids: list[str]) -> list[Example]:
 
 
 def expand_entity(ctx: ToolContext, args: ExpandEntityInput) -> ExpandEntityOutput:
-    found = ctx.engine.graph.expand(args.entity_name, args.relation, args.entity_type, args.limit)
-    neighbours = [NeighbourOut(**{k: n[k] for k in ("relation", "direction", "name", "type", "support")},
-                               examples=_examples(ctx, n["chunk_ids"])) for n in found["neighbours"]]
-    co = [CoMention(**{k: c[k] for k in ("name", "type", "shared_chunks", "score")},
+    found = ctx.engine.graph.expand(args.entity_name, None, args.entity_type, args.limit)
+    fields = ("relation", "direction", "key", "name", "type", "support")
+    neighbours = [NeighbourOut(**{k: n[k] for k in fields}, examples=_examples(ctx, n["chunk_ids"]))
+                  for n in found["neighbours"]]
+    co = [CoMention(**{k: c[k] for k in ("key", "name", "type", "shared_chunks", "score")},
                     examples=_examples(ctx, c["chunk_ids"])) for c in found["co_mentions"]]
     return ExpandEntityOutput(entity=found["entity"], matches=found["matches"], neighbours=neighbours,
                               co_mentions=co, trace=ctx.trace(None))
 
 
+def _render_example(e: Example) -> str:
+    return f"    {e.cite.text} [chunk_id={e.chunk_id}]"
+
+
 def render_expand(out: ExpandEntityOutput) -> str:
     if out.entity is None:
         return f"no entity matches\n{render_trace(out.trace)}"
-    lines = [f"entity: {out.entity.type}:{out.entity.name} ({out.entity.mentions} mentions)"]
+    lines = ["entity: " + render_match(out.entity)]
+    if len(out.matches) > 1:
+        lines.append("expanded matches: " + "; ".join(render_match(m) for m in out.matches))
     for n in out.neighbours:
         arrow = f"—{n.relation}→" if n.direction == "out" else f"←{n.relation}—"
-        lines.append(f"- {arrow} {n.type}:{n.name} ({n.support} passage(s))")
-        lines += [f"    {e.cite.text} [chunk_id={e.chunk_id}]" for e in n.examples]
+        lines.append(f"- {arrow} {n.type}:{n.name} [key={n.key}] ({n.support} passage(s))")
+        lines += [_render_example(e) for e in n.examples]
     if out.co_mentions:
-        lines.append("co-mentioned: " + ", ".join(f"{c.name} ({c.shared_chunks}, {c.score:.2f})"
-                                                  for c in out.co_mentions))
+        lines.append("co-mentioned (shared passages, rarity-weighted score; example passages):")
+    for c in out.co_mentions:
+        lines.append(f"- {c.type}:{c.name} [key={c.key}] ({c.shared_chunks}, {c.score:.2f})")
+        lines += [_render_example(e) for e in c.examples]
     lines.append(render_trace(out.trace))
     return "\n".join(lines)
 
@@ -194,29 +207,33 @@ def connect_entities(ctx: ToolContext, args: ConnectEntitiesInput) -> ConnectEnt
 def render_connect(out: ConnectEntitiesOutput) -> str:
     head = (f"{len(out.a)} match(es) for A, {len(out.b)} for B · {len(out.results)} passage(s) "
             f"where they meet in {len(out.documents)} document(s)")
-    blocks = [head] + [f"- {d.cite.text} ({d.shared_chunks})" for d in out.documents]
+    blocks = [head, "A: " + ("; ".join(render_match(m) for m in out.a) or "none"),
+              "B: " + ("; ".join(render_match(m) for m in out.b) or "none")]
+    blocks += [f"- {d.cite.text} ({d.shared_chunks} passage(s)) · document_id={d.document_id}"
+               for d in out.documents]
     blocks += [render_passage(i, p) for i, p in enumerate(out.results, start=1)]
     blocks.append(render_trace(out.trace))
     return "\n\n".join(blocks)
 
 
-_GRAPH_NOTE = ("The graph holds entity mentions and relations extracted at ingestion (extractor "
+_GRAPH_NOTE = ("The graph holds entity mentions extracted at ingestion (extractor and counts "
                "in corpus_status); it complements search_documents, never replaces it. Cheap: in "
                "memory, no model.")
 SPECS = [
     ToolSpec(name="search_graph", title="Search the entity graph",
              description=lambda ctx: (
-                 f"Passages mentioning a named entity ({', '.join(ENTITY_TYPES)}), optionally of one type or stating one "
-                 "relation, best first, at most "
+                 f"Passages mentioning a named entity ({', '.join(ENTITY_TYPES)}), optionally of "
+                 "one type, best first, at most "
                  f"{ctx.config.per_document} per document, with the entities matched. Names match as in "
                  "expand_entity (canonical name, alias or acronym, any case). Use it to find where a named thing is discussed; for questions use "
                  "search_documents. " + _GRAPH_NOTE),
              input_model=SearchGraphInput, output_model=SearchGraphOutput, handler=search_graph,
              render=render_search, window="search"),
     ToolSpec(name="expand_entity", title="Expand an entity",
-             description=("An entity's typed neighbours (relations stated in the library, with "
-                          f"direction and up to {EXAMPLE_CHUNKS} supporting passages) and, without a relation "
-                          "filter, the entities mentioned with it, weighted by rarity. " + NAMES
+             description=("The entities mentioned with an entity in the same passages, weighted "
+                          f"by rarity, each with up to {EXAMPLE_CHUNKS} example passages, and its typed "
+                          "neighbours when the graph holds relations (corpus_status counts them; the "
+                          "default extractor yields none). " + NAMES
                           + " An exact match expands alone, else every containing match (`matches`); "
                           "no match answers `entity` null. Use it to explore what the library "
                           "connects to a concept, then read the passages with get_passage. "

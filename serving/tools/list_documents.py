@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, model_validator
 
+from corpus.models import TextQuality
+from corpus.reader import CorpusReader
 from serving.context import ToolContext
 from serving.contract import Trace
 from corpus.names import fold_name as fold
 from serving.engine import Scope
 from serving.schemas import DocumentOut, document_out, render_trace
 from serving.tools import ToolInput, ToolSpec
-from serving.scope import YEAR_MAX, YEAR_MIN
+from serving.empty_scope import EmptyScope, render as render_empty_scope
+from serving.scope import YEAR_MAX, YEAR_MIN, empty_scope
 
 MAX_LIMIT = 200
 
@@ -35,19 +38,35 @@ class ListDocumentsInput(ToolInput):
         return self
 
 
+class ListedDocument(DocumentOut):
+    garbled_text: bool = Field(description=(
+        "The text layer is broken (garbled glyphs or mostly unattested words): do not quote it."))
+    text_quality: TextQuality | None = Field(description=(
+        "Measured at parse time: share of prose words the library vocabulary attests, unknown "
+        "glyphs, glyphs repaired and words rejoined; null for a document parsed before it existed."))
+
+
+def _listed(reader: CorpusReader, document_id: str) -> ListedDocument:
+    parsed = reader.documents[document_id].parsed
+    return ListedDocument(**document_out(reader, document_id).model_dump(),
+                          garbled_text=parsed.garbled_text, text_quality=parsed.text_quality)
+
+
 class ListDocumentsOutput(BaseModel):
-    documents: list[DocumentOut]
+    documents: list[ListedDocument]
     total: int = Field(description="Documents matching the filters.")
     offset: int
     next_offset: int | None = Field(description="Offset of the next page; null on the last page.")
+    empty_scope: EmptyScope | None = Field(None, description=(
+        "Set when the author or year filters match no document: which failed, and the nearest values."))
     trace: Trace
 
 
 def handle(ctx: ToolContext, args: ListDocumentsInput) -> ListDocumentsOutput:
     engine = ctx.engine
     reader = engine.reader
-    allowed = engine.documents_in_scope(Scope(args.year_min, args.year_max,
-                                            (args.author,) if args.author else ()))
+    scope = Scope(args.year_min, args.year_max, (args.author,) if args.author else ())
+    allowed = engine.documents_in_scope(scope)
     ids = list(reader.documents) if allowed is None else list(allowed)
     if args.title:
         needle = fold(args.title)
@@ -56,15 +75,22 @@ def handle(ctx: ToolContext, args: ListDocumentsInput) -> ListDocumentsOutput:
     ids.sort(key=lambda d: (-(reader.documents[d].year or -1), fold(reader.title(d) or ""), d))
     page = ids[args.offset:args.offset + args.limit]
     end = args.offset + len(page)
-    return ListDocumentsOutput(documents=[document_out(reader, d) for d in page], total=len(ids),
+    return ListDocumentsOutput(documents=[_listed(reader, d) for d in page], total=len(ids),
                                offset=args.offset, next_offset=end if end < len(ids) else None,
+                               empty_scope=empty_scope(ctx, scope, "list_documents") if allowed == set() else None,
                                trace=ctx.trace(None))
 
 
 def render(out: ListDocumentsOutput) -> str:
     lines = [f"{out.total} document(s); showing {len(out.documents)} from offset {out.offset}"]
+    if out.empty_scope is not None:
+        lines.append(render_empty_scope(out.empty_scope))
     for d in out.documents:
         lines.append(f"- {d.cite.text} · {d.passages} passages · document_id={d.document_id}")
+    flagged = [d.document_id for d in out.documents if d.garbled_text]
+    repaired = sum(1 for d in out.documents if d.text_quality and (d.text_quality.repairs or d.text_quality.joined_words))
+    lines.append(f"text: {len(flagged)} flagged garbled{' (' + ', '.join(flagged) + ')' if flagged else ''}, "
+                 f"{repaired} with repaired glyphs or rejoined words (see text_quality)")
     if out.next_offset is not None:
         lines.append(f"next page: offset={out.next_offset}")
     lines.append(render_trace(out.trace))
@@ -76,7 +102,7 @@ SPEC = ToolSpec(
     title="List documents",
     description=(
         "The library's bibliography: document_id, title, authors, year, venue, format, passage "
-        "count and cite line, newest first, undated documents last (ties by title). Filters: "
+        "count, cite line and text quality (garbled flag, attested-word share, repairs), newest first, undated documents last (ties by title). Filters: "
         "author, title text, year_min/year_max (inclusive; a year bound excludes undated "
         f"documents). Paged: up to `limit` (at most {MAX_LIMIT}) from `offset`; `total` counts "
         "every match and `next_offset` is null on the last page. Use it to see what the library "

@@ -9,7 +9,9 @@ from serving.contract import SEARCH_WINDOW, Trace
 from serving.engine import Mode as ModeName
 from serving.known_ids import require_known_documents
 from serving.schemas import PassageOut, PeriodOut, passage_out, render_passage, render_trace
-from serving.scope import FILTER_ERRORS, Filters, resolve_filters
+from serving.abstention import no_answer_probability
+from serving.empty_scope import EmptyScope, render as render_empty_scope
+from serving.scope import FILTER_ERRORS, Filters, empty_scope, resolve_filters
 from serving.tools import ToolSpec
 
 MAX_QUERY_CHARS = 2000
@@ -38,8 +40,14 @@ class SearchDocumentsOutput(BaseModel):
         "True when the hybrid candidates were ranked by MaxSim over token vectors (scores are MaxSim)."))
     evidence: float | None = Field(description=(
         "Best dense similarity of the question to any passage in scope (null in bm25 mode)."))
+    no_answer_probability: float | None = Field(None, description=(
+        "Probability (0-1, one scale in every mode) that the library holds no answer; null when "
+        "the scope is empty."))
     no_answer_likely: bool = Field(description=(
-        "True when `evidence` is below the calibrated threshold: the library likely holds no answer."))
+        "True when `no_answer_probability` reaches the calibrated threshold: the library likely "
+        "holds no answer. Never true for an empty scope (see `empty_scope`)."))
+    empty_scope: EmptyScope | None = Field(None, description=(
+        "Set when the filters match no document: which filter failed, why, and the nearest values."))
     scope_provenance: str | None = Field(description="Provenance of the scope session used.")
     trace: Trace
 
@@ -49,27 +57,29 @@ def handle(ctx: ToolContext, args: SearchDocumentsInput) -> SearchDocumentsOutpu
     scope, period, text, provenance = resolve_filters(ctx, args, args.query)
     mode = args.mode or ctx.config.default_mode
     found = ctx.engine.retrieve(text, mode, scope, limit=args.limit)
-    return build_output(ctx, found, period, mode, text, provenance)
+    empty = empty_scope(ctx, scope, "search_documents") if found.documents_in_scope == 0 else None
+    return build_output(ctx, found, period, mode, text, provenance, empty)
 
 
 def build_output(ctx, found, period: PeriodOut, mode: str, text: str,
-                 provenance: str | None) -> SearchDocumentsOutput:
+                 provenance: str | None, empty: EmptyScope | None = None) -> SearchDocumentsOutput:
     """The structured answer for a retrieval (hits served within the search window)."""
     reader = ctx.engine.reader
     results = [passage_out(reader, reader.passages[hit.chunk_id], SEARCH_WINDOW, score=hit.score)
                for hit in found.hits]
+    probability = no_answer_probability(ctx.engine, text, found)
     return SearchDocumentsOutput(results=results, period=period, mode=mode, searched_text=text,
                                  documents_in_scope=found.documents_in_scope,
                                  candidates=found.pool, reranked=found.reranked,
                                  late_interaction=found.late_interaction,
-                                 evidence=found.evidence, no_answer_likely=no_answer_likely(
-                                     found.evidence, ctx.config.abstain_below),
-                                 scope_provenance=provenance, trace=ctx.trace("search"))
+                                 evidence=found.evidence, no_answer_probability=probability,
+                                 no_answer_likely=no_answer_likely(probability, ctx.config.no_answer_threshold),
+                                 empty_scope=empty, scope_provenance=provenance, trace=ctx.trace("search"))
 
 
-def no_answer_likely(evidence: float | None, threshold: float) -> bool:
-    """The abstention signal: the question's best dense similarity in scope is below threshold."""
-    return evidence is not None and evidence < threshold
+def no_answer_likely(probability: float | None, threshold: float) -> bool:
+    """The abstention signal (serving.abstention): P(no answer) reaches the threshold."""
+    return probability is not None and probability >= threshold
 
 
 def render_header(mode: str, period: PeriodOut, in_scope: int | None, count: int) -> str:
@@ -84,11 +94,13 @@ def render_header(mode: str, period: PeriodOut, in_scope: int | None, count: int
 
 def render(out: SearchDocumentsOutput) -> str:
     blocks = [render_header(out.mode, out.period, out.documents_in_scope, len(out.results))]
-    if not out.results:
+    if out.empty_scope is not None:
+        blocks.append(render_empty_scope(out.empty_scope))
+    elif not out.results:
         blocks.append("No passage found. Say so rather than answering from memory.")
     elif out.no_answer_likely:
-        blocks.append(f"The library likely holds no answer (best similarity {out.evidence:.3f} is below "
-                      "the calibrated threshold): check these passages before using any, and say so "
+        blocks.append(f"The library likely holds no answer (probability {out.no_answer_probability:.2f} "
+                      "that it does not): check these passages before using any, and say so "
                       "if none answers.")
     blocks += [render_passage(i, p) for i, p in enumerate(out.results, start=1)]
     blocks.append(render_trace(out.trace))
@@ -110,8 +122,9 @@ def describe(ctx: ToolContext) -> str:
         f"bound you pass wins). Returns up to `limit` passages, at most {c.per_document} per "
         f"document{fill}, each with a `cite` line to copy, an anchor and flags; text over "
         f"{SEARCH_WINDOW:,} characters is cut (read on with get_passage). `no_answer_likely`: "
-        f"the best dense similarity in scope is below {c.abstain_below} (dense and hybrid modes), "
-        "so the library likely holds no answer; say so rather than guess. Not for the bibliography (list_documents) or "
+        f"`no_answer_probability` (any mode) is at least {c.no_answer_threshold}, so the library "
+        "likely holds no answer; say so rather than guess. Filters that match no document give "
+        "`empty_scope` (the filter at fault, the nearest valid values): fix the filter. Not for the bibliography (list_documents) or "
         "checking a quote (verify_citation). Cost: one query embedding (tens of milliseconds "
         "warm; a process's first call loads the model).")
 

@@ -1,4 +1,4 @@
-"""The session tools (DESIGN §7) and the helpers search and verify tools use to read a session."""
+"""The session tools (docs/DESIGN.md §7) and the helpers search and verify tools use to read a session."""
 
 from __future__ import annotations
 

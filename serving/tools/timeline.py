@@ -8,7 +8,8 @@ from serving.contract import TIMELINE_PREVIEW, Trace, timeline_preview
 from serving.known_ids import require_known_documents
 from serving.schemas import Cite, PeriodOut, cite_of, render_trace
 from serving.context import ToolContext
-from serving.scope import FILTER_ERRORS, Filters, resolve_filters
+from serving.empty_scope import EmptyScope, render as render_empty_scope
+from serving.scope import FILTER_ERRORS, Filters, empty_scope, resolve_filters
 from serving.tools import ToolSpec
 from serving.tools.search_documents import MAX_QUERY_CHARS, ModeName, render_header
 
@@ -43,6 +44,8 @@ class TimelineOutput(BaseModel):
     period: PeriodOut
     mode: ModeName
     documents_in_scope: int | None
+    empty_scope: EmptyScope | None = Field(None, description=(
+        "Set when the filters match no document: which filter failed, why, and the nearest values."))
     trace: Trace
 
 
@@ -55,8 +58,13 @@ def handle(ctx: ToolContext, args: TimelineInput) -> TimelineOutput:
                             pool=max(ctx.config.candidate_pool, POOL_PER_DOCUMENT * args.limit))
     reader = engine.reader
     groups: dict[int | None, list[TimelineEntry]] = {}
+    seen: set[str] = set()
     for hit in found.hits:
         p = reader.passages[hit.chunk_id]
+        # the selection's fill step may add a document's second passage: one entry per document
+        if p.document_id in seen:
+            continue
+        seen.add(p.document_id)
         year = reader.documents[p.document_id].year
         groups.setdefault(year, []).append(TimelineEntry(
             chunk_id=p.chunk_id, document_id=p.document_id, score=hit.score,
@@ -65,17 +73,20 @@ def handle(ctx: ToolContext, args: TimelineInput) -> TimelineOutput:
     order = sorted(groups, key=lambda y: (y is None, y or 0))
     return TimelineOutput(years=[YearGroup(year=y, entries=groups[y]) for y in order],
                           period=period, mode=mode, documents_in_scope=found.documents_in_scope,
+                          empty_scope=empty_scope(ctx, scope, "timeline") if found.documents_in_scope == 0 else None,
                           trace=ctx.trace("timeline_preview"))
 
 
 def render(out: TimelineOutput) -> str:
     count = sum(len(g.entries) for g in out.years)
     lines = [render_header(out.mode, out.period, out.documents_in_scope, count)]
+    if out.empty_scope is not None:
+        lines.append(render_empty_scope(out.empty_scope))
     for group in out.years:
         lines.append(f"\n== {group.year if group.year is not None else 'undated'}")
         for e in group.entries:
-            lines.append(f"- cite: {e.cite.text}\n  keys (do not cite): chunk_id={e.chunk_id}\n"
-                         f"  {e.preview}")
+            lines.append(f"- cite: {e.cite.text}\n  keys (do not cite): chunk_id={e.chunk_id} "
+                         f"document_id={e.document_id}\n  {e.preview}")
     lines.append("\n" + render_trace(out.trace))
     return "\n".join(lines)
 

@@ -8,6 +8,7 @@ import pytest
 
 from evaluation.cli import BUNDLED, main
 from evaluation.datasets import load_library_questions
+from evaluation.runs import absent_companion
 from evaluation.tracking import PER_QUESTION_ARTIFACT, read_run, tracking_uri
 
 
@@ -31,11 +32,17 @@ def test_library_eval_json(ingested_home, mlflow_uri, monkeypatch, capsys):
     assert set(pairs) == {"bm25", "hybrid", "placebo"} and all(p["b"] == "dense" for p in pairs.values())
     assert pairs["placebo"]["ci"][0] <= 0 <= pairs["placebo"]["ci"][1]
     # the slice holds 7 documents: questions whose gold lies elsewhere are skipped and counted
-    total = len(load_library_questions(BUNDLED["library"]))
+    # the absent-topic questions beside the dev split are loaded with it (negatives, never skipped)
+    absent = load_library_questions(absent_companion(BUNDLED["library"]))
+    total = len(load_library_questions(BUNDLED["library"])) + len(absent)
     negatives = out["negatives"]["dense"]["n"]
     assert out["skipped"]["gold_document_absent"] > 0
     assert out["questions"] + sum(out["skipped"].values()) == total
     assert out["arms"]["dense"]["n"] == out["questions"] - negatives > 0
+    for arm in ("dense", "bm25", "hybrid"):  # every mode gets a probability on one scale
+        abstention = out["abstention"][arm]
+        assert abstention["absent_flagged"][1] == len(absent) and abstention["negatives_flagged"][1] == negatives
+        assert abstention["answerable_flagged"][1] == out["arms"][arm]["n"] and 0 <= abstention["auroc"] <= 1
     run = read_run(mlflow_uri, out["mlflow"]["runs"]["hybrid"])
     assert run["status"] == "FINISHED"
     assert run["params"]["mode"] == "hybrid" and run["params"]["corpus_signature"] == out["corpus_signature"]

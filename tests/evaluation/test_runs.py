@@ -118,7 +118,7 @@ def test_arm_names_are_checked():
 
 
 def test_evaluation_never_imports_the_pipeline():
-    """DESIGN §1: evaluation → serving → corpus; never dagster, assets or orchestration."""
+    """docs/DESIGN.md §1: evaluation → serving → corpus; never dagster, assets or orchestration."""
     import re
 
     pattern = re.compile(r"^\s*(import|from)\s+(dagster|assets|orchestration)\b", re.MULTILINE)

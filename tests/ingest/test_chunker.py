@@ -1,4 +1,4 @@
-"""Chunker: section paths, exact anchors, safe cuts, table pieces, sizes (DESIGN §2, §4)."""
+"""Chunker: section paths, exact anchors, safe cuts, table pieces, sizes (docs/DESIGN.md §2, §4)."""
 
 from __future__ import annotations
 

@@ -39,15 +39,6 @@ def test_select_drops_headings_short_duplicates_and_caps_documents():
     assert len(select(ranked, passages, {}, limit=2, per_document=2, min_chars=200)) == 2
 
 
-def test_select_drops_reference_lists():
-    long = "x " * 150
-    refs = _passage("refs", "d1", long).model_copy(update={"section": ["A paper", "References"]})
-    body = _passage("body", "d1", long).model_copy(update={"section": ["A paper", "Referenced models"]})
-    kept = select([Candidate("refs", 0.9), Candidate("body", 0.8)], {"refs": refs, "body": body}, {},
-                  limit=5, per_document=2, min_chars=200)
-    assert [c.chunk_id for c in kept] == ["body"]
-
-
 def test_reciprocal_rank_fusion_follows_its_formula():
     dense = [Candidate("a", 0.9), Candidate("b", 0.8), Candidate("c", 0.7)]
     lexical = [Candidate("c", 12.0), Candidate("a", 3.0), Candidate("d", 1.0)]

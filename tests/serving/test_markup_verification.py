@@ -1,4 +1,4 @@
-"""Markup-insensitive verification (DESIGN §5): a table row, inline code or a fenced code line
+"""Markup-insensitive verification (docs/DESIGN.md §5): a table row, inline code or a fenced code line
 quoted without its Markdown is `verified_normalised`, and the offsets point at the words."""
 
 from __future__ import annotations

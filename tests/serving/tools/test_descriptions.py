@@ -79,9 +79,9 @@ def test_entity_name_parameters_say_which_names_are_accepted():
 def test_numbers_quoted_are_the_configured_ones(tmp_path, monkeypatch):
     monkeypatch.setenv(MAX_ITEMS_ENV, "7")
     text = _descriptions(_context(tmp_path, default_mode="bm25", per_document=3, fill_limit=False,
-                                  abstain_below=0.5))
+                                  no_answer_threshold=0.5))
     assert "mode=bm25 unless" in text["search_documents"] and "mode=bm25 unless" in text["timeline"]
-    assert "at most 3 per document," in text["search_documents"] and "below 0.5 " in text["search_documents"]
+    assert "at most 3 per document," in text["search_documents"] and "at least 0.5," in text["search_documents"]
     assert "at most 3 per document" in text["search_graph"]
     for name in ("session_put", "session_get", "session_list", "session_delete"):
         assert f"at most 7 ({MAX_ITEMS_ENV})" in text[name], name
@@ -91,7 +91,7 @@ def test_numbers_quoted_are_the_configured_ones(tmp_path, monkeypatch):
     search = text["search_documents"]
     assert (f"mode={default.default_mode} unless" in search and default.fill_limit
             and f"at most {default.per_document} per document (more when fewer documents match)" in search)
-    assert f"below {default.abstain_below} " in search and f"{SEARCH_WINDOW:,} characters" in search
+    assert f"at least {default.no_answer_threshold}," in search and f"{SEARCH_WINDOW:,} characters" in search
     assert "no_answer_likely" in search and "`period`" in search
     assert f"at most 64 ({MAX_ITEMS_ENV})" in text["session_put"]
     for number in (MAX_VALUE_BYTES, MAX_TOTAL_BYTES, MAX_LIST_LENGTH):

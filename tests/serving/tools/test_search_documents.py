@@ -116,14 +116,14 @@ def test_the_description_states_what_the_server_does(served_home):
         out = call_tool(SPEC, ctx, {"query": "variance and standard deviation of returns", **arguments})
         return SPEC.describe(ctx), out.structured_content
 
-    capped = ServedConfig(default_mode="dense", per_document=1, fill_limit=False, abstain_below=1.01)
+    capped = ServedConfig(default_mode="dense", per_document=1, fill_limit=False, no_answer_threshold=0.0)
     text, out = run(capped, limit=10)
     assert out["mode"] == "dense" and "mode=dense unless" in text
     documents = [p["document_id"] for p in out["results"]]
     assert len(documents) == len(set(documents)) == 3 and "at most 1 per document," in text
-    assert out["no_answer_likely"] and "below 1.01 " in text
-    filled = ServedConfig(per_document=1, fill_limit=True, abstain_below=0.0)
+    assert out["no_answer_likely"] and "at least 0.0," in text
+    filled = ServedConfig(per_document=1, fill_limit=True, no_answer_threshold=1.0)
     text, out = run(filled, limit=5, query="kurtosis of papers published before 2018", year_max=2019)
     assert len(out["results"]) == 5 and "at most 1 per document (more when fewer documents match)" in text
-    assert not out["no_answer_likely"] and "below 0.0 " in text
+    assert not out["no_answer_likely"] and "at least 1.0," in text
     assert out["period"]["year_max"] == 2019 and out["period"]["source_max"] == "caller"

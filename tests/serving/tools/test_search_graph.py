@@ -17,3 +17,18 @@ def test_search_graph_over_stdio(served_home):
 
     found = run_calls(served_home, scenario, warm_up=False)
     assert found["results"] and found["entities"][0]["name"] == "VaR"
+
+
+def test_no_relation_filter_is_offered_while_the_graph_holds_no_relation(served_home, context, invoke):
+    """A filter whose every value answers nothing is not offered: the served graph (the default
+    extractor) holds no typed relation, and neither graph tool takes a `relation` argument."""
+    from serving.listing import tool_descriptor
+    from serving.toolset import all_tools
+
+    assert context.engine.graph.counts()["relations"] == 0
+    specs = {s.name: s for s in all_tools()}
+    for name in ("search_graph", "expand_entity"):
+        assert "relation" not in tool_descriptor(specs[name], context).input_schema["properties"]
+    assert "relation" not in specs["search_graph"].describe(context)
+    answer = invoke("search_graph", {"query": "variance", "relation": "measures"})
+    assert answer.is_error and "relation" in answer.content[0].text

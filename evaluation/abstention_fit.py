@@ -1,0 +1,132 @@
+"""Fit the abstention models (serving.abstention) on the library dev set: answerable questions
+against the dev negatives and the absent-topic dev questions (library_absent_dev.jsonl).
+
+    QUANT_RAG_HOME=... python -m evaluation.abstention_fit [--split dev|test] [--expansions FILE]
+
+`--split dev` (the default) fits each model by L2-regularised logistic regression and prints its
+coefficients, AUROC and flag rates at the configured threshold (`no_answer_threshold`), plus the
+threshold that flags the most negatives with at most MAX_FALSE_ABSTENTION of answerable ones;
+`--split test` only measures the shipped models on the frozen questions (measure once). The
+cooperative model needs a hypothetical passage per question: the absent-topic files carry theirs;
+`--expansions` gives the others' (JSONL of {id, hypothetical_passage}, written blind).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import minimize
+
+from corpus.config import ServedConfig
+from corpus.state import StateLayout
+from evaluation.runs import absent_companion, library_target, retrieve
+from serving import abstention
+from serving.scope import EngineContext, resolve_filters
+from serving.tools.search_documents import SearchDocumentsInput
+
+QUESTIONS = Path(__file__).resolve().parent / "questions"
+L2 = 0.1  # ridge on standardised features: a few dozen negatives do not pin five free weights
+MAX_FALSE_ABSTENTION = 0.05
+
+
+def hypotheticals(paths: list[Path]) -> dict[str, str]:
+    """Question id -> hypothetical passage, from JSONL files that carry one."""
+    out = {}
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else {}
+            if row.get("hypothetical_passage"):
+                out[row["id"]] = row["hypothetical_passage"]
+    return out
+
+
+def collect(split: str, mode: str, expansions: Path | None) -> list[dict]:
+    """One row per question: id, negative, features (with the hypothetical's when known)."""
+    path = QUESTIONS / f"library_{split}.jsonl"
+    written = hypotheticals([p for p in (absent_companion(path), expansions) if p])
+    target = library_target(StateLayout.from_env(), ServedConfig.from_env(), path)
+    try:
+        engine, rows = target.engine, []
+        for q in target.questions:
+            found, _, searched = retrieve(engine, q.text, mode)
+            hypothetical = None
+            if q.id in written and found.dense_scores:
+                args = SearchDocumentsInput(query=q.text)
+                scope = resolve_filters(EngineContext(engine), args, args.query)[0]
+                dense = engine.dense(written[q.id], abstention.DENSE_K, engine.documents_in_scope(scope), scope)
+                hypothetical = (written[q.id], [c.score for c in dense])
+            values = abstention.features(
+                searched, engine.config.analyzer, abstention.term_statistics(engine.bm25),
+                abstention.passage_texts(engine.reader, [h.chunk_id for h in found.hits]),
+                list(found.dense_scores) or None, hypothetical)
+            rows.append({"id": q.id, "negative": not q.gains, "absent": q.id.startswith("a"),
+                         "features": values})
+        return rows
+    finally:
+        target.close()
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+    """Logistic regression with an L2 penalty on standardised inputs; weights in raw units."""
+    mean, std = x.mean(axis=0), x.std(axis=0) + 1e-9
+    z = (x - mean) / std
+
+    def loss(w):
+        logits = z @ w[1:] + w[0]
+        return float(np.sum(np.logaddexp(0, logits) - y * logits) + L2 * np.sum(w[1:] ** 2))
+    w = minimize(loss, np.zeros(x.shape[1] + 1), method="L-BFGS-B").x
+    coefficients = w[1:] / std
+    return coefficients, float(w[0] - np.sum(coefficients * mean))
+
+
+def auroc(scores_negative: list[float], scores_answerable: list[float]) -> float:
+    """P(a negative scores above an answerable question), ties one half."""
+    from scipy.stats import mannwhitneyu
+
+    return float(mannwhitneyu(scores_negative, scores_answerable).statistic) / (
+        len(scores_negative) * len(scores_answerable))
+
+
+def rates(rows: list[dict], model: abstention.Model, threshold: float) -> dict:
+    """AUROC and flag rates of `model` at `threshold` over the rows that have its features."""
+    rows = [r for r in rows if all(f in r["features"] for f in model.features)]
+    p = [model.probability(r["features"]) for r in rows]
+    neg = [v for v, r in zip(p, rows) if r["negative"]]
+    pos = [v for v, r in zip(p, rows) if not r["negative"]]
+    absent = [v for v, r in zip(p, rows) if r["absent"]]
+    allowed = int(MAX_FALSE_ABSTENTION * len(pos))
+    best = sorted(pos)[-allowed - 1] + 1e-6 if len(pos) > allowed else 0.0
+    count = lambda xs, t: f"{sum(v >= t for v in xs)}/{len(xs)}"  # noqa: E731
+    return {"auroc": round(auroc(neg, pos), 3), "threshold": threshold,
+            "negatives_flagged": count(neg, threshold), "absent_flagged": count(absent, threshold),
+            "answerable_flagged": count(pos, threshold),
+            f"best_threshold_at_{MAX_FALSE_ABSTENTION}": round(best, 4),
+            "absent_flagged_there": count(absent, best), "answerable_flagged_there": count(pos, best)}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--split", default="dev", choices=("dev", "test"))
+    parser.add_argument("--mode", default="hybrid")
+    parser.add_argument("--expansions", type=Path, default=None)
+    args = parser.parse_args(argv)
+    rows = collect(args.split, args.mode, args.expansions)
+    threshold = ServedConfig.from_env().no_answer_threshold
+    out = {}
+    for name, model in abstention.MODELS.items():
+        if args.split == "dev":
+            have = [r for r in rows if all(f in r["features"] for f in model.features)]
+            x = np.array([[r["features"][f] for f in model.features] for r in have])
+            coefficients, intercept = fit(x, np.array([r["negative"] for r in have], dtype=float))
+            model = abstention.Model(model.features, tuple(round(float(c), 3) for c in coefficients),
+                                     round(intercept, 3))
+            out[name + " (fitted now)"] = {"coefficients": model.coefficients, "intercept": model.intercept}
+        out[name] = rates(rows, model, threshold)
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,196 @@
+"""Abstention: the probability that the library holds no answer to a question, on one scale
+whatever the retrieval mode.
+
+A logistic model over a few cheap features (fitted on the library dev set and its absent-topic
+questions by `python -m evaluation.abstention_fit`; the coefficients below):
+
+- `vocabulary`: IDF-weighted share of the question's content terms (stemmed) that occur anywhere
+  in the library: an absent topic names terms the library never uses ("stablecoin", "greenium");
+- `best_passage`: the largest IDF-weighted share of those terms found in one of the top passages;
+- `pair_coverage`: IDF-weighted share of the question's adjacent content-term pairs that also
+  meet (within one word) in the top passages: "leverage ratio" or "order flow" as a topic, not
+  just its words scattered over the library;
+- `dense_top` and `dense_gap`: the best dense similarity in scope, and how far it stands above
+  the DENSE_K-th (one lucky passage vs a topic the library treats);
+- with an agent's hypothetical passage (the paragraph it expects to find): `hypothetical_top`,
+  that passage's best dense similarity in scope, and `hypothetical_vocabulary`, the share of its
+  content terms the library uses. A passage written in the library's register finds close
+  neighbours when the library treats the topic, and none when it does not.
+
+Three models share one scale (a probability): COOPERATIVE when a hypothetical passage was
+searched, QUESTION otherwise, LEXICAL in bm25 mode (no dense ranking). Corpus statistics
+(document frequencies) are read once per BM25 index from its vocabulary; a question then costs a
+few dictionary lookups and the tokenising of its top passages.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+import Stemmer
+
+from corpus.bm25_store import indexed_text
+from corpus.tokenize import Analyzer
+from serving.scaffolding import SCAFFOLDING
+
+DENSE_K = 5            # `dense_gap` = best dense similarity - the DENSE_K-th
+PASSAGES_READ = 5      # top passages whose words count for `best_passage` and `pair_coverage`
+PASSAGE_CHARS = 800    # of each (title, section path, then text): bounds the cost near 1 ms a search
+MIN_TERM_CHARS = 2
+# Function words of a question; the BM25 analyser keeps them (it serves with stop words "none").
+QUESTION_WORDS = frozenset("""
+a an and are as at be been being between both but by can could did do does doing each for from
+had has have how i if in into is it its itself may might more most much must no nor not of on or
+other our over own same should so some such than that the their them then there these they this
+those through to too under up very was we were what when where which while who whom why will
+with would you your one ones use used using versus vs via within without about across after
+against also am any because before during does further here just make makes made get gets
+""".split()) | SCAFFOLDING
+_STEM = Stemmer.Stemmer("english").stemWords  # "loadings" meets "loading", "priced" meets "price"
+
+
+@dataclass(frozen=True)
+class Model:
+    """A logistic model: P(no answer) = 1 / (1 + exp(-(intercept + Σ coef·feature)))."""
+
+    features: tuple[str, ...]
+    coefficients: tuple[float, ...]
+    intercept: float
+
+    def probability(self, values: dict[str, float]) -> float:
+        z = self.intercept + sum(c * values[f] for c, f in zip(self.coefficients, self.features))
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+# Fitted by `python -m evaluation.abstention_fit` on the library dev set (answerable questions vs
+# its negatives and the absent-topic dev questions; all-MiniLM-L6-v2, hybrid); refit for another model.
+QUESTION_MODEL = Model(("vocabulary", "best_passage", "pair_coverage", "dense_top", "dense_gap"),
+                       (-6.513, -5.274, -4.315, -8.878, -27.911), 11.74)
+LEXICAL_MODEL = Model(("vocabulary", "best_passage", "pair_coverage"), (-5.925, -7.289, -5.084), 6.463)
+COOPERATIVE_MODEL = Model(("vocabulary", "hypothetical_top", "hypothetical_vocabulary"),
+                          (-6.244, -31.159, -16.377), 35.71)
+MODELS = {"question": QUESTION_MODEL, "lexical": LEXICAL_MODEL, "cooperative": COOPERATIVE_MODEL}
+
+
+class TermStatistics:
+    """IDF of every stemmed term the BM25 index holds, read once from its vocabulary (a stem
+    takes the IDF of its most common form)."""
+
+    def __init__(self, vocabulary: dict[str, int], document_frequency: np.ndarray, documents: int):
+        terms = [t for t, i in vocabulary.items() if i < len(document_frequency)]
+        frequency = [int(document_frequency[vocabulary[t]]) for t in terms]
+        self._idf_of: dict[str, float] = {}
+        for stem, df in zip(_STEM(terms), frequency):
+            idf = self.idf(df, documents)
+            if idf < self._idf_of.get(stem, math.inf):
+                self._idf_of[stem] = idf
+        self.unseen_idf = self.idf(0, documents)
+
+    @staticmethod
+    def idf(df: int, n: int) -> float:
+        """BM25's (Lucene) idf: ln(1 + (N - df + 0.5) / (df + 0.5))."""
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def weight(self, stem: str) -> float:
+        """The stem's idf; a term the library never uses weighs as much as the rarest."""
+        return self._idf_of.get(stem, self.unseen_idf)
+
+    def known(self, stem: str) -> bool:
+        return stem in self._idf_of
+
+
+_STATISTICS: "weakref.WeakKeyDictionary[object, TermStatistics]" = weakref.WeakKeyDictionary()
+
+
+def term_statistics(bm25) -> TermStatistics:
+    """The statistics of a loaded corpus.bm25_store.BM25Index (computed on first use, then kept)."""
+    found = _STATISTICS.get(bm25)
+    if found is None:
+        retriever = bm25._retriever
+        indptr = np.asarray(retriever.scores["indptr"])
+        found = _STATISTICS[bm25] = TermStatistics(retriever.vocab_dict, np.diff(indptr), bm25.doc_count)
+    return found
+
+
+def content_stems(text: str, analyzer: Analyzer) -> list[str]:
+    """The text's terms that name something, stemmed, in order: no function or framing words, no
+    bare numbers."""
+    return _STEM([t for t in analyzer(text) if len(t) >= MIN_TERM_CHARS and t not in QUESTION_WORDS
+                  and not t.replace(".", "").isdigit()])
+
+
+def _share(weights: dict, present) -> float:
+    total = sum(weights.values())
+    return sum(w for key, w in weights.items() if present(key)) / total if total > 0 else 1.0
+
+
+def features(text: str, analyzer: Analyzer, statistics: TermStatistics, passages: list[str],
+             dense_scores: list[float] | None,
+             hypothetical: tuple[str, list[float]] | None = None) -> dict[str, float]:
+    """The models' inputs: the searched text, its top passages' indexed text, its dense
+    similarities best first (None in bm25 mode) and, when the agent sent one, its hypothetical
+    passage with that passage's dense similarities."""
+    stems = content_stems(text, analyzer)
+    weights = {s: statistics.weight(s) for s in dict.fromkeys(stems)}
+    pairs = {p: weights[p[0]] + weights[p[1]] for p in dict.fromkeys(zip(stems, stems[1:]))}
+    values = {"vocabulary": _share(weights, statistics.known)}
+    best, met = 0.0, set()
+    for passage in passages[:PASSAGES_READ]:
+        words = content_stems(passage, analyzer)
+        vocabulary = set(words)
+        best = max(best, _share(weights, vocabulary.__contains__))
+        near = set(zip(words, words[1:])) | set(zip(words, words[2:]))
+        met |= {p for p in pairs if p in near or (p[1], p[0]) in near}
+    values.update(best_passage=best, pair_coverage=_share(pairs, met.__contains__) if pairs else 1.0)
+    if dense_scores:
+        head = dense_scores[:DENSE_K]
+        values.update(dense_top=float(head[0]), dense_gap=float(head[0] - head[-1]))
+    if hypothetical is not None and hypothetical[1]:
+        hyp = {s: statistics.weight(s) for s in dict.fromkeys(content_stems(hypothetical[0], analyzer))}
+        values.update(hypothetical_top=float(hypothetical[1][0]),
+                      hypothetical_vocabulary=_share(hyp, statistics.known))
+    return values
+
+
+def model_for(values: dict[str, float]) -> str:
+    """Which model reads these features: the richest whose inputs are all there."""
+    if "hypothetical_top" in values:
+        return "cooperative"
+    return "question" if "dense_top" in values else "lexical"
+
+
+def probability(values: dict[str, float]) -> float:
+    """P(no answer in the library) from `features`."""
+    return MODELS[model_for(values)].probability(values)
+
+
+def passage_texts(reader, chunk_ids: list[str]) -> list[str]:
+    """The start of what BM25 indexed for these passages (title, section path, text)."""
+    out = []
+    for chunk_id in chunk_ids[:PASSAGES_READ]:
+        p = reader.passages[chunk_id]
+        out.append(indexed_text(reader.title(p.document_id), list(p.section), p.text)[:PASSAGE_CHARS])
+    return out
+
+
+def no_answer_probability(engine, text: str, found,
+                          hypothetical: tuple[str, list[float]] | None = None) -> float | None:
+    """P(no answer) for a retrieval (serving.engine.Retrieval) of the searched `text` (and, when
+    the agent sent one, its hypothetical passage with its dense similarities in the same scope);
+    None when the scope held no document (an empty scope says nothing about the library) or when
+    the corpus's term statistics cannot be read (no BM25 index)."""
+    if found.documents_in_scope == 0:
+        return None
+    from serving.errors import ServingError
+
+    try:
+        statistics = term_statistics(engine.bm25)
+    except ServingError:
+        return None
+    values = features(text, engine.config.analyzer, statistics,
+                      passage_texts(engine.reader, [h.chunk_id for h in found.hits]),
+                      list(found.dense_scores) or None, hypothetical)
+    return probability(values)
