@@ -268,7 +268,8 @@ def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
                                                                     SEARCH_WINDOW, score=h.score) for h in hits])
         evidence = ranked[0][1] if ranked else None
         out = timed("output model + trace", tool.SearchDocumentsOutput, results=results, period=period, mode=mode,
-                    searched_text=text, documents_in_scope=None, candidates=len(pool), reranked=False,
+                    searched_text=[tool.SearchedInput(kind="question", text=text, weight=1.0, in_own_top=len(hits),
+                                                      share=1.0)], documents_in_scope=None, candidates=len(pool), reranked=False,
                     late_interaction=bool(tokens),
                     evidence=evidence, no_answer_likely=False,
                     scope_provenance=None, trace=ctx.trace("search"))

@@ -76,7 +76,8 @@ def profile_search(context, queries, repeat: int) -> dict:
         args, scope, period, text, provenance = timed("filters", filters)
         mode = args.mode or context.config.default_mode
         found = timed("retrieval", engine.retrieve, text, mode, scope, limit=args.limit)
-        out = timed("structured", search.build_output, context, found, period, mode, text, provenance)
+        out = timed("structured", search.build_output, context, found, period, mode,
+                    search.searched(found.inputs, [None]), provenance)
         timed("trace", context.trace, "search")
         structured = timed("dump", search.SearchDocumentsOutput.model_dump, out, mode="json")
         rendered = timed("text", search.render, out)

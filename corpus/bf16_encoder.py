@@ -8,7 +8,8 @@ float32 ONNX graph; on an AMD EPYC with AVX-512 BF16 and no AMX, 27 % less CPU t
 softmax, layer norm and the pooling stay float32, so the vectors stay within cosine 0.99996 of the
 float32 ones (tested over a library slice) and share their key: the float runtimes are one family
 of vectors (ServedConfig.model_key). Without either flag bfloat16 would be emulated and slower, so
-`passage_runtime="auto"` chooses it only where one is present.
+`passage_runtime="auto"` chooses it only where one is present. Where torch sees a GPU, "auto" is
+torch itself: the embedder then runs on the GPU (corpus.embedder.embedding_device).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from corpus.pooling import pool, pooling_of
 from corpus.token_encoder import TokenEncoder
 
 CPUINFO = Path("/proc/cpuinfo")
@@ -36,25 +38,35 @@ def has_native_bf16(cpuinfo: Path = CPUINFO) -> bool:
 
 
 def resolved_passage_runtime(runtime: str) -> str:
-    """The runtime `ServedConfig.passage_runtime` means on this machine: "auto" is bfloat16 where
-    the CPU has it in hardware, else the float32 ONNX graph; any other value is itself."""
+    """The runtime `ServedConfig.passage_runtime` means on this machine: "auto" is torch on the
+    GPU where torch sees one, else bfloat16 where the CPU has it in hardware, else the float32
+    ONNX graph; any other value is itself."""
+    from corpus.embedder import embedding_device
+
     if runtime != "auto":
         return runtime
+    if embedding_device() == "cuda":
+        return "torch"
     return "torch-bf16" if has_native_bf16() else "onnx"
 
 
 class Bf16Encoder(TokenEncoder):
     """TokenEncoder's interface (`embed_texts`, `on_tokens`) over the torch model under bfloat16
-    autocast: the same tokenisation, batching, mean pooling and normalisation as the ONNX graphs."""
+    autocast: the same tokenisation, batching, pooling (the model's: corpus.pooling) and
+    normalisation as the ONNX graphs."""
 
-    def __init__(self, folder: Path, model_id: str, threads: int):
+    def __init__(self, folder: Path, model_id: str, threads: int, model=None):
+        """`model`: the transformer already loaded from `folder` (the embedder's), shared rather
+        than loaded twice (a 0.6B model is 2.4 GB in float32)."""
         import torch
         from transformers import AutoModel
 
         self._load_tokenizer(folder, model_id, None)
         self._torch, self._threads = torch, threads
-        self.model = AutoModel.from_pretrained(str(folder), local_files_only=True).eval()
+        self.model = model if model is not None else AutoModel.from_pretrained(
+            str(folder), local_files_only=True).eval()
         self._segments = "token_type_ids" in self.model.forward.__code__.co_varnames
+        self._pooling = pooling_of(folder) or "mean"
         self.model_file = folder
         self.dimension = int(self.embed_texts(["dimension probe"])[0].shape[0])
         self.encoded_texts = 0
@@ -75,7 +87,5 @@ class Bf16Encoder(TokenEncoder):
         finally:
             torch.set_num_threads(previous)
         hidden = hidden.float()
-        weights = mask.unsqueeze(-1).float()
-        pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
-        pooled = torch.nn.functional.normalize(pooled, dim=-1)
+        pooled = pool(hidden, mask, self._pooling)
         return pooled.numpy(), torch.nn.functional.normalize(hidden, dim=-1).numpy()

@@ -22,6 +22,37 @@ QWEN3_EMBEDDING_MODEL = "Qwen/Qwen3-Embedding-0.6B"
 QWEN3_QUERY_INSTRUCTION = (
     "Given a quantitative-finance research question, retrieve the passage that best answers it."
 )
+# config.json's model_type of the Qwen3 family (Qwen3-Embedding's architecture is Qwen3Model).
+QWEN3_MODEL_TYPE = "qwen3"
+
+
+def _family_settings(folder: Path, env) -> dict[str, object]:
+    """What a model folder's own files say about serving it (explicit variables still win): a
+    Qwen3 embedder (config.json's model_type) gets its id and the Qwen3 query instruction; a
+    last-token-pooling model serves without late interaction, whose MaxSim over a decoder's token
+    states nobody has measured (QUANT_RAG_LATE_INTERACTION=true turns it back on)."""
+    from corpus.pooling import pooling_of
+
+    try:
+        model_type = json.loads((folder / "config.json").read_text()).get("model_type")
+    except (OSError, ValueError, AttributeError):
+        model_type = None
+    settings: dict[str, object] = {}
+    if model_type == QWEN3_MODEL_TYPE:
+        if pooling_of(folder) != "lasttoken":
+            from corpus.model_identity import ModelPathError
+
+            raise ModelPathError(f"QUANT_RAG_EMBEDDING_PATH={folder} holds a Qwen3 model without "
+                                 f"sentence-transformers' last-token pooling (modules.json, 1_Pooling): "
+                                 f"use the Qwen3-Embedding folder as published")
+        if not env.get("QUANT_RAG_EMBEDDING_MODEL"):
+            settings["embedding_model"] = QWEN3_EMBEDDING_MODEL
+        settings["query_instruction"] = QWEN3_QUERY_INSTRUCTION
+    if pooling_of(folder) == "lasttoken" and not env.get("QUANT_RAG_LATE_INTERACTION"):
+        settings["late_interaction"] = False
+    return settings
+
+
 # A formula recogniser for display formulas at ingest (ingest/parsing/formula_recogniser.py):
 # `package.module:callable` or `/path/to/file.py:callable`; unset = the PDF text layer only.
 FORMULA_RECOGNISER_ENV = "QUANT_RAG_FORMULA_RECOGNISER"
@@ -80,6 +111,20 @@ class ServedConfig(BaseModel):
     # quality"); below 1, by (1 - w) x fused + w x MaxSim, both min-max normalised
     # (serving.selection.by_late_interaction).
     late_interaction_weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    # Agent-cooperative search (serving.cooperative): the caller's rephrasings and hypothetical
+    # passage are fused with the question at the candidate level, the question weighing 1 and each
+    # other input its weight here (never more than the question's); chosen by 5-fold
+    # cross-validation over the library dev set's questions (docs/measurements.md "Retrieval
+    # quality"). A hypothetical passage ranks by its own dense + BM25 fusion: its hundreds of token
+    # vectors in MaxSim cost ten times the question's (coop_hypothetical_maxsim, an arm).
+    coop_alternative_weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    coop_hypothetical_weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    coop_hypothetical_maxsim: bool = False
+    # Second stage (serving.rescan): every passage of the first ranking's leading `rescan_documents`
+    # documents (0 = off) scored as the pool is, the best `rescan_per_document` of each not yet in
+    # the pool joining it, so a top document's answering passage outside the pool can surface.
+    rescan_documents: int = Field(default=0, ge=0, le=10)
+    rescan_per_document: int = Field(default=2, ge=1, le=50)
     reranker_model_path: str | None = None
     # A cross-encoder reads every [query, passage] pair: score only the fused pool's first N (0 = all),
     # and blend its order with the fused one (1 = its order alone); serving.reranking.
@@ -110,7 +155,6 @@ class ServedConfig(BaseModel):
             values["embedding_model"] = model
             if model == QWEN3_EMBEDDING_MODEL:
                 values["query_instruction"] = QWEN3_QUERY_INSTRUCTION
-                values["passage_runtime"] = "torch"  # not a mean-pooling model: no ONNX export
         for key, field in (("QUANT_RAG_EMBEDDING_PATH", "embedding_model_path"),
                            ("QUANT_RAG_EMBEDDING_REVISION", "embedding_revision"),
                            ("QUANT_RAG_VECTOR_BACKEND", "vector_backend"),
@@ -130,7 +174,10 @@ class ServedConfig(BaseModel):
                            ("QUANT_RAG_BM25_STOPWORDS", "bm25_stopwords"),
                            ("QUANT_RAG_CANDIDATE_POOL", "candidate_pool"),
                            ("QUANT_RAG_DOCUMENT_BEST_WEIGHT", "document_best_weight"),
-                           ("QUANT_RAG_NO_ANSWER_THRESHOLD", "no_answer_threshold")):
+                           ("QUANT_RAG_NO_ANSWER_THRESHOLD", "no_answer_threshold"),
+                           ("QUANT_RAG_COOP_ALTERNATIVE_WEIGHT", "coop_alternative_weight"),
+                           ("QUANT_RAG_COOP_HYPOTHETICAL_WEIGHT", "coop_hypothetical_weight"),
+                           ("QUANT_RAG_RESCAN_DOCUMENTS", "rescan_documents")):
             if env.get(key):
                 values[field] = env[key]
         for key, field in (("QUANT_RAG_EMBEDDING_PATH", "embedding_model_path"),
@@ -140,6 +187,9 @@ class ServedConfig(BaseModel):
 
                 raise ModelPathError(f"{key}={values[field]} is not an existing folder: point it at the "
                                      f"model's local folder or unset it")
+        if values.get("embedding_model_path"):
+            folder = Path(str(values["embedding_model_path"])).expanduser()
+            values = {**_family_settings(folder, env), **values}
         if values.get("qdrant_url") and "vector_backend" not in values:
             values["vector_backend"] = "server"
         return cls(**values)

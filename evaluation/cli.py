@@ -23,6 +23,7 @@ import numpy as np
 
 from corpus.config import ServedConfig
 from corpus.state import StateLayout
+from evaluation.families import FAMILY_METRICS, family_pairs, family_table
 from evaluation.metrics import METRIC_NAMES, PRIMARY_METRIC
 from evaluation.plots import plot_arms
 from evaluation.report import abstention_summary, format_table, summary_json
@@ -66,6 +67,8 @@ def _side_facts(result: RunResult) -> dict:
         facts["negatives"][arm] = {"n": len(tops[True]), "mean_top_score": mean(tops[True]),
                                    "answerable_mean_top_score": mean(tops[False])}
     facts["families"] = family_means(result)
+    facts["family_table"] = family_table(result.target.questions, result.per_query)
+    facts["family_pairs"] = family_pairs(result.target.questions, result.per_query) if len(result.arms) > 1 else []
     facts["abstention_auroc"] = {arm: evidence_auroc([r for r in result.records if r["arm"] == arm], negative)
                                  for arm in result.arms}
     facts["abstention"] = {arm: abstention_summary([r for r in result.records if r["arm"] == arm], negative,
@@ -130,6 +133,8 @@ def log_runs(result: RunResult, summary: dict, mlflow_dir: Path) -> dict[str, st
             lo, hi = summary["arms"][arm]["ci"]
             metrics.update({f"{PRIMARY_METRIC}.ci_lo": lo, f"{PRIMARY_METRIC}.ci_hi": hi,
                             "seconds": result.seconds[arm]})
+            for family, row in summary.get("family_table", {}).get(arm, {}).items():
+                metrics.update({f"family.{family}.{m}": row[m][0] for m in FAMILY_METRICS})
             for pair in (p for p in summary["pairs"] if p["a"] == arm):
                 metrics.update({f"diff_vs_{pair['b']}.{PRIMARY_METRIC}": pair["diff"],
                                 f"diff_vs_{pair['b']}.ci_lo": pair["ci"][0],
@@ -138,7 +143,7 @@ def log_runs(result: RunResult, summary: dict, mlflow_dir: Path) -> dict[str, st
                       "model": target.config.embedding_model, "mode": mode, "arm": arm,
                       "reference_arm": reference, "benchmark": target.benchmark,
                       "benchmark_hash": target.benchmark_hash, "evaluation_id": evaluation_id,
-                      "profile": target.profile,
+                      "profile": target.profile, "expansions_hash": target.expansions_hash or "none",
                       "questions": len(rows)}
             records = [r for r in result.records if r["arm"] == arm]
             run_ids[arm] = log_evaluation(uri, EXPERIMENT, params, metrics, records, plot,

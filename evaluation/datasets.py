@@ -124,6 +124,39 @@ def load_library_questions(path: Path) -> list[LibraryQuestion]:
     return questions
 
 
+class Expansion(BaseModel):
+    """A question's blind expansions (written from its text alone, once, before any tuning): what a
+    cooperative caller passes as `alternatives` and `hypothetical_passage`."""
+
+    id: str
+    alternatives: list[str]
+    hypothetical_passage: str
+
+
+def expansions_file(questions: Path) -> Path:
+    """Where a question file's expansions live: beside it, `<stem>_expansions.jsonl`."""
+    return Path(questions).with_name(f"{Path(questions).stem}_expansions.jsonl")
+
+
+def load_expansions(questions: Path) -> dict[str, Expansion]:
+    """Question id -> its expansions; empty when the question file has none."""
+    path = expansions_file(questions)
+    if not path.exists():
+        return {}
+    rows = [Expansion.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+    return {row.id: row for row in rows}
+
+
+def embedded_expansions(questions: Path) -> dict[str, Expansion]:
+    """Question id -> its expansions, for a question file that carries them on each line (the
+    absent-topic questions were written with theirs)."""
+    rows = [json.loads(line) for line in Path(questions).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {row["id"]: Expansion(id=row["id"], alternatives=row["alternatives"],
+                                 hypothetical_passage=row["hypothetical_passage"])
+            for row in rows if "alternatives" in row and "hypothetical_passage" in row}
+
+
 def questions_hash(path: Path) -> str:
     return sha256_hex(Path(path).read_bytes())
 

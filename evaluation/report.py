@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from evaluation.families import format_families
 from evaluation.metrics import PRIMARY_METRIC
 from evaluation.stats import mean_ci
 
@@ -79,6 +80,7 @@ def format_table(summary: dict) -> str:
             auroc = summary.get("abstention_auroc", {}).get(arm)
             lines.append(f"{arm:<44}" + "".join(f"{row.get(f, float('nan')):>10.3f}" for f in families)
                          + (f"{auroc:>8.3f}" if auroc is not None else f"{'—':>8}"))
+    lines += format_families(summary)
     lines += format_abstention(summary)
     if summary["pairs"]:
         lines += ["", f"{'a − b':<60}{'diff':>9}{'95% CI':>20}  verdict"]

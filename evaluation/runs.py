@@ -22,13 +22,16 @@ from corpus.published import open_published
 from corpus.state import StateLayout
 from evaluation.arms import arm_engine, parse_arm
 from evaluation.beir_state import build_beir_state
-from evaluation.datasets import (GoldQuoteNotFound, chunk_documents, gold_passages, library_file_map,
-                                 load_beir, load_library_questions, questions_hash)
+from evaluation.datasets import (Expansion, GoldQuoteNotFound, chunk_documents, embedded_expansions,
+                                 expansions_file, gold_passages,
+                                 library_file_map, load_beir, load_expansions, load_library_questions,
+                                 questions_hash)
 from evaluation.metrics import MISS_K, NDCG_K, RECALL_KS, score_query
 from evaluation.profiles import describe as describe_profile, with_profile
 from serving.abstention import no_answer_probability
 from serving.coherence import check_state
 from serving.contract import WINDOWS
+from serving.cooperative import other_inputs
 from serving.engine import Engine, Retrieval
 from serving.scope import EngineContext, resolve_filters
 from serving.tools.search_documents import SearchDocumentsInput
@@ -67,6 +70,8 @@ class Target:
     skipped: dict[str, int] = field(default_factory=dict)
     profile: str = "none"                     # the corpus's ranking profile (evaluation/profiles.py)
     release: Callable[[], None] | None = None  # lets go of the published generation read
+    expansions: dict[str, Expansion] = field(default_factory=dict)  # question id -> blind expansions
+    expansions_hash: str | None = None
 
     @property
     def config(self) -> ServedConfig:
@@ -136,10 +141,13 @@ def _library_target(layout: StateLayout, config: ServedConfig, path: Path, limit
             continue
         questions.append(Question(q.id, q.question, gains, ABSENT if q.id in absent else q.family, q.period))
     digest = questions_hash(path)
+    expansions = load_expansions(path)
     if companion:
         digest = sha256_hex(f"{digest}{questions_hash(companion)}".encode())
+        expansions |= embedded_expansions(companion)
     return Target(path.stem, digest, engine, report.signature, questions[:limit],
-                  lambda chunk: chunk, chunk_documents(reader), skipped)
+                  lambda chunk: chunk, chunk_documents(reader), skipped, expansions=expansions,
+                  expansions_hash=questions_hash(expansions_file(path)) if expansions else None)
 
 
 def absent_companion(path: Path) -> Path | None:
@@ -165,15 +173,23 @@ def beir_target(home: StateLayout, config: ServedConfig, folder: Path, split: st
                   questions[:limit], corpus_of.__getitem__, profile=describe_profile(beir.name))
 
 
-def retrieve(engine: Engine, text: str, arm_spec: str) -> tuple[Retrieval, tuple[int | None, int | None], str]:
-    """(retrieval, applied period, searched text) for one question, the way search_documents
-    resolves it."""
+def retrieve(engine: Engine, text: str, arm_spec: str, expansion: Expansion | None = None
+             ) -> tuple[Retrieval, tuple[int | None, int | None], str, str | None]:
+    """(retrieval, applied period, searched text, hypothetical passage searched) for one question,
+    the way search_documents resolves it; a cooperative arm passes the question's expansions as a
+    caller would (none: the bare question)."""
     arm = parse_arm(arm_spec)
     engine = arm_engine(engine, arm.config(engine.config))
     args = SearchDocumentsInput(query=text, limit=DEPTH, mode=arm.mode)
     scope, period, searched, _ = resolve_filters(EngineContext(engine), args, args.query)
-    found = engine.retrieve(searched, arm.mode, scope, limit=DEPTH, pool=arm.pool)
-    return found, (period.year_min, period.year_max), searched
+    alternatives, hypothetical = arm.expansions
+    others = other_inputs(expansion.alternatives if expansion and alternatives else [],
+                          expansion.hypothetical_passage if expansion and hypothetical else None,
+                          engine.config, engine.newest_year())
+    found = engine.retrieve(searched, arm.mode, scope, limit=DEPTH, pool=arm.pool,
+                            others=[o.input for o in others])
+    passage = next((o.input.text for o in others if o.input.kind == "hypothetical"), None)
+    return found, (period.year_min, period.year_max), searched, passage
 
 
 @dataclass
@@ -202,6 +218,9 @@ class _RememberedQueries:
 def run_arms(target: Target, arms: list[str]) -> RunResult:
     """Every question under every arm, interleaved; negatives are ranked but not scored."""
     modes = arm_modes(arms)
+    if not target.expansions and any(any(parse_arm(spec).expansions) for spec in modes.values()):
+        raise ValueError(f"{target.benchmark}: a cooperative arm needs the questions' expansions "
+                         f"(<questions>_expansions.jsonl beside the question file)")
     engine = target.engine
     if not isinstance(engine.embedder, _RememberedQueries):
         engine._embedder = _RememberedQueries(engine.embedder)
@@ -211,9 +230,9 @@ def run_arms(target: Target, arms: list[str]) -> RunResult:
     for q in target.questions:
         for arm, mode in modes.items():
             start = time.perf_counter()
-            found, period, searched = retrieve(target.engine, q.text, mode)
+            found, period, searched, passage = retrieve(target.engine, q.text, mode, target.expansions.get(q.id))
             no_answer = no_answer_probability(arm_engine(target.engine, parse_arm(mode).config(
-                target.config)), searched, found)
+                target.config)), searched, found, (passage, list(found.hypothetical_scores)) if passage else None)
             seconds[arm] += time.perf_counter() - start
             hits = found.hits
             ranked = [target.item_of(h.chunk_id) for h in hits]

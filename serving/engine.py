@@ -9,9 +9,9 @@ from __future__ import annotations
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, Sequence, TypeVar, get_args
 
 import numpy as np
 
@@ -23,11 +23,14 @@ from corpus.state import StateLayout
 from corpus.vector_store_base import VectorStore
 from serving.abstention import DENSE_K, term_statistics
 from serving.coherence import INGEST_COMMAND
+from serving.cooperative import Contribution, Ordering, QueryInput, contributions
 from serving.errors import IncoherentState, InvalidArgument, Unavailable
 from serving.expansion import QueryExpander
 from serving.furniture import drop_furniture
+from serving.rescan import rescan
 from serving.scaffolding import drop_scaffolding
-from serving.selection import (Candidate, by_late_interaction, convex_fusion, reciprocal_rank_fusion, select,
+from serving.selection import (Candidate, convex_fusion, is_headings_only,
+                               reciprocal_rank_fusion, select,
                                with_document_best, with_document_decay, with_document_evidence,
                                with_neighbour_evidence)
 
@@ -76,6 +79,8 @@ class Retrieval:
     evidence: float | None = None   # best dense similarity in scope
     late_interaction: bool = False  # the pool was ordered by MaxSim over token vectors
     dense_scores: tuple[float, ...] = ()  # the first dense similarities, best first (abstention)
+    hypothetical_scores: tuple[float, ...] = ()  # the same for the caller's hypothetical passage
+    inputs: list[Contribution] = field(default_factory=list)  # the question first, then the caller's others
 
 
 class Engine:
@@ -296,39 +301,44 @@ class Engine:
         return self._lazy("expander", load)
 
     def retrieve(self, text: str, mode: Mode, scope: Scope, *, limit: int,
-                 per_document: int | None = None, pool: int | None = None) -> Retrieval:
-        """Ranked pool for `text` within `scope`, then selection down to `limit` passages."""
+                 per_document: int | None = None, pool: int | None = None,
+                 others: Sequence[QueryInput] = ()) -> Retrieval:
+        """Ranked pool for `text` within `scope`, then selection down to `limit` passages.
+        `others`: the caller's rephrasings and hypothetical passage, fused with the question
+        (serving.cooperative), each searched in the same scope."""
         if mode not in MODES:
             raise InvalidArgument(f"unknown mode {mode!r}; expected one of {MODES}", fields=["mode"])
+        inputs = [QueryInput("question", text), *others]
         allowed = self.documents_in_scope(scope)
         size = max(pool or self.config.candidate_pool, limit)
         if allowed is not None and not allowed:
-            return Retrieval([], 0, 0, False)
-        reranked, dense, late = False, None, False
-        if mode == "dense":
-            ranked = dense = self.dense(text, size, allowed, scope)
-        elif mode == "bm25":
-            ranked = self.lexical(text, size, allowed)
-        else:
-            ranked, dense, late = self._hybrid(text, size, allowed, scope)
+            return Retrieval([], 0, 0, False, inputs=contributions(inputs, [], [], self.config.rrf_k, limit))
+        reranked, denses, late, rankings = False, [], False, []
+        if mode == "hybrid":
+            ranked, denses, late, rankings = self._hybrid(inputs, size, allowed, scope)
             if self.reranker_name != "none":
                 ranked, reranked = self.rerank(text, ranked), True
+        else:
+            rankings = [self.dense(i.text, size, allowed, scope) if mode == "dense"
+                        else self.lexical(i.text, size, allowed) for i in inputs]
+            denses = rankings if mode == "dense" else []
+            ranked = rankings[0] if len(inputs) == 1 else reciprocal_rank_fusion(
+                rankings, self.config.rrf_k, [i.weight for i in inputs])
         reader = self.reader
         hits = select(drop_furniture(ranked, reader.passages, text), reader.passages,
                       reader.near_duplicates, limit=limit,
                       per_document=per_document or self.config.per_document,
                       min_chars=self.config.min_passage_chars, fill=self.config.fill_limit)
-        evidence = dense[0].score if dense else None
-        return Retrieval(hits, len(ranked), None if allowed is None else len(allowed), reranked, evidence, late,
-                         tuple(c.score for c in (dense or [])[:DENSE_K]))
+        top = [tuple(c.score for c in ranking[:DENSE_K]) for ranking in denses]
+        hypothetical = [t for i, t in zip(inputs, top) if i.kind == "hypothetical"]
+        return Retrieval(hits, len(ranked), None if allowed is None else len(allowed), reranked,
+                         top[0][0] if top and top[0] else None, late, top[0] if top else (),
+                         hypothetical[0] if hypothetical else (),
+                         contributions(inputs, rankings, hits, self.config.rrf_k, limit))
 
-    def _hybrid(self, text: str, size: int, allowed: set[str] | None,
-                scope: Scope) -> tuple[list[Candidate], list[Candidate], bool]:
-        """(pool, dense ranking, whether MaxSim ordered the pool): dense and BM25 fused, cut to
-        `size`, reordered by late interaction when its index is there, then the opt-in evidence
-        rules. The question is embedded once, with its tokens when late interaction runs."""
-        tokens = self.tokens if self.config.late_interaction else ()
-        vector, question = tokens[1].query(text) if tokens else (None, None)
+    def _first_stage(self, text: str, vector: np.ndarray | None, size: int, allowed: set[str] | None,
+                     scope: Scope) -> tuple[list[Candidate], list[Candidate]]:
+        """(dense and BM25 fused, the dense ranking) for one input."""
         if self.is_open("bm25") and self.bm25.doc_count >= LARGE_STATE_PASSAGES:
             pending = self._dense_pool.submit(self.dense, text, size, allowed, scope, vector)
             lexical = self.lexical(text, size, allowed)
@@ -336,12 +346,30 @@ class Engine:
         else:
             dense, lexical = self.dense(text, size, allowed, scope, vector), self.lexical(text, size, allowed)
         rankings, weights = [dense, lexical], [self.config.dense_weight, self.config.bm25_weight]
-        ranked = (convex_fusion(rankings, weights) if self.config.fusion == "convex"
-                  else reciprocal_rank_fusion(rankings, self.config.rrf_k, weights))[:size]
-        if tokens:
-            ranked = by_late_interaction(ranked, tokens[0].maxsim(question, [c.chunk_id for c in ranked]),
-                                         self.config.late_interaction_weight)
+        fused = (convex_fusion(rankings, weights) if self.config.fusion == "convex"
+                 else reciprocal_rank_fusion(rankings, self.config.rrf_k, weights))
+        return fused, dense
+
+    def _hybrid(self, inputs: list[QueryInput], size: int, allowed: set[str] | None,
+                scope: Scope) -> tuple[list[Candidate], list[list[Candidate]], bool, list[list[Candidate]]]:
+        """(pool, each input's dense ranking, whether MaxSim ordered the pool, each input's own
+        order): every input's dense and BM25 fused, the inputs fused by weight and cut to `size`,
+        reordered by late interaction when its index is there (serving.cooperative), the second
+        stage (serving.rescan), then the opt-in evidence rules. All inputs are embedded in one
+        call, with their tokens when late interaction runs."""
+        tokens = self.tokens if self.config.late_interaction else ()
+        encoded = (tokens[1].queries([i.text for i in inputs]) if tokens
+                   else [(None, None)] * len(inputs))
+        stages = [self._first_stage(i.text, vector, size, allowed, scope)
+                  for i, (vector, _) in zip(inputs, encoded)]
+        ordering = Ordering(inputs, [fused for fused, _ in stages], tokens[0] if tokens else None,
+                            [t for _, t in encoded], self.config)
+        ranked = ordering.order(ordering.pool(size))
         passages = self.reader.passages
+        if self.config.rescan_documents:
+            vector = encoded[0][0] if encoded[0][0] is not None else self.embedder.embed_query(inputs[0].text)
+            ranked = rescan(ranked, passages, lambda d: self._rank_document(d, inputs[0].text, vector, ordering),
+                            self.config.rescan_documents, self.config.rescan_per_document)
         if self.config.document_weight:
             ranked = with_document_evidence(ranked, passages, self.config.document_weight)
         if self.config.document_best_weight:
@@ -350,7 +378,23 @@ class Engine:
             ranked = with_neighbour_evidence(ranked, passages, self.config.neighbour_weight)
         if self.config.document_decay < 1.0:
             ranked = with_document_decay(ranked, passages, self.config.document_decay)
-        return ranked, dense, bool(tokens)
+        return ranked, [dense for _, dense in stages], ordering.late, ordering.rankings
+
+    def _rank_document(self, document_id: str, text: str, vector: np.ndarray, ordering: Ordering) -> list[str]:
+        """The document's servable passages ranked by the full ranker restricted to it: the
+        question's dense and BM25 rankings and the inputs' weighted MaxSim, fused by reciprocal rank."""
+        ids = [p.chunk_id for p in self.reader.by_document.get(document_id, [])
+               if not is_headings_only(p) and p.role == "body"]
+        if not ids:
+            return []
+        allowed = {document_id}
+        rankings = [self.dense(text, len(ids), allowed, None, vector), self.lexical(text, len(ids), allowed)]
+        if ordering.late:
+            ordering.score(ids)
+            rankings.append([Candidate(c, 0.0) for c in sorted(
+                (c for c in ids if c in ordering.scores[0]), key=lambda c: -ordering.strength(c))])
+        keep = set(ids)
+        return [c.chunk_id for c in reciprocal_rank_fusion(rankings, self.config.rrf_k) if c.chunk_id in keep]
 
     def rerank(self, text: str, ranked: list[Candidate]) -> list[Candidate]:
         """Cross-encoder rescoring of the fused pool's head (only when a local model is configured);

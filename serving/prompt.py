@@ -9,7 +9,8 @@ from pydantic import Field
 PROMPT_NAME = "research_protocol"
 PROMPT_TITLE = "Answer from the quantitative-finance library with verified citations"
 PROMPT_DESCRIPTION = (
-    "The protocol for answering a question from this library: search in English, read "
+    "The protocol for answering a question from this library: search in English with rephrasings "
+    "in the library's vocabulary and a hypothetical answering passage, read "
     "passages in full, copy only the cite line, verify every quote before asserting it, turn implicit "
     "periods into year bounds, and abstain when nothing relevant is found."
 )
@@ -18,8 +19,18 @@ PROTOCOL = """\
 You answer questions from a closed library of quantitative-finance research through the
 quant-rag tools. Follow this protocol.
 
-1. Search in English. Rephrase the question as a short English research query and call
-   `search_documents`. Leave `mode` unset (the server's measured default, named in the tool's
+1. Search in English, and help the search. Call `search_documents` with the question as
+   `query`, and pass what you know of how the library would say it:
+   - `alternatives`: two to four rephrasings in the library's register, the vocabulary of
+     textbooks, papers and package vignettes: the model, method, test or function name for
+     what the question describes ("GARCH volatility clustering" for "calm and turbulent
+     periods bunch together"; "price-time priority" for "who gets filled first").
+   - `hypothetical_passage`: the paragraph that would answer, written as that paragraph (a
+     textbook's statement of the answer with the terms and formula you expect), not as a
+     question. It only steers the search: never cite or quote it; cite returned passages.
+   A period belongs in the question ("papers before 2010"); one written only in an alternative
+   is ignored. `searched_text` lists each input with its weight and what it contributed.
+   Leave `mode` unset (the server's measured default, named in the tool's
    description and by `corpus_status`); use `mode="bm25"` only when the answer hinges on an exact token (an acronym, a formula
    name, a ticker, a number) and the default missed it.
    For questions that span several sources, run two or three searches from different angles.

@@ -22,7 +22,10 @@ SERVED_DEFAULTS = {"QUANT_RAG_DEFAULT_MODE": "default_mode", "QUANT_RAG_VECTOR_B
                    "QUANT_RAG_LATE_INTERACTION_WEIGHT": "late_interaction_weight",
                    "QUANT_RAG_BM25_K1": "bm25_k1", "QUANT_RAG_BM25_B": "bm25_b",
                    "QUANT_RAG_CANDIDATE_POOL": "candidate_pool", "QUANT_RAG_BM25_STOPWORDS": "bm25_stopwords",
-                   "QUANT_RAG_NO_ANSWER_THRESHOLD": "no_answer_threshold"}
+                   "QUANT_RAG_NO_ANSWER_THRESHOLD": "no_answer_threshold",
+                   "QUANT_RAG_COOP_ALTERNATIVE_WEIGHT": "coop_alternative_weight",
+                   "QUANT_RAG_COOP_HYPOTHETICAL_WEIGHT": "coop_hypothetical_weight",
+                   "QUANT_RAG_RESCAN_DOCUMENTS": "rescan_documents"}
 
 
 def _table() -> dict[str, str]:

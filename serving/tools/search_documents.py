@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Annotated
+
+from pydantic import BaseModel, Field, field_validator
 
 from serving.context import ToolContext
+from serving.cooperative import Kind, other_inputs
 from serving.contract import SEARCH_WINDOW, Trace
 from serving.engine import Mode as ModeName
 from serving.known_ids import require_known_documents
@@ -16,6 +19,7 @@ from serving.tools import ToolSpec
 
 MAX_QUERY_CHARS = 2000
 MAX_RESULTS = 20
+MAX_ALTERNATIVES, MAX_ALTERNATIVE_CHARS, MAX_HYPOTHETICAL_CHARS = 4, 300, 1500
 
 
 class SearchDocumentsInput(Filters):
@@ -26,13 +30,52 @@ class SearchDocumentsInput(Filters):
         "Omit for the server's default (named in this tool's description). hybrid: dense and BM25 "
         "candidates ranked by token-level similarity; dense: meaning only; bm25: exact words only "
         "(identifiers, numbers)."))
+    alternatives: list[Annotated[str, Field(min_length=1, max_length=MAX_ALTERNATIVE_CHARS)]] = Field(
+        default_factory=list, max_length=MAX_ALTERNATIVES, description=(
+            f"Up to {MAX_ALTERNATIVES} rephrasings of the question (each ≤ {MAX_ALTERNATIVE_CHARS} "
+            "characters) in the library's vocabulary: the textbook or paper term for what the "
+            "question describes (\"GARCH volatility clustering\" for \"calm and turbulent periods "
+            "bunch together\"), the method or model name, the package or function. Each is searched "
+            "in the question's scope and fused with it; a period written only here is ignored."))
+    hypothetical_passage: str | None = Field(None, min_length=1, max_length=MAX_HYPOTHETICAL_CHARS, description=(
+        f"A paragraph (≤ {MAX_HYPOTHETICAL_CHARS:,} characters) written as the passage that would "
+        "answer the question, in a textbook's or package vignette's register: state the answer, "
+        "with the terms, formula or function names you expect, not a question. Searched like the "
+        "question and fused with it. It is never evidence: cite only returned passages."))
+
+    @field_validator("alternatives", mode="after")
+    @classmethod
+    def _alternatives_not_blank(cls, value: list[str]) -> list[str]:
+        if any(not a.strip() for a in value):
+            raise ValueError("each alternative must contain text")
+        return value
+
+    @field_validator("hypothetical_passage", mode="after")
+    @classmethod
+    def _hypothetical_not_blank(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("must contain text")
+        return value
+
+
+class SearchedInput(BaseModel):
+    kind: Kind = Field(description="question, alternative or hypothetical.")
+    text: str = Field(description="The text searched (a period clause removed).")
+    weight: float = Field(description="Its weight in the fusion (the question weighs 1).")
+    in_own_top: int = Field(description="Returned passages this input ranked in its own top `limit`.")
+    share: float = Field(description="Its share of the returned passages' fused score (0–1).")
+    period_ignored: str | None = Field(None, description=(
+        "A period written in this alternative or hypothetical passage: not applied (the question's "
+        "period and explicit bounds scope every input)."))
 
 
 class SearchDocumentsOutput(BaseModel):
     results: list[PassageOut]
     period: PeriodOut
     mode: ModeName
-    searched_text: str = Field(description="The text actually searched (period clause removed).")
+    searched_text: list[SearchedInput] = Field(description=(
+        "What was searched and fused: the question first (its period clause removed), then each "
+        "alternative and the hypothetical passage, each with its weight and contribution."))
     documents_in_scope: int | None = Field(description="Documents passing the filters; null = all.")
     candidates: int = Field(description="Candidates retrieved before selection.")
     reranked: bool
@@ -56,19 +99,32 @@ def handle(ctx: ToolContext, args: SearchDocumentsInput) -> SearchDocumentsOutpu
     require_known_documents(ctx, args)
     scope, period, text, provenance = resolve_filters(ctx, args, args.query)
     mode = args.mode or ctx.config.default_mode
-    found = ctx.engine.retrieve(text, mode, scope, limit=args.limit)
+    others = other_inputs(args.alternatives, args.hypothetical_passage, ctx.config, ctx.engine.newest_year())
+    found = ctx.engine.retrieve(text, mode, scope, limit=args.limit, others=[o.input for o in others])
+    ignored = [None] + [o.period_ignored for o in others]
     empty = empty_scope(ctx, scope, "search_documents") if found.documents_in_scope == 0 else None
-    return build_output(ctx, found, period, mode, text, provenance, empty)
+    hypothetical = next((o.input.text for o in others if o.input.kind == "hypothetical"), None)
+    return build_output(ctx, found, period, mode, searched(found.inputs, ignored), provenance, empty,
+                        hypothetical)
 
 
-def build_output(ctx, found, period: PeriodOut, mode: str, text: str,
-                 provenance: str | None, empty: EmptyScope | None = None) -> SearchDocumentsOutput:
+def searched(contributions, ignored: list[str | None]) -> list[SearchedInput]:
+    """The inputs as the answer reports them, the question first."""
+    return [SearchedInput(kind=c.input.kind, text=c.input.text, weight=c.input.weight,
+                          in_own_top=c.in_own_top, share=c.share, period_ignored=clause)
+            for c, clause in zip(contributions, ignored)]
+
+
+def build_output(ctx, found, period: PeriodOut, mode: str, inputs: list[SearchedInput],
+                 provenance: str | None, empty: EmptyScope | None = None,
+                 hypothetical: str | None = None) -> SearchDocumentsOutput:
     """The structured answer for a retrieval (hits served within the search window)."""
     reader = ctx.engine.reader
     results = [passage_out(reader, reader.passages[hit.chunk_id], SEARCH_WINDOW, score=hit.score)
                for hit in found.hits]
-    probability = no_answer_probability(ctx.engine, text, found)
-    return SearchDocumentsOutput(results=results, period=period, mode=mode, searched_text=text,
+    with_hypothetical = (hypothetical, list(found.hypothetical_scores)) if hypothetical else None
+    probability = no_answer_probability(ctx.engine, inputs[0].text, found, with_hypothetical)
+    return SearchDocumentsOutput(results=results, period=period, mode=mode, searched_text=inputs,
                                  documents_in_scope=found.documents_in_scope,
                                  candidates=found.pool, reranked=found.reranked,
                                  late_interaction=found.late_interaction,
@@ -82,8 +138,13 @@ def no_answer_likely(probability: float | None, threshold: float) -> bool:
     return probability is not None and probability >= threshold
 
 
-def render_header(mode: str, period: PeriodOut, in_scope: int | None, count: int) -> str:
+def render_header(mode: str, period: PeriodOut, in_scope: int | None, count: int,
+                  inputs: list[SearchedInput] = ()) -> str:
     parts = [f"mode: {mode}", f"{count} result(s)"]
+    if len(inputs) > 1:
+        parts.append("fused: " + ", ".join(f"{i.kind} ×{i.weight:g} ({i.in_own_top} in its top)"
+                                            for i in inputs))
+    parts += [f"period in an {i.kind} ignored: {i.period_ignored}" for i in inputs if i.period_ignored]
     if period.year_min is not None or period.year_max is not None:
         parts.append(period.note or f"period applied: {period.year_min or '…'}–"
                      f"{period.year_max or '…'}")
@@ -93,7 +154,7 @@ def render_header(mode: str, period: PeriodOut, in_scope: int | None, count: int
 
 
 def render(out: SearchDocumentsOutput) -> str:
-    blocks = [render_header(out.mode, out.period, out.documents_in_scope, len(out.results))]
+    blocks = [render_header(out.mode, out.period, out.documents_in_scope, len(out.results), out.searched_text)]
     if out.empty_scope is not None:
         blocks.append(render_empty_scope(out.empty_scope))
     elif not out.results:
@@ -112,21 +173,21 @@ def describe(ctx: ToolContext) -> str:
     c = ctx.config
     fill = " (more when fewer documents match)" if c.fill_limit else ""
     return (
-        "Find passages that answer a research question. Use it first for any question the library "
-        f"may answer; ask in English. mode={c.default_mode} "
-        "unless `mode` is given (hybrid ranks dense and BM25 candidates token by token; bm25 suits exact "
-        "tokens: acronyms, tickers, formula names). Filters: inclusive year bounds (which exclude "
-        "undated documents), author, document, a stored scope session. A period in the query "
-        "(\"papers before 2010\" → year_max=2009) becomes year bounds and leaves the searched "
-        "text; `period` gives the clause and each bound's source (caller, question, session; a "
-        f"bound you pass wins). Returns up to `limit` passages, at most {c.per_document} per "
-        f"document{fill}, each with a `cite` line to copy, an anchor and flags; text over "
-        f"{SEARCH_WINDOW:,} characters is cut (read on with get_passage). `no_answer_likely`: "
-        f"`no_answer_probability` (any mode) is at least {c.no_answer_threshold}, so the library "
-        "likely holds no answer; say so rather than guess. Filters that match no document give "
-        "`empty_scope` (the filter at fault, the nearest valid values): fix the filter. Not for the bibliography (list_documents) or "
-        "checking a quote (verify_citation). Cost: one query embedding (tens of milliseconds "
-        "warm; a process's first call loads the model).")
+        "Find passages that answer a research question. Use it first, in English. "
+        f"mode={c.default_mode} unless `mode` is given (bm25 suits exact tokens: acronyms, tickers, "
+        "formula names). Filters: inclusive year bounds (excluding undated documents), author, "
+        "document, a scope session. A period in the query (\"papers before 2010\" → year_max=2009) "
+        "becomes year bounds and leaves the searched text; `period` names the words behind each "
+        f"bound (a bound you pass wins). Returns up to `limit` passages, at most "
+        f"{c.per_document} per document{fill}, each with a `cite` line to copy, an anchor and flags; text over "
+        f"{SEARCH_WINDOW:,} characters is cut (read on with get_passage). Help it: `alternatives` "
+        "(rephrasings in textbook terms) and `hypothetical_passage` (the answering paragraph) are "
+        f"searched alike and fused (weights {c.coop_alternative_weight:g}, "
+        f"{c.coop_hypothetical_weight:g}; question 1); `searched_text` says what each gave. "
+        f"`no_answer_likely`: `no_answer_probability` is at least {c.no_answer_threshold}, the "
+        "library likely holds no answer: say so rather than guess. Filters matching no document give `empty_scope` "
+        "(the filter at fault, nearest valid values): fix the filter. Not for the bibliography "
+        "(list_documents) or checking a quote (verify_citation). Cost: tens of ms warm.")
 
 
 SPEC = ToolSpec(

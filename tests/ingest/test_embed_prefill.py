@@ -76,7 +76,7 @@ def test_int8_passages_never_fall_back_to_torch_vectors(state_copy, monkeypatch)
     with ingest_runtime(embedder, layout, ServedConfig(passage_runtime="onnx")) as runtime:
         assert runtime == "torch"  # float32: torch gives the same vectors
     assert embedder.passage_runtime is None
-    monkeypatch.setattr(onnx_export, "is_plain_mean_pooling", lambda folder: False)
+    monkeypatch.setattr(onnx_export, "pooling_of", lambda folder: None)
     with ingest_runtime(embedder, layout, ServedConfig(passage_runtime="torch-bf16")) as runtime:
         assert runtime == "torch"  # bfloat16 covers what the ONNX graphs cover: torch otherwise
 

@@ -38,7 +38,7 @@ def test_search_over_stdio(served_home):
     assert max(per_doc.count(d) for d in per_doc) <= ServedConfig().per_document
     hybrid = out["hybrid"]
     assert hybrid["mode"] == "hybrid" and hybrid["period"]["year_max"] == 2017
-    assert hybrid["period"]["clause"] and "2018" not in hybrid["searched_text"]
+    assert hybrid["period"]["clause"] and "2018" not in hybrid["searched_text"][0]["text"]
     assert hybrid["documents_in_scope"] == 1  # 2015 only: 2019 is out, the undated one excluded
     assert out["bm25"]["results"] and all("Nitishinskaya" in " ".join(p["cite"]["authors"])
                                            for p in out["bm25"]["results"])
@@ -78,7 +78,7 @@ def test_bm25_search_selection_and_period(context, invoke):
     dated = invoke("search_documents", {
         "query": "skewness in papers published after 2016", "mode": "bm25"}).structured_content
     assert dated["period"]["year_min"] == 2017 and dated["period"]["source_min"] == "question"
-    assert "2016" not in dated["searched_text"]
+    assert "2016" not in dated["searched_text"][0]["text"]
     assert {reader.documents[p["document_id"]].year for p in dated["results"]} == {2019}
     caller = invoke("search_documents", {
         "query": "skewness in papers published after 2016", "mode": "bm25",
@@ -88,7 +88,7 @@ def test_bm25_search_selection_and_period(context, invoke):
     assert (dated["documents_in_scope"], caller["documents_in_scope"]) == (1, 2)
     off = invoke("search_documents", {"query": "papers published after 2016 on skewness",
                                       "mode": "bm25", "auto_period": False}).structured_content
-    assert off["period"]["year_min"] is None and off["searched_text"].endswith("skewness")
+    assert off["period"]["year_min"] is None and off["searched_text"][0]["text"].endswith("skewness")
 
 
 def test_a_narrow_scope_fills_the_limit_and_the_period_says_its_rule(context, invoke):
@@ -101,7 +101,7 @@ def test_a_narrow_scope_fills_the_limit_and_the_period_says_its_rule(context, in
     assert len(out["results"]) == limit and {p["document_id"] for p in out["results"]} == {document_id}
     dated = invoke("search_documents", {"query": "What did a 2015 study say about kurtosis?"}).structured_content
     assert (dated["period"]["year_min"], dated["period"]["year_max"]) == (2015, 2015)
-    assert "a 2015 publication" in dated["period"]["note"] and dated["searched_text"] == "What did a study say about kurtosis?"
+    assert "a 2015 publication" in dated["period"]["note"] and dated["searched_text"][0]["text"] == "What did a study say about kurtosis?"
     assert isinstance(dated["no_answer_likely"], bool) and dated["evidence"] is not None
 
 

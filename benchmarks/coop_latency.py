@@ -1,0 +1,93 @@
+"""Cooperative search latency over MCP stdio, at the wire, with the bare question in the same run.
+
+    QUANT_RAG_HOME=<state> python benchmarks/coop_latency.py [--repeat 30] [--json]
+
+One warm server (`python -m serving.server`), spoken to in raw JSON-RPC (benchmarks/wire_client.py:
+from writing the request line to reading the whole answer line). The library dev questions with
+their blind expansions (evaluation/questions/library_dev_expansions.jsonl): each round calls
+search_documents with the question alone, then with the question + 3 alternatives + the
+hypothetical passage, alternating, so both arms see the same moments of a shared host. Beside
+the wall times, the server's CPU milliseconds per call (from /proc): on a loaded host the wall
+time mostly measures the neighbours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from wire_client import WireClient, cpu_seconds
+
+REPO = Path(__file__).resolve().parents[1]
+QUESTIONS = REPO / "evaluation" / "questions" / "library_dev.jsonl"
+EXPANSIONS = REPO / "evaluation" / "questions" / "library_dev_expansions.jsonl"
+WARM_CALLS = 5
+
+
+def requests() -> list[tuple[dict, dict]]:
+    """(bare arguments, cooperative arguments) per dev question with expansions."""
+    expansions = {row["id"]: row for row in map(json.loads, EXPANSIONS.read_text().splitlines())}
+    pairs = []
+    for row in map(json.loads, QUESTIONS.read_text().splitlines()):
+        if row["id"] in expansions:
+            bare = {"query": row["question"], "limit": 10}
+            extra = expansions[row["id"]]
+            pairs.append((bare, {**bare, "alternatives": extra["alternatives"][:3],
+                                 "hypothetical_passage": extra["hypothetical_passage"]}))
+    return pairs
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
+
+
+def measure(home: Path, repeat: int) -> dict:
+    env = {**os.environ, "QUANT_RAG_HOME": str(home), "HF_HUB_OFFLINE": "1", "QUANT_RAG_WARM_UP": "1"}
+    pairs = requests()
+    times: dict[str, list[float]] = {"bare": [], "cooperative": []}
+    cpu = dict.fromkeys(times, 0.0)
+    with WireClient(sys.executable, ["-m", "serving.server"], env, str(REPO)) as client:
+        client.initialize()
+        for bare, coop in pairs[:WARM_CALLS]:
+            client.call_tool("search_documents", bare)
+            client.call_tool("search_documents", coop)
+        for i in range(repeat):
+            bare, coop = pairs[i % len(pairs)]
+            for arm, arguments in (("bare", bare), ("cooperative", coop)):
+                before = cpu_seconds(client.pid)
+                seconds, result = client.call_tool("search_documents", arguments)
+                cpu[arm] += cpu_seconds(client.pid) - before
+                times[arm].append(seconds)
+                inputs = result["structuredContent"]["searched_text"]
+                assert len(inputs) == (1 if arm == "bare" else 5), inputs
+    return {arm: {"p50_ms": round(1000 * statistics.median(v), 1), "p95_ms": round(1000 * percentile(v, 95), 1),
+                  "server_cpu_ms_per_call": round(1000 * cpu[arm] / repeat, 1), "n": len(v)}
+            for arm, v in times.items()} | {"load_average": os.getloadavg(), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--home", type=Path, default=Path(os.environ.get("QUANT_RAG_HOME", "var")))
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    report = measure(args.home, args.repeat)
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        for arm in ("bare", "cooperative"):
+            row = report[arm]
+            print(f"search_documents {arm:<12} p50 {row['p50_ms']:>7.1f} ms  p95 {row['p95_ms']:>7.1f} ms  "
+                  f"server CPU {row['server_cpu_ms_per_call']:>6.1f} ms/call  (n={row['n']})")
+        print(f"load average {report['load_average']} at {report['at']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
