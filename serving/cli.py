@@ -36,13 +36,14 @@ def _context():
 
 def _run(tool_name: str, arguments: dict, as_json: bool) -> tuple[int, dict]:
     """Run one tool in process; print its rendering (or JSON); errors go to stderr."""
+    from serving.errors import error_payload
     from serving.server import call_tool
     from serving.toolset import all_tools
 
     spec = next(s for s in all_tools() if s.name == tool_name)
     result = call_tool(spec, _context(), arguments)
     if result.is_error:
-        error = result.structured_content["error"]
+        error = error_payload(result)["error"]
         print(f"error ({error['code']}): {error['message']}", file=sys.stderr)
         return (EXIT_USAGE if error["code"] == "invalid_argument" else EXIT_FAILED), {}
     print(json.dumps(result.structured_content, ensure_ascii=False, indent=1) if as_json

@@ -10,6 +10,8 @@ Run with `python -m serving.server` or `quant-rag serve`; logs go to stderr only
 
 from __future__ import annotations
 
+import difflib
+import json
 import logging
 import os
 import sys
@@ -32,6 +34,7 @@ from corpus.versions import SERVER_VERSION
 from serving import listing, prompt
 from serving.cancel import run_with_flag
 from serving.contract import WINDOWS, Trace, make_trace
+from serving.error_hints import default_next_call
 from serving.errors import (IncoherentState, InvalidArgument, ServingError,
                             describe_validation_error, without_state_paths)
 from serving.process import import_bm25s_without_scipy, lean_sdk_imports, single_threaded_blas, without_numba
@@ -52,13 +55,15 @@ INSTRUCTIONS = (
     "Retrieval over a closed quantitative-finance library. Passages come with a `cite` line to copy "
     "and an anchor, never cut inside a formula, table row or word; verify quotes before asserting "
     f"them. Get the `{prompt.PROMPT_NAME}` prompt for the full protocol. Every result carries a "
-    "`trace`. A failed call is an error result whose structured content is {\"error\": {code, "
-    "message, fields, rebuild}, \"trace\"}; by code: invalid_argument: fix the arguments named in "
-    "`fields`; not_found: an id or session name this server does not hold (list_documents and "
-    "session_list give valid ones); incoherent_state: the indexes disagree with the corpus, every "
-    "tool but corpus_status refuses until the `rebuild` commands are run (corpus_status says what "
-    "is wrong; tell the user); unavailable: a store or model could not be opened (`rebuild` says "
-    "how); internal: a server bug, logged by the server.")
+    "`trace`. A failed call is an error result (isError) without structured content: its first "
+    "text block says what was wrong and the call to make next, its last is the error as JSON "
+    "{\"error\": {code, message, fields, next_call, rebuild}, \"trace\"}; by code: "
+    "invalid_argument: fix the arguments named in `fields` as `next_call` says; not_found: an id "
+    "or session name this server does not hold (`next_call` names the tool that lists valid "
+    "ones); incoherent_state: the indexes disagree with the corpus, every tool but corpus_status "
+    "refuses until the `rebuild` commands are run (corpus_status says what is wrong; tell the "
+    "user); unavailable: a store or model could not be opened (`rebuild` says how); internal: a "
+    "server bug, logged by the server.")
 
 
 class ServingContext:
@@ -135,14 +140,21 @@ class ServingContext:
         return make_trace(signature, self.config_hash, WINDOWS.get(window, 0) if window else 0)
 
 
-def error_result(error: ServingError, trace: Trace, state_root: Path | None = None) -> CallToolResult:
+def error_result(error: ServingError, trace: Trace, state_root: Path | None = None,
+                 tool: str | None = None) -> CallToolResult:
+    """An error answer valid for strict clients: no structured content (it would be checked
+    against the output schema of a success), a readable text block, then the error as JSON."""
     detail = error.detail()
     if state_root is not None:
         detail.message = without_state_paths(detail.message, state_root)
-    text = f"error ({detail.code}): {detail.message}\n{render_trace(trace)}"
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True,
-                          structured_content={"error": detail.model_dump(mode="json"),
-                                              "trace": trace.model_dump(mode="json")})
+    detail.next_call = detail.next_call or default_next_call(tool, detail.code, detail.fields)
+    at_fault = f"\nat fault: {', '.join(detail.fields)}" if detail.fields else ""
+    text = (f"error ({detail.code}): {detail.message}{at_fault}\nnext: {detail.next_call}\n"
+            f"{render_trace(trace)}")
+    body = json.dumps({"error": detail.model_dump(mode="json"), "trace": trace.model_dump(mode="json")},
+                      ensure_ascii=False)
+    return CallToolResult(content=[TextContent(type="text", text=text), TextContent(type="text", text=body)],
+                          is_error=True)
 
 
 def call_tool(spec: ToolSpec, context: ServingContext, arguments: dict[str, Any]) -> CallToolResult:
@@ -153,7 +165,7 @@ def call_tool(spec: ToolSpec, context: ServingContext, arguments: dict[str, Any]
         try:
             args = spec.input_model.model_validate(arguments)
         except ValidationError as exc:
-            raise describe_validation_error(exc) from exc
+            raise describe_validation_error(exc, spec.name, spec.input_model, arguments) from exc
         output = spec.handler(context, args)
         return CallToolResult(content=spec.content(output), structured_content=output.model_dump(mode="json"))
     except ServingError as exc:
@@ -163,7 +175,7 @@ def call_tool(spec: ToolSpec, context: ServingContext, arguments: dict[str, Any]
     except Exception:  # a bug or a broken store: logged with its traceback on stderr only
         log.exception("tool %s failed", spec.name)
         error = ServingError(f"internal error in {spec.name}; the server logged the details")
-    return error_result(error, context.trace(spec.window), context.layout.root)
+    return error_result(error, context.trace(spec.window), context.layout.root, spec.name)
 
 
 async def _raise_when_cancelled(flag: threading.Event) -> None:
@@ -226,8 +238,10 @@ def build_server(layout: StateLayout | None = None, config: ServedConfig | None 
     async def call(ctx, params) -> CallToolResult:
         spec = tool_specs().get(params.name)
         if spec is None:
+            close = difflib.get_close_matches(params.name, list(tool_specs()), n=1, cutoff=0.6)
             error = InvalidArgument(f"unknown tool {params.name!r}; tools/list names the tools",
-                                    fields=["name"])
+                                    fields=["name"], next_call=(f"call {close[0]}" if close else
+                                                                "call tools/list for the tool names"))
             return error_result(error, context.trace(None), context.layout.root)
         return await run_tool(spec, context, params.arguments or {})
 

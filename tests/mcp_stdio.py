@@ -1,10 +1,12 @@
 """Driving the real MCP server (`python -m serving.server`) over stdio with the SDK's client.
 
 Shared by the server test and the per-tool tests: every successful call is checked against the
-tool's published output schema and carries a complete trace; every error is structured."""
+tool's published output schema and carries a complete trace; every error carries no structured
+content, and its error (code, message, fields, next_call) as JSON in its last text block."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -56,12 +58,33 @@ async def call(session, tools, name, arguments):
     return result
 
 
-def assert_error(result, code: str, *needles: str) -> dict:
+def error_body(result) -> dict:
+    """{"error": {...}, "trace": {...}} of an error result: its last text block, the error as JSON.
+
+    An error result carries no structured content (a strict client validates any structured
+    content against the tool's output schema, which describes the success)."""
     assert result.is_error, result.content[0].text
-    error = result.structured_content["error"]
+    assert result.structured_content is None, result.structured_content
+    return json.loads(result.content[-1].text)
+
+
+def error_of(result) -> dict:
+    """The error object (code, message, fields, next_call, rebuild) of an error result."""
+    return error_body(result)["error"]
+
+
+def error_text(result) -> str:
+    """Everything a text-only client shows of a result."""
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+def assert_error(result, code: str, *needles: str) -> dict:
+    body = error_body(result)
+    error = body["error"]
     assert error["code"] == code, error
     for needle in needles:
         assert needle in error["message"] or needle in error["fields"], error
-    assert "Traceback" not in result.content[0].text
-    assert set(result.structured_content["trace"]) == TRACE_KEYS
+    assert error["next_call"], error  # every error says what to call next
+    assert "Traceback" not in error_text(result)
+    assert set(body["trace"]) == TRACE_KEYS
     return error

@@ -56,7 +56,8 @@ def handle(ctx: ToolContext, args: GetPassageInput) -> GetPassageOutput:
         raise NotFound(f"unknown chunk_id {args.chunk_id}", fields=["chunk_id"])
     if args.offset > len(passage.text):
         raise InvalidArgument(f"offset {args.offset} is past the end of the passage "
-                              f"({len(passage.text)} characters)", fields=["offset"])
+                              f"({len(passage.text)} characters)", fields=["offset"],
+                              next_call=f"call get_passage with offset from 0 to {len(passage.text)}")
     siblings = reader.by_document[passage.document_id]
     index = next(i for i, p in enumerate(siblings) if p.chunk_id == passage.chunk_id)
     neighbours = [Neighbour(position=i - index,

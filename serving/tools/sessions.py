@@ -35,25 +35,26 @@ class SessionScope:
     provenance: str
 
 
-def _get(ctx, name: str, kind: str | None = None) -> SessionEntry:
+def _get(ctx, name: str, kind: str | None = None, field: str = "name") -> SessionEntry:
     try:
         entry = ctx.sessions.get(name)
     except SessionError as exc:  # absent (the name was checked by the schema)
-        raise NotFound(f"no session entry named {name!r}; see session_list", fields=["session"]) from exc
+        raise NotFound(f"no session entry named {name!r}; see session_list", fields=[field],
+                       next_call="call session_list for the stored session names") from exc
     if kind is not None and entry.kind != kind:
         raise InvalidArgument(f"session entry {name!r} is a {entry.kind!r}, not a {kind!r}",
-                              fields=["session"])
+                              fields=[field], next_call=f"call session_list for the {kind} entries")
     return entry
 
 
 def scope_from_session(ctx, name: str) -> SessionScope:
-    entry = _get(ctx, name, "scope")
+    entry = _get(ctx, name, "scope", field="scope")
     v = entry.value
     return SessionScope(v.year_min, v.year_max, list(v.authors), list(v.document_ids), entry.provenance)
 
 
 def evidence_from_session(ctx, name: str) -> tuple[list[dict], str]:
-    entry = _get(ctx, name, "evidence")
+    entry = _get(ctx, name, "evidence", field="evidence")
     return [item.model_dump() for item in entry.value.items], entry.provenance
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from serving.citation import BUDGET_REASON, MAX_BATCH, MAX_QUOTE_CHARS
 from serving.sessions import MAX_TOTAL_BYTES, MAX_VALUE_BYTES
+from tests.mcp_stdio import error_of
 from tests.serving.stdio_harness import running_server
 
 LIMIT_S = 2.0
@@ -96,8 +97,8 @@ def test_session_list_at_the_byte_limit_is_fast_and_shows_no_values(server, docu
     too_big = [{"document_id": doc, "quote": "é" * 5000}] * 500  # 5 MB of UTF-8
     refused, _ = server.call("session_put", {"name": "huge", "kind": "evidence",
                                              "value": {"items": too_big}, "provenance": "user_pasted"})
-    assert refused.structured_content["error"]["code"] == "invalid_argument"
-    assert str(MAX_VALUE_BYTES) in refused.structured_content["error"]["message"]
+    assert error_of(refused)["code"] == "invalid_argument"
+    assert str(MAX_VALUE_BYTES) in error_of(refused)["message"]
 
 
 def test_unknown_ids_loose_types_and_newline_ids_are_refused(server, document):
@@ -105,19 +106,19 @@ def test_unknown_ids_loose_types_and_newline_ids_are_refused(server, document):
     unknown = "doc-" + "f" * 16
     for tool in ("search_documents", "timeline"):
         result, _ = server.call(tool, {"query": "variance", "document_id": unknown})
-        error = result.structured_content["error"]
+        error = error_of(result)
         assert result.is_error and error["code"] == "not_found" and unknown in error["message"]
         assert "list_documents" in error["message"] and error["fields"] == ["document_id"]
     server.call("session_put", {"name": "ghost", "kind": "scope", "value": {"document_ids": [doc, unknown]},
                                 "provenance": "user_pasted"})
     scoped, _ = server.call("search_documents", {"query": "variance", "scope": {"session": "ghost"}})
-    assert scoped.structured_content["error"]["code"] == "not_found" and unknown in scoped.content[0].text
+    assert error_of(scoped)["code"] == "not_found" and unknown in scoped.content[0].text
     for arguments in ({"limit": True}, {"limit": "5"}, {"limit": 5.0}, {"auto_period": 1}):
         result, _ = server.call("search_documents", {"query": "variance", **arguments})
-        assert result.is_error and result.structured_content["error"]["code"] == "invalid_argument", arguments
+        assert result.is_error and error_of(result)["code"] == "invalid_argument", arguments
     for value in ({"document_ids": [doc + "\n"]}, {"year_min": "2015"}):
         result, _ = server.call("session_put", {"name": "bad", "kind": "scope", "value": value,
                                                 "provenance": "user_pasted"})
-        assert result.structured_content["error"]["code"] == "invalid_argument", value
+        assert error_of(result)["code"] == "invalid_argument", value
     result, _ = server.call("get_passage", {"chunk_id": "chunk-0123456789abcdef\n"})
-    assert result.structured_content["error"]["code"] == "invalid_argument"
+    assert error_of(result)["code"] == "invalid_argument"

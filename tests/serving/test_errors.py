@@ -14,6 +14,7 @@ from serving.cli import EXIT_FAILED, EXIT_OK, doctor
 from serving.coherence import INGEST_COMMAND, check_state
 from serving.errors import NotFound, describe_validation_error
 from serving.tools import ToolInput, ToolSpec
+from tests.mcp_stdio import error_of, error_text
 
 
 class _Input(ToolInput):
@@ -59,12 +60,65 @@ def test_call_tool_turns_every_failure_into_a_structured_error(context):
     ok = call_tool(_spec(lambda ctx, args: _Output(n=args.n * 2)), context, {"n": 2})
     assert not ok.is_error and ok.structured_content == {"n": 4}
     crashed = call_tool(_spec(crash), context, {"n": 1})
-    assert crashed.is_error and crashed.structured_content["error"]["code"] == "internal"
+    assert crashed.is_error and error_of(crashed)["code"] == "internal"
     assert "secret" not in crashed.content[0].text and "Traceback" not in crashed.content[0].text
-    gone = call_tool(_spec(missing), context, {"n": 1}).structured_content["error"]
-    assert gone == {"code": "not_found", "message": "no such thing", "fields": ["n"], "rebuild": []}
-    bad = call_tool(_spec(missing), context, {"n": "three"}).structured_content["error"]
+    gone = error_of(call_tool(_spec(missing), context, {"n": 1}))
+    assert gone == {"code": "not_found", "message": "no such thing", "fields": ["n"], "rebuild": [],
+                    "next_call": "call probe again with n fixed; tools/list gives its input schema"}
+    bad = error_of(call_tool(_spec(missing), context, {"n": "three"}))
     assert bad["code"] == "invalid_argument" and bad["fields"] == ["n"]
+
+
+def test_an_error_answer_is_valid_for_a_strict_client(context):
+    """No structured content (a strict client checks any against the success's output schema); a
+    readable block naming the fault and the next call, then the error as JSON."""
+    from serving.server import call_tool
+
+    def missing(ctx, args):
+        raise NotFound("no such thing", fields=["n"], next_call="call probe with n=1")
+
+    result = call_tool(_spec(missing), context, {"n": 1})
+    assert result.is_error and result.structured_content is None
+    assert "structuredContent" not in result.model_dump(by_alias=True, exclude_none=True)
+    readable, body = result.content
+    assert "at fault: n" in readable.text and "next: call probe with n=1" in readable.text
+    payload = json.loads(body.text)
+    assert payload["error"]["next_call"] == "call probe with n=1" and payload["trace"]["request_id"]
+
+
+def _refusal(tool: str, arguments: dict):
+    from pydantic import ValidationError
+
+    from serving.toolset import all_tools
+
+    spec = next(s for s in all_tools() if s.name == tool)
+    with pytest.raises(ValidationError) as caught:
+        spec.input_model.model_validate(arguments)
+    return describe_validation_error(caught.value, tool, spec.input_model, arguments)
+
+
+def test_an_argument_error_says_the_next_valid_call_from_the_schema():
+    swapped = _refusal("get_passage", {"chunk_id": "doc-0123456789abcdef"})
+    assert swapped.fields == ["chunk_id"] and "doc-0123456789abcdef is a document id" in swapped.next_call
+    assert "call search_documents with document_id=doc-0123456789abcdef" in swapped.next_call
+    reverse = _refusal("verify_citation", {"document_id": "chunk-0123456789abcdef", "quote": "x" * 20})
+    assert "call get_passage with chunk_id=chunk-0123456789abcdef" in reverse.next_call
+    assert "takes no arguments" in _refusal("corpus_status", {"verbose": True}).next_call
+    assert "did you mean `limit`" in _refusal("search_documents", {"query": "q", "limt": 3}).next_call
+    bounds = _refusal("search_documents", {"query": "q", "limit": 99, "mode": "magic"})
+    assert bounds.fields == ["limit", "mode"]
+    assert bounds.next_call == ("call search_documents with limit an integer from 1 to 20; "
+                                "mode one of dense, bm25, hybrid")
+    missing = _refusal("session_put", {"name": "s"})
+    assert missing.fields == ["kind", "provenance", "value"]
+    assert "kind (required) one of scope" in missing.next_call
+    rule = _refusal("search_documents", {"query": "q", "year_min": 2020, "year_max": 2010})
+    assert rule.fields == ["year_max", "year_min"]
+    # a union value without its `kind`: the errors of the member the caller meant (an evidence
+    # list), not the scope's refusal of `items`
+    member = _refusal("session_put", {"name": "s", "provenance": "served",
+                                      "value": {"items": [{"document_id": "doc-x", "quote": "q" * 20}]}})
+    assert member.fields == ["kind", "value.items.0.document_id"] and "list_documents" in member.next_call
 
 
 def _statuses(layout: StateLayout) -> dict[str, str]:
@@ -133,7 +187,7 @@ def test_error_messages_carry_no_absolute_state_path(context, tmp_path, monkeypa
     def busy(ctx, args):  # what a store error says: the artefact, under the state directory
         raise Unavailable(f"vector store at {root}/vectors/gen-3 is open in another process")
 
-    error = call_tool(_spec(busy), context, {"n": 1}).structured_content["error"]
+    error = error_of(call_tool(_spec(busy), context, {"n": 1}))
     assert error["message"] == "vector store at $QUANT_RAG_HOME/vectors/gen-3 is open in another process"
     empty = ServingContext(StateLayout(tmp_path / "empty").ensure(), ServedConfig())
     monkeypatch.setenv("QUANT_RAG_HOME", str(tmp_path / "empty"))
@@ -145,5 +199,5 @@ def test_error_messages_carry_no_absolute_state_path(context, tmp_path, monkeypa
     assert result.is_error and "QUANT_RAG_HOME" in result.content[0].text
     capsys.readouterr()
     assert search(["value at risk"]) == EXIT_FAILED
-    for text in (result.content[0].text, str(result.structured_content), capsys.readouterr().err):
+    for text in (error_text(result), capsys.readouterr().err):
         assert str(tmp_path) not in text

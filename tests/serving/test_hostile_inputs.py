@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.mcp_stdio import error_of
 from tests.serving.stdio_harness import running_server
 
 CALLS = 2000
@@ -90,8 +91,8 @@ def test_thousands_of_hostile_calls(served_home):
             assert "Traceback" not in text and 'File "' not in text, text[:500]
             if result.is_error:
                 seen["errors"] += 1
-                error = result.structured_content["error"]
-                assert set(error) == {"code", "message", "fields", "rebuild"}, error
+                error = error_of(result)
+                assert set(error) == {"code", "message", "fields", "next_call", "rebuild"}, error
                 assert error["code"] in CODES, (tool, error)
                 assert "/tmp/" not in error["message"] and str(served_home) not in error["message"], error
 

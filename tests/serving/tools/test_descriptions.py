@@ -20,6 +20,7 @@ from serving.contract import PASSAGE_WINDOW, SEARCH_WINDOW, TIMELINE_PREVIEW
 from serving.errors import ErrorCode
 from serving.sessions import MAX_ITEMS_ENV, MAX_LIST_LENGTH, MAX_TOTAL_BYTES, MAX_VALUE_BYTES
 from serving.toolset import all_tools
+from tests.mcp_stdio import error_of
 
 MIN_WORDS, MAX_CHARS = 40, 1500   # a purpose, when (not) to use it, behaviour, limits, errors
 STOP = {"a", "an", "the", "of", "to", "in", "or", "and", "for", "on", "by", "its", "is"}
@@ -165,4 +166,4 @@ def test_every_listed_error_is_one_the_tool_answers(context, invoke):
     assert set(calls) == {(s.name, code) for s in all_tools() for code in s.error_codes}
     for (tool, code), arguments in calls.items():
         result = invoke(tool, arguments)
-        assert result.is_error and result.structured_content["error"]["code"] == code, (tool, code, result)
+        assert result.is_error and error_of(result)["code"] == code, (tool, code, result)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcp_stdio import assert_error, run_calls
+from mcp_stdio import assert_error, error_of, run_calls
 
 
 def test_get_passage_over_stdio(served_home):
@@ -33,7 +33,7 @@ def test_get_passage_neighbours_and_offset(context, invoke):
                                    "neighbours": 0}).structured_content["passage"]
     assert middle.text[later["offset"]:].rstrip() == later["text"] and later["offset"] <= space
     past = invoke("get_passage", {"chunk_id": middle.chunk_id, "offset": len(middle.text) + 1})
-    assert past.is_error and past.structured_content["error"]["fields"] == ["offset"]
+    assert past.is_error and error_of(past)["fields"] == ["offset"]
 
 
 def test_a_long_passage_is_read_in_windows_by_next_offset(context, invoke, monkeypatch):

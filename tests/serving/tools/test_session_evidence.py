@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from mcp_stdio import error_of
 from serving.citation import MIN_QUOTE_CHARS
 from serving.sessions import SessionError, SessionStore
 
@@ -28,7 +29,7 @@ def _put(invoke, items, name="ev", provenance="served"):
 @pytest.mark.parametrize("quote", ["abcd", "   abcd      ", "x" * (MIN_QUOTE_CHARS - 1)])
 def test_a_quote_verification_would_refuse_is_refused_when_stored(invoke, good, quote):
     answer = _put(invoke, [good, good, {**good, "quote": quote}])
-    error = answer.structured_content["error"]
+    error = error_of(answer)
     assert answer.is_error and error["code"] == "invalid_argument"
     assert error["fields"] == ["value.items.2.quote"]
     assert "evidence item 2" in error["message"] and "a valid call: session_put(" in error["message"]
@@ -38,7 +39,7 @@ def test_a_quote_verification_would_refuse_is_refused_when_stored(invoke, good, 
 
 def test_unknown_ids_are_refused_when_stored_naming_each_item(invoke, good):
     answer = _put(invoke, [good, {**good, "document_id": UNKNOWN_DOC}, {**good, "chunk_id": UNKNOWN_CHUNK}])
-    error = answer.structured_content["error"]
+    error = error_of(answer)
     assert answer.is_error and error["code"] == "not_found"
     assert error["fields"] == ["value.items.1.document_id", "value.items.2.chunk_id"]
     assert "evidence item 1" in error["message"] and "evidence item 2" in error["message"]

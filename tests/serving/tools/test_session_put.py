@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcp_stdio import assert_error, run_calls
+from mcp_stdio import assert_error, error_of, run_calls
 
 
 def test_session_put_over_stdio(served_home):
@@ -38,5 +38,5 @@ def test_the_limits_the_description_quotes_are_enforced(served_home, monkeypatch
     items = [{"document_id": served, "quote": "é" * 5000}] * 400  # 4 MB of JSON
     big = call_tool(put, ctx, {"name": "big", "kind": "evidence", "provenance": "user_file",
                                "value": {"items": items}})
-    assert big.is_error and big.structured_content["error"]["code"] == "invalid_argument"
-    assert f"{MAX_VALUE_BYTES}-byte limit" in big.structured_content["error"]["message"]
+    assert big.is_error and error_of(big)["code"] == "invalid_argument"
+    assert f"{MAX_VALUE_BYTES}-byte limit" in error_of(big)["message"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcp_stdio import assert_error, run_calls
+from mcp_stdio import assert_error, error_of, run_calls
 
 
 def test_verify_citations_over_stdio(served_home):
@@ -30,11 +30,11 @@ def test_an_unknown_id_is_an_error_in_both_verify_tools(context, invoke):
     unknown_doc = {"document_id": "doc-0000000000000000", "quote": "a quote long enough"}
     unknown_chunk = {**good, "chunk_id": "chunk-0000000000000000"}
     one = invoke("verify_citation", unknown_doc)
-    assert one.is_error and one.structured_content["error"]["code"] == "not_found"
-    assert one.structured_content["error"]["fields"] == ["document_id"]
+    assert one.is_error and error_of(one)["code"] == "not_found"
+    assert error_of(one)["fields"] == ["document_id"]
     batch = invoke("verify_citations", {"citations": [good, unknown_doc, absent, unknown_chunk]})
-    assert batch.is_error and batch.structured_content["error"]["code"] == "not_found"
-    assert batch.structured_content["error"]["fields"] == ["citations.1.document_id", "citations.3.chunk_id"]
+    assert batch.is_error and error_of(batch)["code"] == "not_found"
+    assert error_of(batch)["fields"] == ["citations.1.document_id", "citations.3.chunk_id"]
     checked = invoke("verify_citations", {"citations": [good, absent]}).structured_content
     assert [r["status"] for r in checked["results"]] == ["verified", "not_found"]
     assert checked["results"][1]["closest"]["word_edits"] >= 1
@@ -42,10 +42,10 @@ def test_an_unknown_id_is_an_error_in_both_verify_tools(context, invoke):
 
     refused = invoke("session_put", {"name": "ev-unknown", "kind": "evidence", "provenance": "served",
                                      "value": {"items": [good, unknown_doc]}})
-    assert refused.is_error and refused.structured_content["error"]["code"] == "not_found"
-    assert refused.structured_content["error"]["fields"] == ["value.items.1.document_id"]
+    assert refused.is_error and error_of(refused)["code"] == "not_found"
+    assert error_of(refused)["fields"] == ["value.items.1.document_id"]
     short = invoke("session_put", {"name": "ev-short", "kind": "evidence", "provenance": "served",
                                    "value": {"items": [good, {**good, "quote": "short"}]}})
-    assert short.is_error and short.structured_content["error"]["code"] == "invalid_argument"
-    assert short.structured_content["error"]["fields"] == ["value.items.1.quote"]
+    assert short.is_error and error_of(short)["code"] == "invalid_argument"
+    assert error_of(short)["fields"] == ["value.items.1.quote"]
     assert "evidence item 1" in short.content[0].text and "a valid call: session_put(" in short.content[0].text
