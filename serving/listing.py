@@ -49,19 +49,28 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def type_lists(node: Any) -> Any:
-    """`node` with every `anyOf` whose branches each only name a type folded into one `type`
-    list (the same set of instances)."""
+    """`node` with every `anyOf` whose branches each only name a type, or that is a nullable
+    object or array, folded into one `type` list (the same set of instances)."""
     if isinstance(node, list):
         return [type_lists(item) for item in node]
     if not isinstance(node, dict):
         return node
     out = {k: type_lists(v) for k, v in node.items()}
     branches = out.get("anyOf")
-    if (isinstance(branches, list) and branches and "type" not in out
-            and all(isinstance(b, dict) and set(b) == {"type"} and isinstance(b["type"], str)
-                    for b in branches)):
+    if not isinstance(branches, list) or not branches or "type" in out:
+        return out
+    if all(isinstance(b, dict) and set(b) == {"type"} and isinstance(b["type"], str) for b in branches):
         del out["anyOf"]
         out["type"] = [b["type"] for b in branches]
+        return out
+    # `X | None` with X an object or array: X's keywords only constrain instances of X's type, so
+    # ["object", "null"] with them judges every instance as the anyOf did (not so for enum/const).
+    rest = [b for b in branches if b != {"type": "null"}]
+    if (len(branches) == 2 and len(rest) == 1 and isinstance(rest[0].get("type"), str)
+            and rest[0]["type"] in ("object", "array")
+            and not {"anyOf", "oneOf", "allOf", "enum", "const", "not"} & set(rest[0])):
+        del out["anyOf"]
+        return {**rest[0], **out, "type": [rest[0]["type"], "null"]}
     return out
 
 
