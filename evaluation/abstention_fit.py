@@ -8,7 +8,7 @@ coefficients, AUROC and flag rates at the configured threshold (`no_answer_thres
 threshold that flags the most negatives with at most MAX_FALSE_ABSTENTION of answerable ones;
 `--split test` only measures the shipped models on the frozen questions (measure once). The
 cooperative model needs a hypothetical passage per question: the absent-topic files carry theirs;
-`--expansions` gives the others' (JSONL of {id, hypothetical_passage}, written blind).
+the others' are read from the blind expansions beside the questions, or `--expansions FILE`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from scipy.optimize import minimize
 
 from corpus.config import ServedConfig
 from corpus.state import StateLayout
+from evaluation.datasets import expansions_file
 from evaluation.runs import absent_companion, library_target, retrieve
 from serving import abstention
 from serving.scope import EngineContext, resolve_filters
@@ -46,12 +47,13 @@ def hypotheticals(paths: list[Path]) -> dict[str, str]:
 def collect(split: str, mode: str, expansions: Path | None) -> list[dict]:
     """One row per question: id, negative, features (with the hypothetical's when known)."""
     path = QUESTIONS / f"library_{split}.jsonl"
-    written = hypotheticals([p for p in (absent_companion(path), expansions) if p])
+    expansions = expansions or expansions_file(path)  # the blind ones beside the questions
+    written = hypotheticals([p for p in (absent_companion(path), expansions) if p and p.exists()])
     target = library_target(StateLayout.from_env(), ServedConfig.from_env(), path)
     try:
         engine, rows = target.engine, []
         for q in target.questions:
-            found, _, searched = retrieve(engine, q.text, mode)
+            found, _, searched, _ = retrieve(engine, q.text, mode)
             hypothetical = None
             if q.id in written and found.dense_scores:
                 args = SearchDocumentsInput(query=q.text)
