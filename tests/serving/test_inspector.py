@@ -128,3 +128,30 @@ def test_the_inspector_reads_an_error_of_every_tool_as_the_servers_error(inspect
         error = json.loads(answer["content"][-1]["text"])["error"]
         assert error["code"] == expected and error["fields"] and error["next_call"], (tool, error)
         assert f"error ({expected})" in answer["content"][0]["text"], (tool, answer["content"][0])
+
+
+def test_the_inspector_receives_a_formula_passage_as_a_png(inspector, ingested_home):
+    """The TypeScript client gets get_passage's page image as MCP image content beside the text."""
+    import base64
+
+    from corpus.config import ServedConfig
+    from corpus.models import BlockKind
+    from corpus.page_images import MAX_IMAGE_BYTES
+    from corpus.state import StateLayout
+    from serving.server import ServingContext
+
+    reader = ServingContext(StateLayout(ingested_home), ServedConfig()).engine.reader
+    formula = next(p for entry in reader.documents.values() if entry.source.format == "pdf"
+                   for p in reader.by_document[entry.document_id]
+                   if any(b.kind is BlockKind.formula and b.start < e and s < b.end
+                          for b in entry.parsed.blocks for s, e in p.ranges))
+    code, out, err = inspect(inspector, ingested_home, *call_arguments(
+        "get_passage", {"chunk_id": formula.chunk_id, "neighbours": 0, "image": True}))
+    assert code == 0, err[-2000:]
+    answer = json.loads(out)
+    assert not answer.get("isError") and answer["structuredContent"]["page_image"]["available"], out[:2000]
+    images = [c for c in answer["content"] if c["type"] == "image"]
+    assert [c["type"] for c in answer["content"]][0] == "text" and len(images) >= 1, answer["content"]
+    png = base64.b64decode(images[0]["data"])
+    assert images[0]["mimeType"] == "image/png" and png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(png) <= MAX_IMAGE_BYTES
