@@ -16,7 +16,8 @@ from serving.citation import Budget, verify_quote
 from tests.serving.test_citation import UNHURRIED, _write_document
 
 ROOT = Path(__file__).resolve().parents[2]
-QUESTIONS = sorted((ROOT / "evaluation" / "questions").glob("*.jsonl"))
+QUESTIONS = sorted(p for p in (ROOT / "evaluation" / "questions").glob("*.jsonl")
+                   if not p.stem.endswith("_expansions"))  # expansions are not questions
 
 
 @pytest.fixture(scope="module")
