@@ -3,5 +3,5 @@
 PARSER_VERSION = "parse-v4"   # v4: wrong glyph maps restored, page-broken words rejoined; v3: page regions, formula flags
 CHUNKER_VERSION = "chunk-v1"
 PASSAGE_ROLES_VERSION = "roles-v1"  # ingest.passage_roles; outside chunk ids: a role never moves a passage
-CONTRACT_VERSION = "1.1.0"  # 1.1: corpus_status answers on a broken state (problem, rebuild; counts may be null)
+CONTRACT_VERSION = "2.0.0"  # 2.0: error results carry no structured content; searched_text lists the fused inputs; closest.document_offsets
 SERVER_VERSION = "0.1.0"
