@@ -130,8 +130,9 @@ def test_the_inspector_reads_an_error_of_every_tool_as_the_servers_error(inspect
         assert f"error ({expected})" in answer["content"][0]["text"], (tool, answer["content"][0])
 
 
-def test_the_inspector_receives_a_formula_passage_as_a_png(inspector, ingested_home):
-    """The TypeScript client gets get_passage's page image as MCP image content beside the text."""
+def test_the_inspector_receives_a_formula_passage_as_a_png(inspector, state_copy):
+    """The TypeScript client gets get_passage's page image as MCP image content beside the text
+    (on a private copy: rendering writes the image cache into the state)."""
     import base64
 
     from corpus.config import ServedConfig
@@ -140,12 +141,12 @@ def test_the_inspector_receives_a_formula_passage_as_a_png(inspector, ingested_h
     from corpus.state import StateLayout
     from serving.server import ServingContext
 
-    reader = ServingContext(StateLayout(ingested_home), ServedConfig()).engine.reader
+    reader = ServingContext(StateLayout(state_copy), ServedConfig()).engine.reader
     formula = next(p for entry in reader.documents.values() if entry.source.format == "pdf"
                    for p in reader.by_document[entry.document_id]
                    if any(b.kind is BlockKind.formula and b.start < e and s < b.end
                           for b in entry.parsed.blocks for s, e in p.ranges))
-    code, out, err = inspect(inspector, ingested_home, *call_arguments(
+    code, out, err = inspect(inspector, state_copy, *call_arguments(
         "get_passage", {"chunk_id": formula.chunk_id, "neighbours": 0, "image": True}))
     assert code == 0, err[-2000:]
     answer = json.loads(out)
