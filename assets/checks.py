@@ -5,7 +5,7 @@ import dagster as dg
 
 from assets.resources import StateResource
 from ingest.checks import brute_force_agreement, index_counts, index_signatures, materialised, metadata_coverage
-from corpus.vector_store_base import MIN_HNSW_RECALL
+from corpus.vectors.vector_store_base import MIN_HNSW_RECALL
 from ingest.integrity import anchor_mismatches, forbidden_cuts
 
 MIN_TITLE_COVERAGE = 1.0   # every document needs a title to be citable

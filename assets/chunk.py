@@ -6,7 +6,7 @@ import dagster as dg
 from assets.partitions import document_asset
 from assets.progress import per_document
 from assets.resources import StateResource
-from corpus.state import read_jsonl
+from corpus.state.layout import read_jsonl
 from corpus.versions import CHUNKER_VERSION
 from ingest.chunk import chunk_stored_document
 from ingest.integrity import anchor_mismatches, forbidden_cuts

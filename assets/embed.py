@@ -7,9 +7,9 @@ from tqdm import tqdm
 from assets.partitions import document_asset
 from assets.progress import per_document
 from assets.resources import StateResource
-from corpus.embedder import load_embedder
-from corpus.embedding_cache import EmbeddingCache
-from corpus.onnx_export import ingest_runtime
+from corpus.encoding.embedder import load_embedder
+from corpus.encoding.embedding_cache import EmbeddingCache
+from corpus.encoding.onnx_export import ingest_runtime
 from ingest.embed import DocumentPieces, embed_document, prefill
 from ingest.setaside import live
 

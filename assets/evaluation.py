@@ -9,8 +9,8 @@ from typing import Optional
 import dagster as dg
 
 from assets.resources import StateResource
-from corpus.signature import recorded_signature
-from corpus.state import StateLayout, atomic_write_json
+from corpus.state.signature import recorded_signature
+from corpus.state.layout import StateLayout, atomic_write_json
 from evaluation.cli import BUNDLED, DEFAULT_ARMS, REQUEST_ERRORS, evaluate, main as evaluation_main
 from evaluation.datasets import load_beir, load_library_questions, questions_hash
 from evaluation.metrics import PRIMARY_METRIC

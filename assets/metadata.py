@@ -7,7 +7,7 @@ from assets.partitions import document_asset
 from assets.progress import per_document
 from assets.resources import StateResource
 from corpus.models import DocumentMetadata
-from corpus.state import read_json
+from corpus.state.layout import read_json
 from ingest.library import MANIFEST_PATH
 from ingest.metadata import extract_stored_metadata
 from ingest.metadata_extract import load_manifest

@@ -7,7 +7,7 @@ from assets.partitions import document_asset
 from assets.progress import per_document
 from assets.resources import StateResource
 from corpus.models import ParsedDocument
-from corpus.state import read_json
+from corpus.state.layout import read_json
 from corpus.versions import PARSER_VERSION
 from ingest.parse import ParsePool, expected_parser_version, is_parsed
 from ingest.parsing import pdf_parser_name

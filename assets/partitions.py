@@ -4,7 +4,7 @@ import warnings
 
 import dagster as dg
 
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 from ingest.setaside import retire_set_aside
 
 documents_partitions = dg.DynamicPartitionsDefinition(name="documents")

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import dagster as dg
 from tqdm import tqdm
 
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 from ingest.register import load_source
 from ingest.setaside import CONFIGURATION_ERRORS, live, mark_set_aside
 

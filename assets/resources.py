@@ -9,8 +9,8 @@ import dagster as dg
 from pydantic import PrivateAttr
 
 from corpus.config import ServedConfig
-from corpus.lock import writer_lock
-from corpus.state import StateLayout, state_home
+from corpus.state.lock import writer_lock
+from corpus.state.layout import StateLayout, state_home
 
 
 # A step launched by the daemon (sensor, schedule, UI) waits this long for another writer to finish.

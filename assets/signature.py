@@ -4,8 +4,8 @@
 import dagster as dg
 
 from assets.resources import StateResource
-from corpus.freeze import freeze_state
-from corpus.state import StateLayout
+from corpus.state.freeze import freeze_state
+from corpus.state.layout import StateLayout
 from ingest.signature import record_signature
 
 

@@ -4,15 +4,15 @@
 import dagster as dg
 
 from assets.resources import StateResource
-from corpus.signature import recorded_signature
+from corpus.state.signature import recorded_signature
 from ingest.vectors import sync_vector_index
 
 
 @dg.asset(deps=["passage_embeddings", "corpus_signature"], group_name="indexes", code_version="vectors-v1",
           description="Qdrant collection of passage pieces with document_id/year/authors payload; records the signature.")
 def vector_index(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
-    from corpus.embedder import load_embedder
-    from corpus.onnx_export import ensure_query_graphs
+    from corpus.encoding.embedder import load_embedder
+    from corpus.encoding.onnx_export import ensure_query_graphs
     config = state.config
     stats = sync_vector_index(state.layout, config, load_embedder(config).dimension)
     try:  # the server's torch-free query encoder; without it the server falls back, so never fatal

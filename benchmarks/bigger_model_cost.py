@@ -1,6 +1,6 @@
 """What Qwen3-Embedding-0.6B's architecture costs on this CPU, without its weights: a randomly
 initialised Qwen3Model of the same shapes (28 layers, hidden 1024, 16 heads, 8 key-value heads),
-run in float32 and under bfloat16 autocast (corpus.bf16_encoder's passage runtime). Prints the
+run in float32 and under bfloat16 autocast (corpus.encoding.bf16_encoder's passage runtime). Prints the
 parameter count, passage throughput (tokens per second, batches of 8 × 256 tokens), one 32-token
 query's latency (median of 5) and the process's peak memory, then the host line.
 

@@ -22,13 +22,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from corpus.canonical import assemble_canonical  # noqa: E402
+from corpus.text.canonical import assemble_canonical  # noqa: E402
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex  # noqa: E402
 from corpus.models import (BlockKind, DocumentMetadata, ParsedDocument, Passage, RawBlock,  # noqa: E402
                            SourceRecord)
-from corpus.normalise import normalise_with_map  # noqa: E402
-from corpus.reader import CorpusReader  # noqa: E402
-from corpus.state import StateLayout, atomic_write_text  # noqa: E402
+from corpus.text.normalise import normalise_with_map  # noqa: E402
+from corpus.reading.reader import CorpusReader  # noqa: E402
+from corpus.state.layout import StateLayout, atomic_write_text  # noqa: E402
 from corpus.versions import CHUNKER_VERSION, PARSER_VERSION  # noqa: E402
 from serving.citation import verify_quote  # noqa: E402
 
@@ -62,7 +62,7 @@ def build_reader(root: Path, target_chars: int) -> tuple[CorpusReader, str]:
 
 
 def _entry(document_id: str, text: str, blocks: list):
-    from corpus.reader import DocumentEntry
+    from corpus.reading.reader import DocumentEntry
     sha = sha256_hex(text)
     return DocumentEntry(
         source=SourceRecord(document_id=document_id, format="markdown", source_sha256=sha,

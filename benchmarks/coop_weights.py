@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from corpus.config import ServedConfig
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 from evaluation.cli import resolve_bench
 from evaluation.runs import library_target, run_arms
 

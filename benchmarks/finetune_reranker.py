@@ -41,7 +41,7 @@ SEED = 13
 
 
 def load(source: Path):
-    from corpus.state import StateLayout
+    from corpus.state.layout import StateLayout
     from ingest.corpus_view import indexed_documents
     from ingest.finetune.pipeline import mine
 

@@ -26,7 +26,7 @@ from collections import Counter
 from pathlib import Path
 
 from ingest.graph_extract import load_extractor
-from corpus.graph_store import ENTITY_TYPES, entity_key
+from corpus.graph.graph_store import ENTITY_TYPES, entity_key
 from corpus.ids import document_id_for_bytes, sha256_hex
 from corpus.models import Passage
 

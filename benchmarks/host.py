@@ -18,7 +18,7 @@ import os
 import time
 from pathlib import Path
 
-from corpus.bf16_encoder import BF16_FLAGS, CPUINFO
+from corpus.encoding.bf16_encoder import BF16_FLAGS, CPUINFO
 
 PROC_STAT = Path("/proc/stat")
 LOOP_ITERATIONS = 300_000

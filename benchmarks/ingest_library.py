@@ -28,7 +28,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np  # noqa: E402
 
 from corpus.config import ServedConfig  # noqa: E402
-from corpus.state import StateLayout  # noqa: E402
+from corpus.state.layout import StateLayout  # noqa: E402
 from host import StealMeter, host_report  # noqa: E402
 from ingest.library import LIBRARY_ROOT, library_files  # noqa: E402
 from orchestration.runner import ingest, instance_for  # noqa: E402

@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 
 from corpus.config import ServedConfig
-from corpus.embedder import load_embedder, model_folder
-from corpus.onnx_encoder import OnnxEncoder
-from corpus.onnx_export import export_model
-from corpus.onnx_fusion import fuse
-from corpus.state import StateLayout
+from corpus.encoding.embedder import load_embedder, model_folder
+from corpus.encoding.onnx_encoder import OnnxEncoder
+from corpus.encoding.onnx_export import export_model
+from corpus.encoding.onnx_fusion import fuse
+from corpus.state.layout import StateLayout
 
 
 def _ffn_down(layers: range) -> list[str]:
@@ -39,7 +39,7 @@ def _layer(i: int) -> list[str]:
 
 # name → quantize_dynamic keyword arguments (onnxruntime.quantization).
 VARIANTS: dict[str, dict] = {
-    "product": {"product": True},  # corpus.onnx_int8.quantise: ingestion's opt-in passage runtime
+    "product": {"product": True},  # corpus.encoding.onnx_int8.quantise: ingestion's opt-in passage runtime
     "all_pc": {"per_channel": True},  # the query arm's recipe before (MatMul and Gather quantised)
     "matmul_pc": {"per_channel": True, "op_types_to_quantize": ["MatMul"]},
     "matmul_pc_rr": {"per_channel": True, "reduce_range": True, "op_types_to_quantize": ["MatMul"]},
@@ -64,7 +64,7 @@ def build(source: Path, target: Path, options: dict) -> None:
 
     options = dict(options)
     if options.pop("product", False):
-        from corpus.onnx_int8 import quantise
+        from corpus.encoding.onnx_int8 import quantise
 
         return quantise(source, target, model_folder(ServedConfig()))
     if options.pop("fused", False):

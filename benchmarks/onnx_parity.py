@@ -23,11 +23,11 @@ def main(argv: list[str] | None = None) -> int:
     from ingest.integrity import load_passages
     from ingest.overlays import consolidated_titles
     from corpus.config import ServedConfig
-    from corpus.embedder import embedding_prefix, load_embedder, model_folder, passage_pieces
+    from corpus.encoding.embedder import embedding_prefix, load_embedder, model_folder, passage_pieces
     from corpus.models import DocumentMetadata
-    from corpus.onnx_encoder import OnnxEncoder
-    from corpus.onnx_export import ensure_exported
-    from corpus.state import StateLayout, read_json
+    from corpus.encoding.onnx_encoder import OnnxEncoder
+    from corpus.encoding.onnx_export import ensure_exported
+    from corpus.state.layout import StateLayout, read_json
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("QUANT_RAG_HOME", "./var")))

@@ -24,9 +24,9 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from corpus.models import BlockKind  # noqa: E402
-from corpus.published import open_published  # noqa: E402
-from corpus.reader import CorpusReader  # noqa: E402
-from corpus.state import StateLayout  # noqa: E402
+from corpus.reading.published import open_published  # noqa: E402
+from corpus.reading.reader import CorpusReader  # noqa: E402
+from corpus.state.layout import StateLayout  # noqa: E402
 from serving.passage_images import describe  # noqa: E402
 
 

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import serving.engine as engine_module  # noqa: E402
 from corpus.config import ServedConfig  # noqa: E402
-from corpus.state import StateLayout  # noqa: E402
+from corpus.state.layout import StateLayout  # noqa: E402
 from evaluation.runs import retrieve  # noqa: E402
 from serving.server import ServingContext  # noqa: E402
 

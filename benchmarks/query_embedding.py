@@ -3,7 +3,7 @@
     QUANT_RAG_HOME=<state with the ONNX export> python benchmarks/query_embedding.py [--queries 100] [--hog]
 
 Arms: server-N (the token graph the server embeds questions with, vector and token vectors in one
-run, on corpus.onnx_encoder.QUERY_THREADS threads), torch (the transformers QueryEncoder, torch's
+run, on corpus.encoding.onnx_encoder.QUERY_THREADS threads), torch (the transformers QueryEncoder, torch's
 default threads), torch-1 (one torch thread), onnx-1 / onnx-2 (the plain graph on ONNX Runtime
 with 1 / 2 intra-op threads), onnx-int8 (when exported). Each
 embeds the same TAT-QA questions once (no cache); p50/p95 in ms. --hog repeats every arm with
@@ -27,11 +27,11 @@ QUESTIONS = REPO / "bench" / "tatqa" / "queries.jsonl"
 
 def arms(home: Path) -> dict:
     from corpus.config import ServedConfig
-    from corpus.embedder import model_folder
-    from corpus.onnx_encoder import QUERY_THREADS, OnnxEncoder, onnx_file, token_graph_file
-    from corpus.query_encoder import QueryEncoder
-    from corpus.state import StateLayout
-    from corpus.token_encoder import TokenEncoder
+    from corpus.encoding.embedder import model_folder
+    from corpus.encoding.onnx_encoder import QUERY_THREADS, OnnxEncoder, onnx_file, token_graph_file
+    from corpus.encoding.query_encoder import QueryEncoder
+    from corpus.state.layout import StateLayout
+    from corpus.encoding.token_encoder import TokenEncoder
 
     config, layout = ServedConfig(), StateLayout(home)
     folder = model_folder(config)

@@ -7,7 +7,7 @@
     python benchmarks/scale.py components --source var --passages 1000000 --work /tmp/scale-1m
 
 `serve` spawns a fresh process per condition that opens the published state as the server does
-(corpus.published, serving.engine.Engine) and runs the engine's hybrid retrieval (the server's
+(corpus.reading.published, serving.engine.Engine) and runs the engine's hybrid retrieval (the server's
 default mode; BM25 and dense over the real stores) on the library's dev questions: seconds from
 spawn to the first answer, RSS after it and after every question, p50/p95 without a scope and
 with a 5-year scope. `indexes` times the BM25 and passage-store builds over the state's passages,
@@ -64,19 +64,19 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
     without_numba()
     import_bm25s_without_scipy()
     from corpus.config import ServedConfig
-    from corpus.published import open_published
-    from corpus.signature import recorded_signature
-    from corpus.state import StateLayout
+    from corpus.reading.published import open_published
+    from corpus.state.signature import recorded_signature
+    from corpus.state.layout import StateLayout
     from serving.engine import Engine, Scope
 
     if memory_passages:
-        import corpus.reader
-        corpus.reader.LARGE_STATE_PASSAGES = float("inf")
+        import corpus.reading.reader
+        corpus.reading.reader.LARGE_STATE_PASSAGES = float("inf")
     view = open_published(StateLayout(home))
     config = ServedConfig.from_env()
     engine = Engine(view.layout, config, signature=recorded_signature(view.layout))
     if vectors is not None:
-        from corpus.vector_store_edge import EdgeVectorStore
+        from corpus.vectors.vector_store_edge import EdgeVectorStore
         engine._vectors = EdgeVectorStore(vectors, engine.embedder.dimension, read_only=True)
     texts = questions(limit)
     engine.retrieve(texts[0], config.default_mode, Scope(), limit=10)

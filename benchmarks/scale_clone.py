@@ -19,13 +19,13 @@ import numpy as np
 
 from synthetic_state import NOISE, SUBSTITUTED, YEARS, _digest, vocabulary
 
-from corpus.bm25_store import indexed_text
+from corpus.indexes.bm25_store import indexed_text
 from corpus.config import ServedConfig
 from corpus.ids import chunk_id_for
-from corpus.published import open_published
-from corpus.state import StateLayout
+from corpus.reading.published import open_published
+from corpus.state.layout import StateLayout
 from corpus.versions import CHUNKER_VERSION
-from corpus.vector_store_memory import NO_YEAR
+from corpus.vectors.vector_store_memory import NO_YEAR
 
 
 def _word_map(vocab: dict[int, list[str]], clone: int) -> dict[str, str]:

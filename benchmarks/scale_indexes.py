@@ -18,7 +18,7 @@ HNSW_CONFIG = "hnsw"
 # that is at most this much less similar than the exact 10th.
 SCORE_TOLERANCE = 0.005
 # Search settings (HNSW beam, int8 oversampling) measured besides the served ones
-# (corpus.vector_store_base.hnsw_search_settings), unfiltered only.
+# (corpus.vectors.vector_store_base.hnsw_search_settings), unfiltered only.
 SWEEP = ((256, 4.0), (512, 4.0), (256, 16.0), (1024, 8.0), (1024, 32.0), (2048, 16.0), (4096, 32.0))
 
 
@@ -30,7 +30,7 @@ def _timed(fn, *args, **kwargs):
 
 def bm25_figures(rows: list[tuple[str, str, str]], texts: list[str], scratch: Path, analyzer=None) -> dict:
     """Build over `rows`, then load (read / mmap) and query each way."""
-    from corpus.bm25_store import BM25Index, build_bm25
+    from corpus.indexes.bm25_store import BM25Index, build_bm25
     from corpus.config import ServedConfig
 
     config = ServedConfig.from_env()
@@ -40,7 +40,7 @@ def bm25_figures(rows: list[tuple[str, str, str]], texts: list[str], scratch: Pa
 
 
 def bm25_load_figures(folder: Path, signature: str, texts: list[str]) -> dict:
-    from corpus.bm25_store import BM25Index
+    from corpus.indexes.bm25_store import BM25Index
     from corpus.config import ServedConfig
 
     config = ServedConfig.from_env()
@@ -75,7 +75,7 @@ def bm25_load_figures(folder: Path, signature: str, texts: list[str]) -> dict:
 
 def store_figures(passages: list, scratch: Path) -> dict:
     """Write the passage store, then cold point lookups and whole-document reads."""
-    from corpus.passage_store import PassageStore, write_passage_store
+    from corpus.indexes.passage_store import PassageStore, write_passage_store
 
     path = scratch / "passages.sqlite"
     count, build_s = _timed(write_passage_store, path, "scale", passages)
@@ -97,9 +97,9 @@ def store_figures(passages: list, scratch: Path) -> dict:
 
 def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: Path, hnsw: bool = True) -> dict:
     """Exact scan (the in-memory reader) vs Edge HNSW + int8, built here from the same points."""
-    from corpus.vector_store_base import VectorPoint, hnsw_search_settings
-    from corpus.vector_store_edge import EdgeVectorStore
-    from corpus.vector_store_memory import MemoryVectorStore
+    from corpus.vectors.vector_store_base import VectorPoint, hnsw_search_settings
+    from corpus.vectors.vector_store_edge import EdgeVectorStore
+    from corpus.vectors.vector_store_memory import MemoryVectorStore
 
     dimension = arrays["vectors"].shape[1]
     exact = MemoryVectorStore(arrays, dimension, {}, "edge", "scale")
@@ -169,7 +169,7 @@ def exact_figures(exact, years: np.ndarray, queries: np.ndarray) -> dict:
 
 def _embed(texts: list[str], layout) -> np.ndarray:
     from corpus.config import ServedConfig
-    from corpus.query_encoder import load_query_encoder
+    from corpus.encoding.query_encoder import load_query_encoder
 
     encoder = load_query_encoder(ServedConfig.from_env(), layout)
     return np.stack([encoder.embed_query(t) for t in texts])
@@ -178,8 +178,8 @@ def _embed(texts: list[str], layout) -> np.ndarray:
 def state_points(generation: Path, dimension: int) -> dict[str, np.ndarray]:
     """The generation's points as MemoryVectorStore arrays: its snapshot (an exact state) or, for
     an hnsw state (read in place, so written without one), scrolled from the shard read-only."""
-    from corpus.vector_store_edge import EdgeVectorStore
-    from corpus.vector_store_memory import SNAPSHOT_FILE, read_snapshot, to_arrays
+    from corpus.vectors.vector_store_edge import EdgeVectorStore
+    from corpus.vectors.vector_store_memory import SNAPSHOT_FILE, read_snapshot, to_arrays
 
     if (generation / SNAPSHOT_FILE).exists():
         return read_snapshot(generation / SNAPSHOT_FILE)
@@ -195,11 +195,11 @@ def measure_state(home: Path, texts: list[str], work: Path) -> dict:
     the state's own build, loaded both ways (its build time is the bm25_index step's). The HNSW
     generation is left in `work`/hnsw for `serve --vectors`; delete it after."""
     from corpus.config import ServedConfig
-    from corpus.generations import current_generation
-    from corpus.published import open_published
-    from corpus.state import StateLayout
-    from corpus.vector_store import edge_root
-    from corpus.signature import recorded_signature
+    from corpus.state.generations import current_generation
+    from corpus.reading.published import open_published
+    from corpus.state.layout import StateLayout
+    from corpus.vectors.vector_store import edge_root
+    from corpus.state.signature import recorded_signature
     from ingest.corpus_view import indexed_documents
 
     view = open_published(StateLayout(home))
@@ -237,8 +237,8 @@ def measure_components(source: Path, passages: int, work: Path, texts: list[str]
             out.update(bm25_figures(parts["rows"], texts, work, parts["analyzer"]))
             print("progress", out, flush=True)
         parts["passages"] = parts["rows"] = parts["analyzer"] = None
-        from corpus.published import open_published
-        from corpus.state import StateLayout
+        from corpus.reading.published import open_published
+        from corpus.state.layout import StateLayout
         view = open_published(StateLayout(source))
         if "vectors" not in skip:
             out.update(vector_figures(parts["arrays"], _embed(texts, view.layout), work, hnsw="hnsw" not in skip))

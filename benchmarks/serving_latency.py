@@ -202,7 +202,7 @@ YEAR_FILTERS = ((2010, 2014), (2020, 2026))
 @functools.lru_cache(maxsize=None)   # one context per state: the Edge shard is opened once
 def _engine(home: Path):
     from corpus.config import ServedConfig
-    from corpus.state import StateLayout
+    from corpus.state.layout import StateLayout
     from serving.server import ServingContext
 
     ctx = ServingContext(StateLayout(home), ServedConfig.from_env())

@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from corpus.config import ServedConfig  # noqa: E402
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex  # noqa: E402
 from corpus.models import DocumentMetadata, ParsedDocument, Passage, SourceRecord  # noqa: E402
-from corpus.state import (StateLayout, atomic_write_bytes, atomic_write_json, atomic_write_jsonl,  # noqa: E402
+from corpus.state.layout import (StateLayout, atomic_write_bytes, atomic_write_json, atomic_write_jsonl,  # noqa: E402
                           atomic_write_text, read_json, read_jsonl, read_text_exact)
 from corpus.versions import CHUNKER_VERSION  # noqa: E402
 

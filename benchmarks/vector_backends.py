@@ -1,4 +1,4 @@
-"""Qdrant Edge vs qdrant-client local mode, through corpus.vector_store (what the server runs).
+"""Qdrant Edge vs qdrant-client local mode, through corpus.vectors.vector_store (what the server runs).
 
 Synthetic 384-d clustered vectors (passages: 80 % one piece, 20 % two), 30 passages per
 document, years 1990-2024. Per backend and size: build time (upsert + close), reopen time,
@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from corpus.config import ServedConfig
-from corpus.state import StateLayout
-from corpus.vector_store import VectorPoint, open_vector_store
+from corpus.state.layout import StateLayout
+from corpus.vectors.vector_store import VectorPoint, open_vector_store
 
 DIM = 384
 TOP = 50

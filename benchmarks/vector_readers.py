@@ -1,4 +1,4 @@
-"""In-memory readers (corpus.vector_readers) against Qdrant Edge's exact search on a real state.
+"""In-memory readers (corpus.vectors.vector_readers) against Qdrant Edge's exact search on a real state.
 
 Copies the state's current Edge generation to a scratch folder (the state is only read), then
 measures: the writer's snapshot (time, size), a reader's load from the snapshot and from a
@@ -19,12 +19,12 @@ from pathlib import Path
 import numpy as np
 
 from corpus.config import ServedConfig
-from corpus.generations import current_generation
-from corpus.state import StateLayout, read_json
-from corpus.vector_readers import open_edge_reader
-from corpus.vector_store import edge_root
-from corpus.vector_store_edge import META_FILE, EdgeVectorStore
-from corpus.vector_store_memory import SNAPSHOT_FILE
+from corpus.state.generations import current_generation
+from corpus.state.layout import StateLayout, read_json
+from corpus.vectors.vector_readers import open_edge_reader
+from corpus.vectors.vector_store import edge_root
+from corpus.vectors.vector_store_edge import META_FILE, EdgeVectorStore
+from corpus.vectors.vector_store_memory import SNAPSHOT_FILE
 
 TOP = 50
 QUERIES = 40

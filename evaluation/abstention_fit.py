@@ -21,7 +21,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from corpus.config import ServedConfig
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 from evaluation.datasets import expansions_file
 from evaluation.runs import absent_companion, library_target, retrieve
 from serving import abstention

@@ -17,7 +17,7 @@ from __future__ import annotations
 import typing
 from dataclasses import dataclass
 
-from corpus.bm25_store import BM25Index
+from corpus.indexes.bm25_store import BM25Index
 from corpus.config import ServedConfig
 from ingest.bm25 import bm25_rows
 from serving.engine import MODES, Engine

@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus.config import ServedConfig
-from corpus.embedder import load_embedder
-from corpus.embedding_cache import EmbeddingCache
+from corpus.encoding.embedder import load_embedder
+from corpus.encoding.embedding_cache import EmbeddingCache
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex
 from corpus.models import (Block, BlockKind, DocumentMetadata, MetadataField, ParsedDocument,
                            Passage, SourceRecord)
-from corpus.onnx_export import ingest_runtime
-from corpus.state import StateLayout, atomic_write_json, read_json
-from corpus.vector_store import VectorPoint, open_vector_store
+from corpus.encoding.onnx_export import ingest_runtime
+from corpus.state.layout import StateLayout, atomic_write_json, read_json
+from corpus.vectors.vector_store import VectorPoint, open_vector_store
 from corpus.versions import CHUNKER_VERSION
 from evaluation.datasets import BeirSet
 from ingest.bm25 import write_bm25
@@ -155,7 +155,7 @@ def _index_vectors(layout: StateLayout, config: ServedConfig, signature: str,
 def _export_query_encoder(layout: StateLayout, config: ServedConfig) -> None:
     """The ONNX query encoder the served engine uses, so a benchmark's queries are embedded as a
     served library's are (and without torch). Best effort, as in the vector_index asset."""
-    from corpus.onnx_export import ensure_exported
+    from corpus.encoding.onnx_export import ensure_exported
 
     try:
         ensure_exported(layout, config)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from corpus.config import ServedConfig
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 from evaluation.families import FAMILY_METRICS, family_pairs, family_table
 from evaluation.metrics import METRIC_NAMES, PRIMARY_METRIC
 from evaluation.plots import plot_arms

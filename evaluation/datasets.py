@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, field_validator, model_validator
 
 from corpus.ids import sha256_hex
-from corpus.reader import CorpusReader
+from corpus.reading.reader import CorpusReader
 from evaluation.metrics import GOLD_GAIN
 from serving.citation import MIN_QUOTE_CHARS, verify_quote
 

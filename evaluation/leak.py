@@ -1,6 +1,6 @@
 """Leak score: how much of a question's wording is lifted from its gold passage (docs/DESIGN.md §8).
 
-    tokens(q) = distinct BM25 tokens of q (corpus.tokenize) of ≥ 2 characters, minus stop words
+    tokens(q) = distinct BM25 tokens of q (corpus.text.tokenize) of ≥ 2 characters, minus stop words
     IDF(t)    = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))   over N texts (BM25's IDF)
     leak(q)   = Σ_{t ∈ tokens(q) ∩ tokens(gold)} IDF(t) / Σ_{t ∈ tokens(q)} IDF(t)   ∈ [0, 1]
 
@@ -16,7 +16,7 @@ from collections import Counter
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
-from corpus.tokenize import tokenize
+from corpus.text.tokenize import tokenize
 
 STOP_WORDS = frozenset(STOPWORDS_EN_PLUS)  # NLTK's English list, as shipped with bm25s
 

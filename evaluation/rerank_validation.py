@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from corpus.bm25_store import BM25Index, indexed_text
+from corpus.indexes.bm25_store import BM25Index, indexed_text
 from corpus.models import Passage
-from corpus.tokenize import Analyzer
+from corpus.text.tokenize import Analyzer
 from ingest.finetune.mining import PseudoQuery, embedded_text
 from serving.selection import Candidate, reciprocal_rank_fusion
 

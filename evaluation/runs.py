@@ -18,8 +18,8 @@ from typing import Callable
 
 from corpus.config import ServedConfig
 from corpus.ids import sha256_hex
-from corpus.published import open_published
-from corpus.state import StateLayout
+from corpus.reading.published import open_published
+from corpus.state.layout import StateLayout
 from evaluation.arms import arm_engine, parse_arm
 from evaluation.beir_state import build_beir_state
 from evaluation.datasets import (Expansion, GoldQuoteNotFound, chunk_documents, embedded_expansions,

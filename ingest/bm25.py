@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Iterable
 
 from ingest.corpus_view import indexed_documents
-from corpus.bm25_store import BM25Index, StaleIndexError, build_bm25, indexed_text
+from corpus.indexes.bm25_store import BM25Index, StaleIndexError, build_bm25, indexed_text
 from corpus.config import ServedConfig
 from corpus.models import Passage
-from corpus.signature import recorded_signature
-from corpus.state import StateLayout
+from corpus.state.signature import recorded_signature
+from corpus.state.layout import StateLayout
 
 
 def bm25_rows(titled: Iterable[tuple[str | None, Passage]]) -> list[tuple[str, str, str]]:

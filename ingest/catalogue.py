@@ -9,7 +9,7 @@ import duckdb
 
 from ingest.integrity import load_passages
 from corpus.models import DocumentMetadata
-from corpus.state import StateLayout, read_json
+from corpus.state.layout import StateLayout, read_json
 
 RAW_SCHEMAS = {
     "raw_sources": "document_id varchar, format varchar, original_name varchar, library_file varchar, "

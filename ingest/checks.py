@@ -7,12 +7,12 @@ import numpy as np
 
 from ingest.corpus_view import indexed_documents
 from ingest.embed import load_document_embeddings
-from corpus.bm25_store import BM25Index, StaleIndexError
+from corpus.indexes.bm25_store import BM25Index, StaleIndexError
 from ingest.passage_store import passage_store_signature
-from corpus.graph_store import GraphStore
-from corpus.signature import compute_signature, recorded_signature
-from corpus.state import StateLayout
-from corpus.vector_store import open_vector_store
+from corpus.graph.graph_store import GraphStore
+from corpus.state.signature import compute_signature, recorded_signature
+from corpus.state.layout import StateLayout
+from corpus.vectors.vector_store import open_vector_store
 
 BRUTE_FORCE_SAMPLE = 20
 BRUTE_FORCE_DEPTH = 50
@@ -28,7 +28,7 @@ def same_ranking(expected: list[str], served: list[str], score: dict[str, float]
 
 
 def _open_store(layout: StateLayout, config):
-    from corpus.embedder import load_embedder  # cached per process: the pipeline has loaded it
+    from corpus.encoding.embedder import load_embedder  # cached per process: the pipeline has loaded it
     return open_vector_store(layout, config, load_embedder(config).dimension, read_only=True)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ingest.chunker import chunk_document
 from corpus.models import ParsedDocument
-from corpus.state import read_text_exact, StateLayout, atomic_write_json, atomic_write_jsonl, read_json
+from corpus.state.layout import read_text_exact, StateLayout, atomic_write_json, atomic_write_jsonl, read_json
 from corpus.versions import CHUNKER_VERSION, PASSAGE_ROLES_VERSION
 
 

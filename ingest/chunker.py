@@ -3,7 +3,7 @@
 A passage is a run of consecutive blocks under one section path. A heading opens a new passage
 and sits at its top (a heading directly followed by a deeper one joins it: no empty sections).
 Cuts fall on block boundaries, or inside a block longer than MAX_CHARS at a position chosen by
-`corpus.safe_cut.find_cut` and confirmed against the forbidden mask of the whole canonical text,
+`corpus.text.safe_cut.find_cut` and confirmed against the forbidden mask of the whole canonical text,
 so no passage starts or ends inside a word, a formula, a table row or a code fence. A long pipe
 table is split between rows with its header repeated; those pieces (all but the first) are not
 substrings of the canonical text, so they get "block" granularity anchored on the parent table.
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from corpus.ids import chunk_id_for
 from corpus.models import Block, BlockKind, Passage
-from corpus.safe_cut import find_cut, forbidden_mask
+from corpus.text.safe_cut import find_cut, forbidden_mask
 from corpus.versions import CHUNKER_VERSION
 from ingest.passage_roles import with_roles
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ingest.integrity import load_passages
 from corpus.models import DocumentMetadata, Passage
-from corpus.state import StateLayout, read_json
+from corpus.state.layout import StateLayout, read_json
 
 
 @dataclass

@@ -18,10 +18,10 @@ import numpy as np
 from ingest.integrity import load_passages
 from ingest.overlays import consolidated_titles
 from corpus.config import ServedConfig
-from corpus.embedder import Embedder, embedding_prefix, passage_pieces
-from corpus.embedding_cache import EmbeddingCache, embed_with_cache
+from corpus.encoding.embedder import Embedder, embedding_prefix, passage_pieces
+from corpus.encoding.embedding_cache import EmbeddingCache, embed_with_cache
 from corpus.models import DocumentMetadata, Passage
-from corpus.state import StateLayout, atomic_write_bytes, read_json
+from corpus.state.layout import StateLayout, atomic_write_bytes, read_json
 
 log = logging.getLogger(__name__)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ingest.corpus_view import indexed_documents
 from ingest.graph_extract import load_extractor
-from corpus.graph_store import GraphStore, write_graph
-from corpus.signature import recorded_signature
-from corpus.state import StateLayout
+from corpus.graph.graph_store import GraphStore, write_graph
+from corpus.state.signature import recorded_signature
+from corpus.state.layout import StateLayout
 
 
 def build_entity_graph(layout: StateLayout) -> dict:

@@ -16,9 +16,9 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpus.journal import close_intent, open_intent
-from corpus.lock import writer_lock
-from corpus.state import StateLayout
+from corpus.state.journal import close_intent, open_intent
+from corpus.state.lock import writer_lock
+from corpus.state.layout import StateLayout
 from ingest.register import Registration, quarantine, register_file
 
 OUTSIDE_INBOX = "symbolic link leading outside the inbox: refused, not followed (drop the file itself)"

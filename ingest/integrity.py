@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from corpus.models import Passage
-from corpus.reader import read_passages
-from corpus.safe_cut import forbidden_mask
-from corpus.state import read_text_exact, StateLayout
+from corpus.reading.reader import read_passages
+from corpus.text.safe_cut import forbidden_mask
+from corpus.state.layout import read_text_exact, StateLayout
 
 
 def load_passages(layout: StateLayout, document_id: str) -> list[Passage]:

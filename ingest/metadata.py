@@ -5,7 +5,7 @@ from __future__ import annotations
 from ingest.metadata_extract import extract_metadata
 from ingest.register import load_source
 from corpus.models import ParsedDocument
-from corpus.state import read_text_exact, StateLayout, atomic_write_json, read_json
+from corpus.state.layout import read_text_exact, StateLayout, atomic_write_json, read_json
 
 
 def extract_stored_metadata(layout: StateLayout, document_id: str, manifest: dict[str, dict]) -> None:

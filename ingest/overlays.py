@@ -15,7 +15,7 @@ from collections import defaultdict
 from ingest.integrity import load_passages
 from corpus.config import ServedConfig
 from corpus.models import DocumentMetadata, Passage
-from corpus.state import StateLayout, atomic_write_json, read_json
+from corpus.state.layout import StateLayout, atomic_write_json, read_json
 
 SHINGLE_WORDS = 8
 SHINGLE_STRIDE = 4

@@ -8,10 +8,10 @@ from multiprocessing import get_context
 
 from ingest.parsing import MARKDOWN_PARSER, parse_source, parser_version, pdf_parser_name
 from ingest.register import load_source
-from corpus.canonical import assemble_canonical
+from corpus.text.canonical import assemble_canonical
 from corpus.ids import sha256_hex
 from corpus.models import ParsedDocument
-from corpus.state import read_text_exact, StateLayout, atomic_write_json, atomic_write_text, read_json
+from corpus.state.layout import read_text_exact, StateLayout, atomic_write_json, atomic_write_text, read_json
 
 
 def parse_document(layout: StateLayout, document_id: str) -> ParsedDocument:

@@ -1,10 +1,10 @@
-"""The passage store (corpus.passage_store): every served passage in one SQLite file per signature."""
+"""The passage store (corpus.indexes.passage_store): every served passage in one SQLite file per signature."""
 
 from __future__ import annotations
 
-from corpus.passage_store import FOLDER, PassageStore, store_path, write_passage_store
-from corpus.signature import recorded_signature
-from corpus.state import StateLayout
+from corpus.indexes.passage_store import FOLDER, PassageStore, store_path, write_passage_store
+from corpus.state.signature import recorded_signature
+from corpus.state.layout import StateLayout
 from ingest.corpus_view import indexed_documents
 
 

@@ -1,11 +1,11 @@
-"""Publishing the working state once it is coherent (corpus.published holds the mechanism)."""
+"""Publishing the working state once it is coherent (corpus.reading.published holds the mechanism)."""
 
 from __future__ import annotations
 
 from corpus.config import ServedConfig
-from corpus.freeze import freeze_state
-from corpus.published import publish
-from corpus.state import StateLayout
+from corpus.state.freeze import freeze_state
+from corpus.reading.published import publish
+from corpus.state.layout import StateLayout
 from ingest.checks import index_signatures
 
 

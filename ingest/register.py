@@ -14,7 +14,7 @@ from ingest.library import manifest_key_by_sha256
 from ingest.parsing.validate import RejectedSource, detect_format
 from corpus.ids import document_id_for_bytes, sha256_hex
 from corpus.models import SourceRecord
-from corpus.state import StateLayout, atomic_write_bytes, atomic_write_json, read_json
+from corpus.state.layout import StateLayout, atomic_write_bytes, atomic_write_json, read_json
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 
 
 def retire_document(layout: StateLayout, document_id: str) -> None:

@@ -7,7 +7,7 @@ deleting that partition mid-run would sink the rest of the batch.
 
 from __future__ import annotations
 
-from corpus.state import StateLayout, atomic_write_json, read_json
+from corpus.state.layout import StateLayout, atomic_write_json, read_json
 from ingest.parsing.mineru import ParserUnavailable
 from ingest.register import load_source, quarantine
 from ingest.retire import retire_document

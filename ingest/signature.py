@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from corpus.signature import compute_signature, signature_rows
-from corpus.state import StateLayout, atomic_write_json
+from corpus.state.signature import compute_signature, signature_rows
+from corpus.state.layout import StateLayout, atomic_write_json
 
 
 def record_signature(layout: StateLayout) -> str:

@@ -1,9 +1,9 @@
-"""Build the token index (corpus.token_index) of the recorded signature.
+"""Build the token index (corpus.indexes.token_index) of the recorded signature.
 
 Every passage is cut into the same pieces its vectors embed (ingest.embed.passage_texts); each
-piece's token vectors come from the token graph (corpus.token_encoder), quantised to int8 and
-cached by (weights, exact piece text) like the vectors (corpus.token_cache). Ingestion's float32
-embedding pass fills that cache as it embeds (corpus.onnx_export.ingest_runtime): the same model
+piece's token vectors come from the token graph (corpus.encoding.token_encoder), quantised to int8 and
+cached by (weights, exact piece text) like the vectors (corpus.encoding.token_cache). Ingestion's float32
+embedding pass fills that cache as it embeds (corpus.encoding.onnx_export.ingest_runtime): the same model
 run gives both, so here only pieces embedded before, or on another runtime, reach the model.
 """
 
@@ -18,12 +18,12 @@ import numpy as np
 
 from corpus.config import ServedConfig
 from corpus.ids import sha256_hex
-from corpus.passage_store import LARGE_STATE_PASSAGES
-from corpus.signature import recorded_signature
-from corpus.state import StateLayout
-from corpus.token_cache import TokenCache
-from corpus.token_index import TokenIndex, index_path, write_token_index
-from corpus.token_product import GRAPH_FILE, write_product_graph
+from corpus.indexes.passage_store import LARGE_STATE_PASSAGES
+from corpus.state.signature import recorded_signature
+from corpus.state.layout import StateLayout
+from corpus.encoding.token_cache import TokenCache
+from corpus.indexes.token_index import TokenIndex, index_path, write_token_index
+from corpus.indexes.token_product import GRAPH_FILE, write_product_graph
 from ingest.corpus_view import IndexedDocument, indexed_documents
 
 log = logging.getLogger(__name__)
@@ -64,9 +64,9 @@ def build_token_index(layout: StateLayout, config: ServedConfig,
 
 def _write(layout: StateLayout, config: ServedConfig, documents: list[IndexedDocument], path: Path,
            signature: str, progress: Callable[[int, int], None] | None) -> dict[str, int]:
-    from corpus.embedder import load_embedder, model_folder
-    from corpus.onnx_export import INGEST_THREADS, ensure_token_graph
-    from corpus.token_encoder import load_token_encoder
+    from corpus.encoding.embedder import load_embedder, model_folder
+    from corpus.encoding.onnx_export import INGEST_THREADS, ensure_token_graph
+    from corpus.encoding.token_encoder import load_token_encoder
     from ingest.embed import passage_texts
 
     if ensure_token_graph(layout, config) is None:

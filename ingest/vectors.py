@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from ingest.corpus_view import indexed_documents
 from ingest.embed import load_document_embeddings
-from corpus.bf16_encoder import resolved_passage_runtime
+from corpus.encoding.bf16_encoder import resolved_passage_runtime
 from corpus.config import ServedConfig
 from corpus.ids import sha256_hex
-from corpus.signature import recorded_signature
-from corpus.state import StateLayout
-from corpus.generations import begin_generation, promote_generation
-from corpus.vector_store import VectorPoint, edge_root, open_vector_store
+from corpus.state.signature import recorded_signature
+from corpus.state.layout import StateLayout
+from corpus.state.generations import begin_generation, promote_generation
+from corpus.vectors.vector_store import VectorPoint, edge_root, open_vector_store
 
 
 def _fingerprint(layout: StateLayout, config: ServedConfig, document_id: str) -> str:

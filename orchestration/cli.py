@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from corpus.lock import WriterBusyError
-from corpus.state import StateLayout
+from corpus.state.lock import WriterBusyError
+from corpus.state.layout import StateLayout
 
 
 def ingest(argv: list[str]) -> int:
@@ -95,8 +95,8 @@ def freeze_command(argv: list[str], action: str) -> int:
     parser = argparse.ArgumentParser(prog=f"quant-rag {action}", description=f"{action.title()} the corpus signature.")
     parser.add_argument("--reason", required=True, help="why (kept in the freeze history)")
     args = parser.parse_args(argv)
-    from corpus.freeze import FreezeError, freeze, unfreeze
-    from corpus.signature import compute_signature
+    from corpus.state.freeze import FreezeError, freeze, unfreeze
+    from corpus.state.signature import compute_signature
     layout = StateLayout.from_env()
     try:
         state = freeze(layout, compute_signature(layout), args.reason) if action == "freeze" else unfreeze(layout, args.reason)

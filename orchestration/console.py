@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from corpus.state import StateLayout, read_jsonl
+from corpus.state.layout import StateLayout, read_jsonl
 
 
 @dataclass
@@ -39,7 +39,7 @@ def use_terminal(verbose: bool = False) -> None:
 
 
 def corpus_line(layout: StateLayout) -> str:
-    from corpus.signature import recorded_signature
+    from corpus.state.signature import recorded_signature
     ids = layout.registered_document_ids()
     passages = sum(len(read_jsonl(layout.passages(d))) for d in ids if layout.passages(d).exists())
     return f"corpus: {len(ids)} documents, {passages} passages, signature {recorded_signature(layout)}"

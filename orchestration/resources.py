@@ -8,7 +8,7 @@ separate test set to drift from what production runs.
 
 from assets.resources import StateResource
 from assets.sql_models import dbt_resource
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 
 
 def local_resources() -> dict:

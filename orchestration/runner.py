@@ -15,10 +15,10 @@ import dagster as dg
 
 from assets.partitions import documents_partitions, retire_set_aside_partitions
 from corpus.config import ServedConfig
-from corpus.journal import close_intent, open_intent, open_intents
-from corpus.lock import writer_lock
-from corpus.signature import recorded_signature
-from corpus.state import StateLayout
+from corpus.state.journal import close_intent, open_intent, open_intents
+from corpus.state.lock import writer_lock
+from corpus.state.signature import recorded_signature
+from corpus.state.layout import StateLayout
 from ingest.intake import Intake, register_batch
 from ingest.retire import retire_document
 from ingest.setaside import quarantined_since

@@ -5,8 +5,8 @@ from pathlib import Path
 import dagster as dg
 
 from assets.partitions import documents_partitions
-from corpus.lock import WriterBusyError
-from corpus.state import StateLayout
+from corpus.state.lock import WriterBusyError
+from corpus.state.layout import StateLayout
 from ingest.intake import take_inbox
 from orchestration.jobs import corpus_job, document_job
 

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 import Stemmer
 
-from corpus.bm25_store import indexed_text
-from corpus.tokenize import Analyzer
+from corpus.indexes.bm25_store import indexed_text
+from corpus.text.tokenize import Analyzer
 from serving.scaffolding import SCAFFOLDING
 
 DENSE_K = 5            # `dense_gap` = best dense similarity - the DENSE_K-th
@@ -106,7 +106,7 @@ _STATISTICS: "weakref.WeakKeyDictionary[object, TermStatistics]" = weakref.WeakK
 
 
 def term_statistics(bm25) -> TermStatistics:
-    """The statistics of a loaded corpus.bm25_store.BM25Index (computed on first use, then kept)."""
+    """The statistics of a loaded corpus.indexes.bm25_store.BM25Index (computed on first use, then kept)."""
     found = _STATISTICS.get(bm25)
     if found is None:
         retriever = bm25._retriever

@@ -1,7 +1,7 @@
 """Citation verification without a language model (docs/DESIGN.md §5).
 
 A quote is `verified` when it is a raw substring of the canonical text, `verified_normalised` when
-it matches after corpus.normalise (serving.citation_text), else `not_found` with the closest
+it matches after corpus.text.normalise (serving.citation_text), else `not_found` with the closest
 window of the document by word-level alignment (serving.citation_closest), which names the
 chunk_id and passage-relative offset get_passage reads it at. A quote with an ellipsis is checked
 as ordered segments that join only within one passage or at most MAX_ELLIPSIS_GAP characters apart
@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel
 
 from corpus.ids import InvalidIdError, validate_chunk_id, validate_document_id
-from corpus.reader import CorpusReader
+from corpus.reading.reader import CorpusReader
 from serving.citation_closest import BUDGET_REASON, Budget, OverBudget, closest_window
 from serving.citation_places import covering_chunk
 from serving.citation_segments import MAX_ELLIPSIS_GAP, match_segments

@@ -13,8 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from corpus.normalise import canonical_end, normalise_with_map
-from corpus.reader import CorpusReader
+from corpus.text.normalise import canonical_end, normalise_with_map
+from corpus.reading.reader import CorpusReader
 from serving.cancel import cancelled as call_cancelled
 from serving.citation_places import passage_place
 from serving.citation_text import NormalisedDocument, word_key

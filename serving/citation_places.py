@@ -3,7 +3,7 @@ passage-relative offset that get_passage takes (a document's canonical offsets a
 
 from __future__ import annotations
 
-from corpus.reader import CorpusReader
+from corpus.reading.reader import CorpusReader
 
 
 def covering_chunk(reader: CorpusReader, document_id: str, start: int, end: int,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-from corpus.normalise import normalise_with_map
+from corpus.text.normalise import normalise_with_map
 from serving.citation_text import NormalisedDocument, find_all
 
 MAX_ELLIPSIS_GAP = 300  # canonical characters an ellipsis may skip between parts outside one passage

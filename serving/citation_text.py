@@ -1,5 +1,5 @@
 """Exact matching for citation verification: a document's canonical text with its normalisation
-(corpus.normalise) and word tables, an LRU of them bounded in characters, and the raw, normalised,
+(corpus.text.normalise) and word tables, an LRU of them bounded in characters, and the raw, normalised,
 dehyphenated matches (ellipsis quotes: serving.citation_segments; serving.citation decides
 which applies)."""
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
 
-from corpus.normalise import canonical_end, normalise_with_map
+from corpus.text.normalise import canonical_end, normalise_with_map
 
 CACHE_CHARS = 8_000_000          # normalised documents kept, in canonical characters (~10-40 B each)
 ELLIPSIS_RE = re.compile(r"\s*\[?(?:…|\.\s?\.\s?\.)\]?\s*")

@@ -12,14 +12,14 @@ import logging
 import sys
 
 from corpus.config import ServedConfig
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def served_config() -> ServedConfig:
     """The configuration from the environment; a bad setting exits 2 naming its variable."""
-    from corpus.model_identity import ModelPathError
+    from corpus.model_folder.model_identity import ModelPathError
 
     try:
         return ServedConfig.from_env()
@@ -111,8 +111,8 @@ def doctor(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.ERROR)
-    from corpus.journal import writer_activity
-    from corpus.published import open_published
+    from corpus.state.journal import writer_activity
+    from corpus.reading.published import open_published
 
     config = served_config()
     published = open_published(StateLayout.from_env())  # what a server started now would serve

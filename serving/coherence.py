@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Literal
 
 from corpus.config import ServedConfig
-from corpus.signature import compute_signature, recorded_signature
-from corpus.state import HOME_ENV, StateLayout, read_json
+from corpus.state.signature import compute_signature, recorded_signature
+from corpus.state.layout import HOME_ENV, StateLayout, read_json
 
 log = logging.getLogger(__name__)
 
@@ -56,15 +56,15 @@ class CoherenceReport:
 def _vector_signature(layout: StateLayout, config: ServedConfig, computed: str) -> str | None:
     """Edge keeps its meta in a sidecar file (read without taking the shard's lock); the
     qdrant-client backends keep it in the collection, which needs the model's dimension."""
-    from corpus.generations import current_generation
-    from corpus.vector_store import edge_root, open_vector_store
+    from corpus.state.generations import current_generation
+    from corpus.vectors.vector_store import edge_root, open_vector_store
 
     if config.vector_backend == "edge":
-        from corpus.vector_store_edge import META_FILE
+        from corpus.vectors.vector_store_edge import META_FILE
 
         meta = current_generation(edge_root(layout, config)) / META_FILE
         return read_json(meta).get("signature") if meta.exists() else None
-    from corpus.embedder import load_embedder
+    from corpus.encoding.embedder import load_embedder
 
     store = open_vector_store(layout, config, load_embedder(config).dimension, read_only=True)
     try:
@@ -75,7 +75,7 @@ def _vector_signature(layout: StateLayout, config: ServedConfig, computed: str) 
 
 def _bm25_signature(layout: StateLayout, config: ServedConfig, computed: str) -> str | None:
     """The signature of the BM25 build for `computed` if there is one, else of the newest build."""
-    from corpus.bm25_store import MANIFEST
+    from corpus.indexes.bm25_store import MANIFEST
 
     wanted = layout.bm25 / computed / MANIFEST
     builds = [p for p in layout.bm25.glob(f"*/{MANIFEST}") if not p.parent.name.startswith(".")]
@@ -91,7 +91,7 @@ def _graph_signature(layout: StateLayout, config: ServedConfig, computed: str) -
         return None
     import duckdb
 
-    from corpus.graph_store import FORMAT_VERSION
+    from corpus.graph.graph_store import FORMAT_VERSION
 
     con = duckdb.connect(str(layout.graph), read_only=True)
     try:
@@ -108,9 +108,9 @@ def _model_artefact(layout: StateLayout, config: ServedConfig) -> Artefact:
     """Was the vector index built with the configured embedding model (corpus.config.model_key:
     id, revision and a local folder's content fingerprint)? Edge keeps one folder per model key;
     the meta of each names the model it holds."""
-    from corpus.generations import current_generation
-    from corpus.vector_store import edge_root
-    from corpus.vector_store_edge import META_FILE
+    from corpus.state.generations import current_generation
+    from corpus.vectors.vector_store import edge_root
+    from corpus.vectors.vector_store_edge import META_FILE
 
     wanted = f"{config.embedding_model} ({config.model_key}" + (
         f", {config.embedding_model_path})" if config.embedding_model_path else ")")
@@ -175,7 +175,7 @@ def token_index_state(layout: StateLayout, config: ServedConfig, signature: str)
     search keeps the fused order), so it never makes the state incoherent: doctor reports it apart."""
     if not config.late_interaction:
         return "off", "late interaction is off (QUANT_RAG_LATE_INTERACTION=false)"
-    from corpus.token_index import TokenIndex
+    from corpus.indexes.token_index import TokenIndex
 
     try:
         index = TokenIndex.for_state(layout, config.weights_key, signature)

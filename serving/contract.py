@@ -1,6 +1,6 @@
 """The output contract (docs/DESIGN.md §4): windows, trace, anchor, cite, flags and safe pagination.
 
-The one home of every window. Served text is cut only at safe positions (corpus.safe_cut), and a
+The one home of every window. Served text is cut only at safe positions (corpus.text.safe_cut), and a
 cut announces what remains and the call that continues it.
 """
 
@@ -12,9 +12,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from corpus.canonical import CONTROL_CHARS
+from corpus.text.canonical import CONTROL_CHARS
 from corpus.models import Passage
-from corpus.safe_cut import find_cut, forbidden_mask, scan
+from corpus.text.safe_cut import find_cut, forbidden_mask, scan
 from corpus.versions import CONTRACT_VERSION, SERVER_VERSION
 
 SEARCH_WINDOW = 10_000

@@ -21,7 +21,7 @@ from serving.selection import Candidate, by_late_interaction, reciprocal_rank_fu
 
 if TYPE_CHECKING:
     from corpus.config import ServedConfig
-    from corpus.token_index import TokenIndex
+    from corpus.indexes.token_index import TokenIndex
 
 Kind = Literal["question", "alternative", "hypothetical"]
 

@@ -10,7 +10,7 @@ import difflib
 
 from pydantic import BaseModel, Field
 
-from corpus.names import fold_name
+from corpus.text.names import fold_name
 from serving.engine import Engine, Scope
 
 NEAREST_AUTHORS = 5

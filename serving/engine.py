@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, Sequence, Ty
 import numpy as np
 
 from corpus.config import ServedConfig
-from corpus.names import fold_name
-from corpus.passage_store import LARGE_STATE_PASSAGES
-from corpus.reader import CorpusReader
-from corpus.state import StateLayout
-from corpus.vector_store_base import VectorStore
+from corpus.text.names import fold_name
+from corpus.indexes.passage_store import LARGE_STATE_PASSAGES
+from corpus.reading.reader import CorpusReader
+from corpus.state.layout import StateLayout
+from corpus.vectors.vector_store_base import VectorStore
 from serving.abstention import DENSE_K, term_statistics
 from serving.coherence import INGEST_COMMAND
 from serving.cooperative import Contribution, Ordering, QueryInput, contributions
@@ -35,10 +35,10 @@ from serving.selection import (Candidate, convex_fusion, is_headings_only,
                                with_neighbour_evidence)
 
 if TYPE_CHECKING:  # opened lazily: the server must start without duckdb, bm25s or a model
-    from corpus.bm25_store import BM25Index
-    from corpus.graph_store import GraphStore
-    from corpus.token_encoder import TokenEncoder
-    from corpus.token_index import TokenIndex
+    from corpus.indexes.bm25_store import BM25Index
+    from corpus.graph.graph_store import GraphStore
+    from corpus.encoding.token_encoder import TokenEncoder
+    from corpus.indexes.token_index import TokenIndex
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -48,7 +48,7 @@ MODES: tuple[str, ...] = get_args(Mode)
 
 
 class QueryEmbedder(Protocol):
-    """What the engine needs of a model: corpus.query_encoder.QueryEncoder or corpus.embedder.Embedder."""
+    """What the engine needs of a model: corpus.encoding.query_encoder.QueryEncoder or corpus.encoding.embedder.Embedder."""
 
     dimension: int
 
@@ -125,8 +125,8 @@ class Engine:
     @property
     def embedder(self) -> QueryEmbedder:
         def load() -> QueryEmbedder:
-            from corpus.embedder import EmbedderUnavailableError
-            from corpus.query_encoder import load_query_encoder
+            from corpus.encoding.embedder import EmbedderUnavailableError
+            from corpus.encoding.query_encoder import load_query_encoder
 
             try:  # the server only embeds queries: ONNX (no torch) when exported, else transformers
                 return load_query_encoder(self.config, self.layout)
@@ -137,7 +137,7 @@ class Engine:
     @property
     def vectors(self) -> VectorStore:
         def load() -> VectorStore:
-            from corpus.vector_store import VectorStoreError, open_vector_store
+            from corpus.vectors.vector_store import VectorStoreError, open_vector_store
 
             try:  # embedded stores load into this process's memory: no lock held, any number of readers
                 return open_vector_store(self.layout, self.config, self.embedder.dimension,
@@ -149,7 +149,7 @@ class Engine:
     @property
     def bm25(self) -> BM25Index:
         def load() -> BM25Index:
-            from corpus.bm25_store import BM25Index, StaleIndexError
+            from corpus.indexes.bm25_store import BM25Index, StaleIndexError
 
             try:
                 return BM25Index.load(self.layout.bm25, self.signature, self.config.analyzer,
@@ -161,7 +161,7 @@ class Engine:
     @property
     def graph(self) -> GraphStore:
         def load() -> GraphStore:
-            from corpus.graph_store import GraphStore
+            from corpus.graph.graph_store import GraphStore
 
             if not self.layout.graph.exists():
                 raise Unavailable("the entity graph has not been built", rebuild=[INGEST_COMMAND])
@@ -272,9 +272,9 @@ class Engine:
         """(token index, token encoder) of the served signature, or () when either is missing
         (hybrid search then keeps the fused order, and says so in its answer)."""
         def load() -> tuple:
-            from corpus.embedder import model_folder
-            from corpus.token_encoder import TokenEncoder, load_token_encoder
-            from corpus.token_index import TokenIndex
+            from corpus.encoding.embedder import model_folder
+            from corpus.encoding.token_encoder import TokenEncoder, load_token_encoder
+            from corpus.indexes.token_index import TokenIndex
 
             index = TokenIndex.for_state(self.layout, self.config.weights_key, self.signature)
             encoder = None

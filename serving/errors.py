@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from corpus.state import HOME_ENV
+from corpus.state.layout import HOME_ENV
 from serving.error_hints import argument_hint, input_schema, matching_members, next_call
 
 ErrorCode = Literal["invalid_argument", "not_found", "incoherent_state", "unavailable", "internal"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from corpus.names import entity_key
+from corpus.text.names import entity_key
 
 _WORD_RE = re.compile(r"[^\s?!,;:()\[\]{}\"“”]+")
 

@@ -1,5 +1,5 @@
 """The page image of a passage: where its display formulas, tables and figures are drawn, whether
-their text can be trusted, and, on request, the rendered crop (corpus.page_images) as PNG bytes.
+their text can be trusted, and, on request, the rendered crop (corpus.reading.page_images) as PNG bytes.
 
 A passage's regions are those of the parsed blocks its canonical ranges overlap: display formulas,
 tables, and figure captions (whose regions include the figure). The crop is their union per page
@@ -11,8 +11,8 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from corpus.models import Block, BlockKind, Passage
-from corpus.page_images import MAX_IMAGE_BYTES, crop_boxes, page_image
-from corpus.reader import CorpusReader
+from corpus.reading.page_images import MAX_IMAGE_BYTES, crop_boxes, page_image
+from corpus.reading.reader import CorpusReader
 
 IMAGE_KINDS = (BlockKind.formula, BlockKind.table)
 MAX_PAGES = 2

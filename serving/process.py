@@ -67,7 +67,7 @@ def import_bm25s_without_scipy() -> None:
         return
     sys.modules["scipy.sparse"] = None
     try:
-        import bm25s  # noqa: F401  (kept in sys.modules for corpus.bm25_store)
+        import bm25s  # noqa: F401  (kept in sys.modules for corpus.indexes.bm25_store)
     finally:
         if sys.modules.get("scipy.sparse", False) is None:
             del sys.modules["scipy.sparse"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from corpus.embedder import embedding_prefix
+from corpus.encoding.embedder import embedding_prefix
 from serving.selection import Candidate
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from corpus.models import Passage, PassageRole
-from corpus.reader import CorpusReader
+from corpus.reading.reader import CorpusReader
 from serving.contract import (Anchor, Cite, Flags, Trace, anchor_for, cite_for, quality_flags,
                               serve_text)
 

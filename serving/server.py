@@ -27,9 +27,9 @@ from mcp_types import (INVALID_PARAMS, CallToolResult, GetPromptResult, ListProm
 from pydantic import ValidationError
 
 from corpus.config import ServedConfig
-from corpus.model_identity import ModelPathError
+from corpus.model_folder.model_identity import ModelPathError
 from corpus.ids import InvalidIdError
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 from corpus.versions import SERVER_VERSION
 from serving import listing, prompt
 from serving.cancel import run_with_flag
@@ -70,7 +70,7 @@ class ServingContext:
     """State shared by every tool call in one server process."""
 
     def __init__(self, layout: StateLayout, config: ServedConfig) -> None:
-        from corpus.published import open_published
+        from corpus.reading.published import open_published
         from serving.sessions import SessionStore
 
         # Resolved once: this process serves the generation published now, whatever an ingest
@@ -126,7 +126,7 @@ class ServingContext:
     @cached_property
     def large(self) -> bool:
         """A large state (see LARGE_STATE_PASSAGES): its searches keep the worker thread."""
-        from corpus.passage_store import LARGE_STATE_PASSAGES
+        from corpus.indexes.passage_store import LARGE_STATE_PASSAGES
 
         return len(self.engine.reader.passages) >= LARGE_STATE_PASSAGES
 

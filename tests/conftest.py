@@ -16,7 +16,7 @@ from shared_state import build_once, copy_state  # noqa: E402
 
 
 def _ingest_slice(home: Path) -> None:
-    from corpus.state import StateLayout
+    from corpus.state.layout import StateLayout
     from orchestration.runner import ingest
 
     report = ingest(StateLayout(home), slice_files())

@@ -143,7 +143,7 @@ def make_cases(folder: Path, per_kind: int, first_seed: int = 0) -> list[tuple[s
 def intake_and_parse(path: str, home: str) -> tuple[str, str]:
     """The project's path for one file: register (validation, quarantine with a reason), parse,
     set aside on failure. Runs in a worker process."""
-    from corpus.state import StateLayout
+    from corpus.state.layout import StateLayout
     from ingest.parse import parse_document
     from ingest.register import register_file
     from ingest.setaside import mark_set_aside

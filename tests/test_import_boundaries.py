@@ -15,8 +15,8 @@ PIPELINE = {"dagster", "assets", "orchestration"}
 MODELS = {"torch", "sentence_transformers", "transformers"}
 
 BOUNDARIES = {  # entry modules -> top-level modules they must not load
-    ("corpus.state", "corpus.reader", "corpus.signature", "corpus.vector_store", "corpus.bm25_store",
-     "corpus.graph_store", "corpus.embedder", "corpus.query_encoder"):
+    ("corpus.state.layout", "corpus.reading.reader", "corpus.state.signature", "corpus.vectors.vector_store", "corpus.indexes.bm25_store",
+     "corpus.graph.graph_store", "corpus.encoding.embedder", "corpus.encoding.query_encoder"):
         PIPELINE | {"mcp", "ingest", "serving", "evaluation"} | MODELS,
     ("ingest.parse", "ingest.chunk", "ingest.metadata", "ingest.overlays", "ingest.signature",
      "ingest.embed", "ingest.vectors", "ingest.bm25", "ingest.graph", "ingest.catalogue", "ingest.checks"):

@@ -112,9 +112,9 @@ def test_the_cycle_finder_finds_circles_through_function_level_imports():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
     assert cycles(graph) == [["a", "b", "c"]]
     # A function-level import is an edge like any other.
-    tree = ast.parse("def f():\n    from corpus.state import StateLayout\n")
+    tree = ast.parse("def f():\n    from corpus.state.layout import StateLayout\n")
     node = next(n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom))
-    assert _targets(node, "corpus.reader", False, module_files(("corpus",))) == {"corpus.state"}
+    assert _targets(node, "corpus.reading.reader", False, module_files(("corpus",))) == {"corpus.state.layout"}
 
 
 def test_each_package_imports_only_what_it_may():
@@ -122,3 +122,40 @@ def test_each_package_imports_only_what_it_may():
                     for target in targets
                     if target.split(".")[0] not in ALLOWED[module.split(".")[0]])
     assert strays == []
+
+
+# corpus/ from the ground up (corpus/__init__.py): a room, or a top-level module, imports only what
+# comes before it here, so the rooms form no circle and a reader can learn them in this order.
+CORPUS_LAYERS = ("corpus.ids", "corpus.versions", "corpus.models", "corpus.text", "corpus.model_folder",
+                 "corpus.config", "corpus.state", "corpus.indexes", "corpus.vectors", "corpus.graph",
+                 "corpus.encoding", "corpus.reading")
+MAX_MODULES_PER_ROOM = 12
+
+
+def corpus_node(module: str) -> str:
+    """A corpus module's place in CORPUS_LAYERS: its room, or itself at the top level."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def test_corpus_rooms_import_only_the_rooms_below_them():
+    rank = {node: i for i, node in enumerate(CORPUS_LAYERS)}
+    graph = import_graph(("corpus",))
+    unplaced = sorted({corpus_node(m) for m in graph} - set(rank) - {"corpus"})
+    assert unplaced == [], "a new corpus room or top-level module needs its place in CORPUS_LAYERS"
+    upward = sorted(f"{module} -> {target}" for module, targets in graph.items() if module != "corpus"
+                    for target in targets
+                    if corpus_node(target) != corpus_node(module)
+                    and rank[corpus_node(target)] > rank[corpus_node(module)])
+    assert upward == []
+
+
+def test_corpus_rooms_are_small_and_say_what_they_hold():
+    for room in (REPO / "corpus").iterdir():
+        if room.is_dir() and room.name != "__pycache__":
+            modules = [p for p in room.glob("*.py") if p.name != "__init__.py"]
+            assert 0 < len(modules) <= MAX_MODULES_PER_ROOM, room.name
+            docstring = ast.get_docstring(ast.parse((room / "__init__.py").read_text()))
+            assert docstring and len(docstring) > 80, f"corpus/{room.name}/__init__.py needs its paragraph"
+    top = [p for p in (REPO / "corpus").glob("*.py") if p.name != "__init__.py"]
+    assert len(top) <= MAX_MODULES_PER_ROOM

@@ -15,12 +15,12 @@ HOMES = {
     r"\b10_?000\b(?!_)": "serving/contract.py",           # search window
     r"\b15_?000\b": "serving/contract.py",                # get_passage window
     r"all-MiniLM-L6-v2\"": "corpus/config.py",             # default embedding model id
-    r"[\"']\./var[\"']": "corpus/state.py",                 # default state home
+    r"[\"']\./var[\"']": "corpus/state/layout.py",                 # default state home
     r"[\"']parse-v\d": "corpus/versions.py",
     r"[\"']chunk-v\d": "corpus/versions.py",
 }
 # Named exceptions: a different decision that happens to use the same number.
-ALLOWED = {("corpus/vector_store_edge.py", r"\b10_?000\b(?!_)")}  # Qdrant's full-scan threshold
+ALLOWED = {("corpus/vectors/vector_store_edge.py", r"\b10_?000\b(?!_)")}  # Qdrant's full-scan threshold
 
 
 def _sources():

@@ -15,7 +15,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from corpus.embedder import embedding_prefix
+from corpus.encoding.embedder import embedding_prefix
 from corpus.models import Passage
 
 KINDS = ("heading", "sentence", "acronym", "caption")
@@ -40,7 +40,7 @@ class PseudoQuery:
 
 
 def embedded_text(title: str | None, section: list[str], text: str) -> str:
-    """What the embedder sees for a passage (the same lead line as corpus.embedder's pieces)."""
+    """What the embedder sees for a passage (the same lead line as corpus.encoding.embedder's pieces)."""
     head = embedding_prefix(title, section).strip()
     return f"{head}\n{text}" if head else text
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from corpus.bm25_store import BM25Index, indexed_text
+from corpus.indexes.bm25_store import BM25Index, indexed_text
 from corpus.models import Passage
-from corpus.tokenize import Analyzer
+from corpus.text.tokenize import Analyzer
 from ingest.finetune.mining import PseudoQuery, embedded_text
 
 DEPTH = 10   # BM25 candidates looked at per query

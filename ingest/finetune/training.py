@@ -5,7 +5,7 @@ B hard negatives (cosine × SCALE), its own positive being the target — the Mu
 objective, written as a plain torch loop (no `datasets`/`accelerate` here). AdamW with a linear
 warm-up and decay, gradients clipped. Seeded: the same triples and settings give the same weights
 on the same machine. The tuned folder keeps the base folder's files with new weights, so the
-project's loader (`corpus.embedder`) and the ONNX export read it like any local model folder.
+project's loader (`corpus.encoding.embedder`) and the ONNX export read it like any local model folder.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ quant-finance vocabulary (vocabulary.tsv) plus rules for defined acronyms, `Surn
 citations and catalogue author names. GLiNER2 runs when a local model folder is configured
 (argument or QUANT_RAG_GLINER_PATH); it alone yields typed relations. Co-mentions are derived by
 the store from the mentions, whichever extractor produced them. No dagster here: the graph asset
-imports this package. `Mention` and `Relation` live in corpus.entities (the store uses them too).
+imports this package. `Mention` and `Relation` live in corpus.graph.entities (the store uses them too).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import Protocol
 
-from corpus.entities import Mention, Relation
+from corpus.graph.entities import Mention, Relation
 from corpus.models import Passage
 
 __all__ = ["Extractor", "GLINER_PATH_ENV", "Mention", "Relation", "load_extractor"]

@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from corpus.entities import Mention, Relation
+from corpus.graph.entities import Mention, Relation
 from ingest.graph_extract.rules import AuthorIndex
-from corpus.graph_store import ENTITY_TYPES, RELATION_TYPES
+from corpus.graph.graph_store import ENTITY_TYPES, RELATION_TYPES
 from corpus.models import Passage
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import regex
 
-from corpus.safe_cut import scan
+from corpus.text.safe_cut import scan
 
 _SURNAME = r"(?:(?:van|von|de|der|den|du|da|di|del|le|la)\s+)?\p{Lu}(?:['’]\p{Lu})?\p{Ll}[\p{L}'’]*(?:-\p{Lu}\p{Ll}+)*"
 _YEAR = r"(?:1[89]\d\d|20\d\d)[a-z]?"

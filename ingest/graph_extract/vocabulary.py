@@ -18,11 +18,11 @@ from pathlib import Path
 import regex
 from pydantic import BaseModel, field_validator
 
-from corpus.entities import Mention, Relation
+from corpus.graph.entities import Mention, Relation
 from ingest.graph_extract.rules import (AuthorIndex, citations, clean_name, code_spans,
                                         defined_acronyms, head_noun_type, in_identifier,
                                         initialled_names)
-from corpus.graph_store import ENTITY_TYPES
+from corpus.graph.graph_store import ENTITY_TYPES
 from corpus.models import Passage
 
 VOCABULARY_FILE = Path(__file__).with_name("vocabulary.tsv")

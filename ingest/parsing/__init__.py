@@ -17,7 +17,7 @@ from ingest.parsing.formula_recogniser import configured as configured_recognise
 from ingest.parsing.garbled import garbled_score, is_garbled
 from ingest.parsing.markdown import parse_markdown
 from ingest.parsing.quality import measure_quality
-from corpus.canonical import clean_text
+from corpus.text.canonical import clean_text
 from corpus.models import RawBlock, TextQuality
 from corpus.versions import PARSER_VERSION
 

@@ -57,7 +57,7 @@ class DocumentFidelity:
 def measure_document(pdf: Path, source: Path, repair: bool = True) -> DocumentFidelity:
     """Parse `pdf` with the project's parser (as ingest does, canonical text assembled) and
     measure it against the author's `source`."""
-    from corpus.canonical import assemble_canonical
+    from corpus.text.canonical import assemble_canonical
     from ingest.parsing import parse_source
     from ingest.parsing.vocabulary import library_vocabulary, words_of
 

@@ -4,7 +4,7 @@ No formula-OCR model ships offline, so none runs by default: the text layer is k
 whose layout it lost is marked `formula_text_unreliable` (ingest.parsing.formula_layout). Set
 QUANT_RAG_FORMULA_RECOGNISER (corpus.config) to `package.module:callable` or
 `/path/to/file.py:callable`. The callable receives the PNG bytes of one display formula's page
-region (corpus.page_images.render_png, the crop get_passage serves) and returns its LaTeX without
+region (corpus.reading.page_images.render_png, the crop get_passage serves) and returns its LaTeX without
 delimiters, or None to keep the text layer. A MinerU (UniMERNet), pix2tex or Nougat model wraps
 into such a callable in a few lines. It must be deterministic: the recogniser's name enters the
 parser version, and one parser version must always write the same canonical text.
@@ -21,7 +21,7 @@ from typing import Callable
 
 from corpus.config import FORMULA_RECOGNISER_ENV, formula_recogniser_setting
 from corpus.models import BlockKind, RawBlock
-from corpus.page_images import crop_boxes, render_png
+from corpus.reading.page_images import crop_boxes, render_png
 
 log = logging.getLogger(__name__)
 Recogniser = Callable[[bytes], "str | None"]

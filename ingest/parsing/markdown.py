@@ -66,7 +66,7 @@ def _code(lines: list[str], fenced: bool) -> str:
 
 def _pipe_rows(lines: list[str]) -> str:
     """A table verbatim, except that rows written without outer pipes get them: the cut rules
-    (corpus.safe_cut) recognise a table row by its leading '|'."""
+    (corpus.text.safe_cut) recognise a table row by its leading '|'."""
     rows = []
     for line in lines:
         row = line.strip()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from corpus.canonical import CONTROL_CHARS
+from corpus.text.canonical import CONTROL_CHARS
 from corpus.models import BlockKind, RawBlock, TextQuality
 from ingest.parsing.glyphs import unknown_glyphs
 from ingest.parsing.vocabulary import library_vocabulary

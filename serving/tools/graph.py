@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from corpus.graph_store import ENTITY_TYPES, EXAMPLE_CHUNKS, MIN_CONTAINING_QUERY, TOP_DOCUMENTS
+from corpus.graph.graph_store import ENTITY_TYPES, EXAMPLE_CHUNKS, MIN_CONTAINING_QUERY, TOP_DOCUMENTS
 from serving.context import ToolContext
 from serving.contract import SEARCH_WINDOW, Trace
 from serving.schemas import Cite, PassageOut, cite_of, passage_out, render_passage, render_trace
@@ -19,7 +19,7 @@ EntityType = Literal[ENTITY_TYPES]  # type: ignore[valid-type]
 MAX_NAME = 200
 MAX_RESULTS = 20
 MAX_NEIGHBOURS = 50
-# How a name finds entities (corpus.graph_store.GraphStore.find_entities), quoted by the tools.
+# How a name finds entities (corpus.graph.graph_store.GraphStore.find_entities), quoted by the tools.
 NAMES = ("Names: a canonical name, alias or acronym as the library writes it ('CVaR' and "
          "'conditional value at risk' are one entity), case and accents ignored (weight 1.0); a "
          f"name of at least {MIN_CONTAINING_QUERY} characters also matches inside longer names as "

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, model_validator
 
 from corpus.models import TextQuality
-from corpus.reader import CorpusReader
+from corpus.reading.reader import CorpusReader
 from serving.context import ToolContext
 from serving.contract import Trace
-from corpus.names import fold_name as fold
+from corpus.text.names import fold_name as fold
 from serving.engine import Scope
 from serving.schemas import DocumentOut, document_out, render_trace
 from serving.tools import ToolInput, ToolSpec

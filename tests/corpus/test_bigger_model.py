@@ -81,7 +81,7 @@ def qwen3_env(qwen3_folder):
 
 @pytest.fixture(scope="module")
 def qwen3_home(qwen3_env, tmp_path_factory) -> Path:
-    from corpus.state import StateLayout
+    from corpus.state.layout import StateLayout
     from library_slice import slice_files
     from orchestration.runner import ingest
 
@@ -100,8 +100,8 @@ def test_the_folder_alone_selects_the_qwen3_family(qwen3_env, qwen3_folder):
 
 
 def test_the_pooling_is_read_from_the_folder(qwen3_folder, tmp_path):
-    from corpus.embedder import model_folder
-    from corpus.pooling import pooling_of
+    from corpus.encoding.embedder import model_folder
+    from corpus.model_folder.pooling import pooling_of
 
     assert pooling_of(qwen3_folder) == "lasttoken"
     assert pooling_of(model_folder(ServedConfig())) == "mean"
@@ -109,7 +109,7 @@ def test_the_pooling_is_read_from_the_folder(qwen3_folder, tmp_path):
 
 
 def test_a_qwen3_folder_without_last_token_pooling_is_refused(qwen3_folder, tmp_path, monkeypatch):
-    from corpus.model_identity import ModelPathError
+    from corpus.model_folder.model_identity import ModelPathError
 
     bare = tmp_path / "bare"
     bare.mkdir()
@@ -127,9 +127,9 @@ def _sentence_transformers(folder: Path, texts: list[str]) -> np.ndarray:
 
 
 def test_the_onnx_graph_and_bfloat16_pool_the_last_token(qwen3_folder, tmp_path):
-    from corpus.bf16_encoder import Bf16Encoder
-    from corpus.onnx_encoder import OnnxEncoder
-    from corpus.onnx_export import export_model, onnx_refusal
+    from corpus.encoding.bf16_encoder import Bf16Encoder
+    from corpus.encoding.onnx_encoder import OnnxEncoder
+    from corpus.encoding.onnx_export import export_model, onnx_refusal
 
     texts = ["leverage", "Leverage multiplies returns and risk; variance grows with its square.", QUESTION]
     reference = _sentence_transformers(qwen3_folder, texts)  # left padding, as Qwen3 ships
@@ -143,8 +143,8 @@ def test_the_onnx_graph_and_bfloat16_pool_the_last_token(qwen3_folder, tmp_path)
 
 
 def test_ingest_stores_the_models_dimension_under_its_own_key(qwen3_home, qwen3_env):
-    from corpus.state import StateLayout
-    from corpus.vector_store import open_vector_store
+    from corpus.state.layout import StateLayout
+    from corpus.vectors.vector_store import open_vector_store
 
     store = open_vector_store(StateLayout(qwen3_home), qwen3_env, DIMENSION, read_only=True)
     try:
@@ -156,9 +156,9 @@ def test_ingest_stores_the_models_dimension_under_its_own_key(qwen3_home, qwen3_
 
 
 def test_queries_carry_the_instruction_and_passages_do_not(qwen3_home, qwen3_env):
-    from corpus.embedder import QUERY_TEMPLATE
-    from corpus.signature import recorded_signature
-    from corpus.state import StateLayout
+    from corpus.encoding.embedder import QUERY_TEMPLATE
+    from corpus.state.signature import recorded_signature
+    from corpus.state.layout import StateLayout
     from serving.engine import Engine
 
     layout = StateLayout(qwen3_home)
@@ -173,8 +173,8 @@ def test_queries_carry_the_instruction_and_passages_do_not(qwen3_home, qwen3_env
 
 
 def test_the_server_finds_passages_with_the_bigger_model(qwen3_home, qwen3_env):
-    from corpus.signature import recorded_signature
-    from corpus.state import StateLayout
+    from corpus.state.signature import recorded_signature
+    from corpus.state.layout import StateLayout
     from serving.engine import Engine, Scope
 
     layout = StateLayout(qwen3_home)
@@ -185,7 +185,7 @@ def test_the_server_finds_passages_with_the_bigger_model(qwen3_home, qwen3_env):
 
 
 def test_evaluation_runs_over_the_bigger_models_state(qwen3_home, qwen3_env, tmp_path, monkeypatch):
-    from corpus.state import StateLayout
+    from corpus.state.layout import StateLayout
     from evaluation.cli import evaluate
     from evaluation.tracking import tracking_uri
 
@@ -196,9 +196,9 @@ def test_evaluation_runs_over_the_bigger_models_state(qwen3_home, qwen3_env, tmp
 
 
 def test_auto_embeds_on_the_gpu_where_torch_sees_one(monkeypatch):
-    import corpus.embedder as embedder_module
+    import corpus.encoding.embedder as embedder_module
     import torch
-    from corpus.bf16_encoder import resolved_passage_runtime
+    from corpus.encoding.bf16_encoder import resolved_passage_runtime
 
     assert embedder_module.embedding_device() == ("cuda" if torch.cuda.is_available() else "cpu")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
@@ -210,7 +210,7 @@ def test_auto_embeds_on_the_gpu_where_torch_sees_one(monkeypatch):
 def test_a_model_past_the_onnx_limit_embeds_with_torch_and_says_why(qwen3_folder, tmp_path):
     import shutil
 
-    from corpus.onnx_export import onnx_refusal
+    from corpus.encoding.onnx_export import onnx_refusal
 
     big = shutil.copytree(qwen3_folder, tmp_path / "big")
     settings = json.loads((big / "config.json").read_text())
@@ -221,9 +221,9 @@ def test_a_model_past_the_onnx_limit_embeds_with_torch_and_says_why(qwen3_folder
 
 
 def test_ingestion_runtimes_cover_the_last_token_model(qwen3_home, qwen3_env, monkeypatch, caplog):
-    import corpus.onnx_export as onnx_export
-    from corpus.embedder import load_embedder
-    from corpus.state import StateLayout
+    import corpus.encoding.onnx_export as onnx_export
+    from corpus.encoding.embedder import load_embedder
+    from corpus.state.layout import StateLayout
 
     layout, embedder = StateLayout(qwen3_home), load_embedder(qwen3_env)
     texts = ["Leverage multiplies the returns and the risk.", "variance"]

@@ -9,8 +9,8 @@ import math
 
 import pytest
 
-from corpus.bm25_store import MANIFEST, BM25Index, StaleIndexError, build_bm25, indexed_text
-from corpus.tokenize import Analyzer, tokenize
+from corpus.indexes.bm25_store import MANIFEST, BM25Index, StaleIndexError, build_bm25, indexed_text
+from corpus.text.tokenize import Analyzer, tokenize
 
 K1, B = 1.5, 0.75
 ANALYZER = Analyzer()

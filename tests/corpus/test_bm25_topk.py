@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpus.bm25_store import BM25Index, top_k
-from corpus.tokenize import Analyzer
+from corpus.indexes.bm25_store import BM25Index, top_k
+from corpus.text.tokenize import Analyzer
 
 # Few distinct values: ties (and zeros: unscored rows) are frequent, so the row-order tie-break
 # and the score > 0 rule are exercised.

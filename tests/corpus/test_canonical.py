@@ -7,7 +7,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from corpus.canonical import BLOCK_SEPARATOR, assemble_canonical, clean_text
+from corpus.text.canonical import BLOCK_SEPARATOR, assemble_canonical, clean_text
 from corpus.models import BlockKind, RawBlock
 from ingest.parsing import parse_source
 

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from corpus.config import QWEN3_EMBEDDING_MODEL, ServedConfig
-from corpus.embedder import (Embedder, EmbedderUnavailableError, load_embedder, passage_pieces,
+from corpus.encoding.embedder import (Embedder, EmbedderUnavailableError, load_embedder, passage_pieces,
                              piece_spans)
-from corpus.embedding_cache import EmbeddingCache, embed_with_cache
+from corpus.encoding.embedding_cache import EmbeddingCache, embed_with_cache
 
 REPO = Path(__file__).resolve().parents[2]
 LECTURE = REPO / "library" / "markdown" / "quantopian_lecture44_arch_garch_and_gmm.md"
@@ -23,7 +23,7 @@ LECTURE = REPO / "library" / "markdown" / "quantopian_lecture44_arch_garch_and_g
 OFFLINE_PROBE = """
 import json, numpy as np
 from corpus.config import ServedConfig
-from corpus.embedder import load_embedder
+from corpus.encoding.embedder import load_embedder
 e = load_embedder(ServedConfig())
 p = e.embed_passages(["GARCH models are used to forecast how volatile returns will be.",
                       "Knead the dough and let it rise for two hours before baking."])

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from corpus.entities import Mention, Relation
-from corpus.graph_store import (ENTITY_TYPES, RELATION_TYPES, GraphStore, entity_key, is_noise,
+from corpus.graph.entities import Mention, Relation
+from corpus.graph.graph_store import (ENTITY_TYPES, RELATION_TYPES, GraphStore, entity_key, is_noise,
                                 write_graph)
 from corpus.ids import InvalidIdError
 

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from corpus.lock import WriterBusyError, writer_lock
+from corpus.state.lock import WriterBusyError, writer_lock
 
-HOLD = "import sys, time; from pathlib import Path; from corpus.lock import writer_lock\n" \
+HOLD = "import sys, time; from pathlib import Path; from corpus.state.lock import writer_lock\n" \
        "with writer_lock(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(60)\n"
 
 
@@ -41,7 +41,7 @@ def test_a_second_process_is_refused_until_the_holder_is_killed(tmp_path):
         pass
 
 
-TRY = "import sys; from pathlib import Path; from corpus.lock import WriterBusyError, writer_lock\n" \
+TRY = "import sys; from pathlib import Path; from corpus.state.lock import WriterBusyError, writer_lock\n" \
       "try:\n    with writer_lock(Path(sys.argv[1])):\n        print('acquired')\n" \
       "except WriterBusyError:\n    print('busy')\n"
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from corpus.config import ServedConfig
-from corpus.model_identity import ModelPathError, weights_fingerprint
+from corpus.model_folder.model_identity import ModelPathError, weights_fingerprint
 
 REPO = Path(__file__).resolve().parents[2]
 LIBRARY_STATE_KEY = "5f58cffc993e"  # the packaged MiniLM's key: states built before stay valid

@@ -14,9 +14,9 @@ import onnx
 import pytest
 
 from corpus.config import ServedConfig
-from corpus.embedder import model_folder
-from corpus.onnx_export import export_model
-from corpus.token_encoder import TokenEncoder
+from corpus.encoding.embedder import model_folder
+from corpus.encoding.onnx_export import export_model
+from corpus.encoding.token_encoder import TokenEncoder
 
 TEXTS = ["volatility clustering", "GARCH(1,1) with Student-t innovations and a leverage term",
          "How is conditional value at risk estimated from historical returns?"]

@@ -1,4 +1,4 @@
-"""Rendered page regions (corpus.page_images): a cropped, bounded PNG, cached by document and region."""
+"""Rendered page regions (corpus.reading.page_images): a cropped, bounded PNG, cached by document and region."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from PIL import Image
 from ingest.library import LIBRARY_ROOT
 from ingest.parsing.pdf import parse_pdf
 from corpus.models import BlockKind
-from corpus.page_images import CROP_MARGIN, MAX_IMAGE_BYTES, cache_path, crop_boxes, page_image, render_png
-from corpus.state import StateLayout
+from corpus.reading.page_images import CROP_MARGIN, MAX_IMAGE_BYTES, cache_path, crop_boxes, page_image, render_png
+from corpus.state.layout import StateLayout
 
 PAPER = LIBRARY_ROOT / "pdf" / "cornilly_peterson_estimation_higher_order_comoments.pdf"
 DOC = "doc-00000000000000aa"

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-import corpus.reader as reader_module
+import corpus.reading.reader as reader_module
 from corpus.ids import InvalidIdError
-from corpus.passage_store import PassageStore, StoredByDocument, StoredPassages, store_path, write_passage_store
-from corpus.published import open_published
-from corpus.reader import CorpusReader
-from corpus.signature import recorded_signature
-from corpus.state import StateLayout
+from corpus.indexes.passage_store import PassageStore, StoredByDocument, StoredPassages, store_path, write_passage_store
+from corpus.reading.published import open_published
+from corpus.reading.reader import CorpusReader
+from corpus.state.signature import recorded_signature
+from corpus.state.layout import StateLayout
 
 
 def test_disk_reader_answers_like_the_memory_reader(ingested_home, monkeypatch):

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import os
 
-from corpus.generations import point_at, pointed_generation
-from corpus.published import open_published, prune, publish
-from corpus.state import StateLayout, atomic_write_json, atomic_write_text, read_json
+from corpus.state.generations import point_at, pointed_generation
+from corpus.reading.published import open_published, prune, publish
+from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_text, read_json
 
 DOC = "doc-" + "1" * 16
 

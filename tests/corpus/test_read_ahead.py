@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from corpus.read_ahead import CHUNK_BYTES, read_ahead
+from corpus.vectors.read_ahead import CHUNK_BYTES, read_ahead
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "posix_fadvise") or sys.platform != "linux",
                                 reason="posix_fadvise and mincore are Linux calls")
@@ -87,9 +87,9 @@ def test_the_background_read_ahead_ends_quietly_when_its_folder_goes(tmp_path, c
     """An old generation deleted by the next publish while it is read ahead: no traceback."""
     import logging
 
-    from corpus.read_ahead import _read_ahead_quietly
+    from corpus.vectors.read_ahead import _read_ahead_quietly
 
-    caplog.set_level(logging.DEBUG, logger="corpus.read_ahead")
+    caplog.set_level(logging.DEBUG, logger="corpus.vectors.read_ahead")
 
     class Vanishing(type(tmp_path)):
         def rglob(self, pattern):

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from corpus.token_index import TokenIndex, quantise_rows, write_token_index
+from corpus.indexes.token_index import TokenIndex, quantise_rows, write_token_index
 from serving.selection import Candidate, by_late_interaction
 
 DIM = 16

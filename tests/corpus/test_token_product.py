@@ -3,8 +3,8 @@
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from corpus.token_index import TokenIndex, quantise_rows, write_token_index
-from corpus.token_product import (GRAPH_FILE, IntegerProduct, QUESTION_MAX, gather_shifted, quantise_question,
+from corpus.indexes.token_index import TokenIndex, quantise_rows, write_token_index
+from corpus.indexes.token_product import (GRAPH_FILE, IntegerProduct, QUESTION_MAX, gather_shifted, quantise_question,
                                   write_product_graph)
 
 DIM = 384  # the model's width: long enough rows for 16-bit sums to saturate if they could

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from corpus.config import ServedConfig
-from corpus.state import StateLayout
-from corpus.vector_store import (VectorPoint, VectorStoreBusyError, VectorStoreError, best_per_chunk,
+from corpus.state.layout import StateLayout
+from corpus.vectors.vector_store import (VectorPoint, VectorStoreBusyError, VectorStoreError, best_per_chunk,
                                  open_vector_store, point_id)
 
 DIM = 32
@@ -172,7 +172,7 @@ def test_best_per_chunk_fetches_more_until_the_top_is_certain():
 def test_the_readers_array_ranking_is_the_generic_one(limit, seed, levels):
     """best_chunks (the in-memory reader's) against best_per_chunk over the same pieces: few score
     levels make ties, across chunks and at the fetch's edge."""
-    from corpus.vector_store_memory import best_chunks, top_rows
+    from corpus.vectors.vector_store_memory import best_chunks, top_rows
 
     rng = np.random.default_rng(seed)
     pieces = int(rng.integers(0, 80))
@@ -192,8 +192,8 @@ def test_point_ids_are_deterministic_and_distinct():
 
 
 def test_inventory_pages_through_scrolls(store_factory, monkeypatch):
-    import corpus.vector_store_client as client_module
-    import corpus.vector_store_edge as edge_module
+    import corpus.vectors.vector_store_client as client_module
+    import corpus.vectors.vector_store_edge as edge_module
 
     for module in (client_module, edge_module):
         monkeypatch.setattr(module, "SCROLL_PAGE", 7)
@@ -204,9 +204,9 @@ def test_inventory_pages_through_scrolls(store_factory, monkeypatch):
 
 
 def test_hnsw_generation_is_read_in_place_by_many_readers_and_switching_index_rebuilds(tmp_path):
-    from corpus.generations import current_generation
-    from corpus.vector_store import edge_root
-    from corpus.vector_store_memory import SNAPSHOT_FILE, top_rows
+    from corpus.state.generations import current_generation
+    from corpus.vectors.vector_store import edge_root
+    from corpus.vectors.vector_store_memory import SNAPSHOT_FILE, top_rows
 
     layout, points = StateLayout(tmp_path), random_points(30)
     exact, hnsw = ServedConfig(), ServedConfig(vector_index="hnsw")
@@ -235,9 +235,9 @@ def test_hnsw_generation_is_read_in_place_by_many_readers_and_switching_index_re
 def test_a_large_hnsw_index_searches_with_the_wider_beam(tmp_path, monkeypatch):
     """The beam and int8 oversampling follow the index's size at the first search: the narrow
     settings below LARGE_HNSW_POINTS, the wide ones from it (recall@10 ≥ 0.98 at 1.7 M points)."""
-    from corpus.vector_store_base import (HNSW_EF, INT8_OVERSAMPLING, LARGE_HNSW_EF, LARGE_HNSW_POINTS,
+    from corpus.vectors.vector_store_base import (HNSW_EF, INT8_OVERSAMPLING, LARGE_HNSW_EF, LARGE_HNSW_POINTS,
                                           LARGE_INT8_OVERSAMPLING)
-    from corpus.vector_store_edge import EdgeVectorStore
+    from corpus.vectors.vector_store_edge import EdgeVectorStore
 
     points = random_points(30)
     writer = EdgeVectorStore(tmp_path / "hnsw", DIM, index="hnsw")

@@ -1,4 +1,4 @@
-"""The Qdrant *server* code path of corpus.vector_store_client (`vector_backend = "server"`).
+"""The Qdrant *server* code path of corpus.vectors.vector_store_client (`vector_backend = "server"`).
 
 No Qdrant server binary can run here (it ships as a Rust binary or container image, neither
 available offline), so the client that `ClientVectorStore.open` builds for the URL is replaced by
@@ -14,9 +14,9 @@ import pytest
 import qdrant_client
 
 from corpus.config import ServedConfig
-from corpus.state import StateLayout
-from corpus.vector_store import VectorStoreError, open_vector_store
-from corpus.vector_store_base import INDEXED_FIELDS
+from corpus.state.layout import StateLayout
+from corpus.vectors.vector_store import VectorStoreError, open_vector_store
+from corpus.vectors.vector_store_base import INDEXED_FIELDS
 from tests.corpus.test_vector_store import DIM, brute_force, did, random_points
 
 URL = "http://qdrant.test:6333"
@@ -85,7 +85,7 @@ def test_server_backend_without_url_and_wrong_dimension(server):
 
 
 def test_server_path_with_the_hnsw_index_builds_a_graph_over_int8_and_searches_it(server):
-    from corpus.vector_store_base import HNSW_EF, HNSW_GRAPH_M
+    from corpus.vectors.vector_store_base import HNSW_EF, HNSW_GRAPH_M
 
     layout, config, calls = server
     store = open_vector_store(layout, config.model_copy(update={"vector_index": "hnsw"}), DIM)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from corpus.config import ServedConfig
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 from evaluation.arms import parse_arm
 from evaluation.datasets import Expansion, expansions_file, load_expansions
 from evaluation.families import family_pairs, family_table, format_families

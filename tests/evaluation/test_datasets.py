@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from corpus.canonical import assemble_canonical
+from corpus.text.canonical import assemble_canonical
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex
 from corpus.models import BlockKind, DocumentMetadata, ParsedDocument, Passage, RawBlock, SourceRecord
-from corpus.reader import CorpusReader
-from corpus.state import StateLayout, atomic_write_json, atomic_write_jsonl, atomic_write_text
+from corpus.reading.reader import CorpusReader
+from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_jsonl, atomic_write_text
 from evaluation.datasets import (GoldQuoteNotFound, LibraryQuestion, gold_passages, library_file_map,
                                  load_beir, load_library_questions, questions_hash)
 from evaluation.metrics import GOLD_GAIN

@@ -154,8 +154,8 @@ def test_gold_survives_the_project_parsers(questions):
     so a table row quoted with its pipes is found verbatim, one quoted without them normalised)."""
     from ingest.parsing.markdown import parse_markdown
     from library_parse import parsed
-    from corpus.canonical import assemble_canonical
-    from corpus.normalise import normalise_with_map
+    from corpus.text.canonical import assemble_canonical
+    from corpus.text.normalise import normalise_with_map
 
     files = sorted({g["file"] for q in questions for g in q.gold})
     raw, canonical = {}, {}

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from corpus.config import ServedConfig
-from corpus.reader import CorpusReader
-from corpus.state import StateLayout
+from corpus.reading.reader import CorpusReader
+from corpus.state.layout import StateLayout
 from evaluation.beir_state import build_beir_state, scratch_layout
 from evaluation.datasets import load_beir
 from evaluation.arms import arm_engine, parse_arm

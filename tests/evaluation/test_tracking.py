@@ -69,7 +69,7 @@ def test_server_url_from_environment(tmp_path, monkeypatch):
 def test_an_evaluation_names_and_tags_its_runs(ingested_home, tmp_path, monkeypatch):
     """A person scanning the runs table sees benchmark · arm · signature, and can filter by tag."""
     from corpus.config import ServedConfig
-    from corpus.state import StateLayout
+    from corpus.state.layout import StateLayout
     from evaluation.cli import evaluate
 
     uri = tracking_uri(tmp_path / "mlflow")

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 
-import corpus.bf16_encoder as bf16_encoder
-from corpus.bf16_encoder import Bf16Encoder, has_native_bf16, resolved_passage_runtime
+import corpus.encoding.bf16_encoder as bf16_encoder
+from corpus.encoding.bf16_encoder import Bf16Encoder, has_native_bf16, resolved_passage_runtime
 from corpus.config import ServedConfig
-from corpus.embedder import load_embedder, model_folder
+from corpus.encoding.embedder import load_embedder, model_folder
 from corpus.ids import sha256_hex
-from corpus.onnx_export import ingest_runtime
-from corpus.reader import CorpusReader
-from corpus.state import StateLayout
-from corpus.token_cache import TokenCache
-from corpus.token_encoder import load_token_encoder
+from corpus.encoding.onnx_export import ingest_runtime
+from corpus.reading.reader import CorpusReader
+from corpus.state.layout import StateLayout
+from corpus.encoding.token_cache import TokenCache
+from corpus.encoding.token_encoder import load_token_encoder
 from ingest.embed import passage_texts
 
 # bfloat16 passages vs float32 (384 library pieces): min 0.99996, mean 0.999982; whole library

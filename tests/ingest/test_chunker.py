@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from ingest.chunker import MAX_CHARS, MIN_CHARS, TARGET_CHARS, chunk_document
 from ingest.parsing import parse_source
 from library_parse import parsed
-from corpus.canonical import assemble_canonical
+from corpus.text.canonical import assemble_canonical
 from corpus.ids import CHUNK_ID_RE, chunk_id_for
 from corpus.models import BlockKind, Passage, RawBlock
-from corpus.safe_cut import forbidden_positions
+from corpus.text.safe_cut import forbidden_positions
 from corpus.versions import CHUNKER_VERSION
 
 LIBRARY = Path(__file__).resolve().parents[2] / "library"

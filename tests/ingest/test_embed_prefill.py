@@ -8,11 +8,11 @@ import pytest
 
 import ingest.embed as embed_module
 from corpus.config import ServedConfig
-from corpus.embedder import load_embedder
-from corpus.embedding_cache import EmbeddingCache
+from corpus.encoding.embedder import load_embedder
+from corpus.encoding.embedding_cache import EmbeddingCache
 from corpus.models import ParsedDocument
-from corpus.onnx_export import PassageRuntimeError, ingest_runtime
-from corpus.state import StateLayout, read_json
+from corpus.encoding.onnx_export import PassageRuntimeError, ingest_runtime
+from corpus.state.layout import StateLayout, read_json
 from ingest.embed import document_pieces, embed_document, load_document_embeddings, prefill
 from ingest.parse import ParsePool
 
@@ -66,7 +66,7 @@ def test_prefill_embeds_documents_together_with_equal_vectors(state_copy, tmp_pa
 
 def test_int8_passages_never_fall_back_to_torch_vectors(state_copy, monkeypatch):
     """int8 vectors are keyed as int8 (ServedConfig.model_key): a run that cannot make them fails."""
-    import corpus.onnx_export as onnx_export
+    import corpus.encoding.onnx_export as onnx_export
 
     layout, embedder = StateLayout(state_copy), load_embedder(ServedConfig())
     monkeypatch.setattr(onnx_export, "ensure_exported", lambda *args: None)  # a model ONNX does not cover

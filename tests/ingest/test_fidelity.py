@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus.canonical import assemble_canonical
+from corpus.text.canonical import assemble_canonical
 from corpus.ids import sha256_hex
 from corpus.models import DocumentMetadata, ParsedDocument, SourceRecord
 from ingest.library import LIBRARY_ROOT
@@ -122,8 +122,8 @@ def test_a_page_broken_word_is_rejoined_only_when_attested():
 
 def _state_with(tmp_path: Path, stem: str, repair: bool = True):
     """A one-document corpus state of the parsed PDF (the verifier's reader reads nothing else)."""
-    from corpus.reader import CorpusReader
-    from corpus.state import StateLayout, atomic_write_json, atomic_write_jsonl, atomic_write_text
+    from corpus.reading.reader import CorpusReader
+    from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_jsonl, atomic_write_text
     from ingest.parse import expected_parser_version
 
     output = parse_source(PAIRS[stem][0], "pdf", repair=repair)
@@ -181,7 +181,7 @@ def test_without_the_repair_the_copied_sentence_does_not_verify(tmp_path):
 
 def test_bm25_finds_the_repaired_words_in_the_jss_papers():
     """'financial' and 'specification' reach both papers through the served BM25 analyser."""
-    from corpus.bm25_store import BM25Index
+    from corpus.indexes.bm25_store import BM25Index
     from corpus.config import ServedConfig
     from ingest.bm25 import bm25_rows
     from ingest.chunker import chunk_document
@@ -207,7 +207,7 @@ def test_list_documents_and_corpus_status_carry_the_text_quality(ingested_home):
     """Through the Dagster-ingested slice (a garbled PDF among sound ones): the record reaches the
     tools' structured output and their text, and only the garbled PDF is flagged."""
     from corpus.config import ServedConfig
-    from corpus.state import StateLayout
+    from corpus.state.layout import StateLayout
     from serving.server import ServingContext, call_tool
     from serving.toolset import all_tools
 

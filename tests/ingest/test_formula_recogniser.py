@@ -9,10 +9,10 @@ import pytest
 from ingest.library import LIBRARY_ROOT
 from ingest.parsing import parse_source, parser_version
 from ingest.parsing.formula_recogniser import RecogniserUnavailable, load_recogniser
-from corpus.canonical import assemble_canonical
+from corpus.text.canonical import assemble_canonical
 from corpus.config import FORMULA_RECOGNISER_ENV
 from corpus.models import BlockKind
-from corpus.safe_cut import scan
+from corpus.text.safe_cut import scan
 from corpus.versions import PARSER_VERSION
 
 PAPER = LIBRARY_ROOT / "pdf" / "cornilly_peterson_estimation_higher_order_comoments.pdf"

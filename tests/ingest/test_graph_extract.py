@@ -12,7 +12,7 @@ from ingest.graph_extract import GLINER_PATH_ENV, Mention, load_extractor
 from ingest.graph_extract.rules import (AuthorIndex, citations, defined_acronyms, initialled_names,
                                         person_names)
 from ingest.graph_extract.vocabulary import Vocabulary, VocabularyExtractor
-from corpus.graph_store import ENTITY_TYPES, RELATION_TYPES, GraphStore, write_graph
+from corpus.graph.graph_store import ENTITY_TYPES, RELATION_TYPES, GraphStore, write_graph
 from corpus.ids import chunk_id_for, document_id_for_bytes
 from corpus.models import Passage
 

@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from corpus.state import StateLayout, read_json
+from corpus.state.layout import StateLayout, read_json
 from ingest.intake import DANGLING, OUTSIDE_INBOX, collect_inbox, collect_paths, register_batch
 from ingest.library import LIBRARY_ROOT
 

@@ -11,7 +11,7 @@ import pytest
 from ingest.metadata_extract import clean_title, extract_metadata, load_manifest, split_authors
 from ingest.parsing import parse_source
 from library_parse import parsed
-from corpus.canonical import assemble_canonical
+from corpus.text.canonical import assemble_canonical
 from corpus.models import BlockKind, RawBlock
 
 LIBRARY = Path(__file__).resolve().parents[2] / "library"

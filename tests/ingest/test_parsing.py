@@ -15,9 +15,9 @@ from ingest.parsing.markdown import parse_markdown
 from ingest.parsing.mineru import ParserUnavailable, html_table_to_pipe
 from ingest.parsing.pdf_lines import HYPHEN_MARK
 from ingest.parsing.pdf_text import join_lines
-from corpus.canonical import assemble_canonical
+from corpus.text.canonical import assemble_canonical
 from corpus.models import BlockKind
-from corpus.safe_cut import scan
+from corpus.text.safe_cut import scan
 from corpus.versions import PARSER_VERSION
 
 PDF = LIBRARY_ROOT / "pdf"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus.canonical import assemble_canonical
+from corpus.text.canonical import assemble_canonical
 from corpus.models import BlockKind, Passage
 from ingest.chunker import chunk_document
 from ingest.parsing import parse_source

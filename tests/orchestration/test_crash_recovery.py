@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from library_slice import slice_files
-from corpus.generations import current_generation, pointed_generation
-from corpus.signature import compute_signature, recorded_signature
-from corpus.state import StateLayout
+from corpus.state.generations import current_generation, pointed_generation
+from corpus.state.signature import compute_signature, recorded_signature
+from corpus.state.layout import StateLayout
 
 BASE = ["markdown/quantopian_lecture06_means.md"]          # ingested whole first: a published state
 FILES = BASE + ["markdown/quantopian_lecture07_variance.md",
@@ -80,7 +80,7 @@ def _published_is_coherent(layout: StateLayout) -> str | None:
     It may be an intermediate one: the repair that opens a rerun rolls the killed work forward and
     publishes it before the rerun registers the rest."""
     from corpus.config import ServedConfig
-    from corpus.published import open_published
+    from corpus.reading.published import open_published
     from serving.coherence import check_state
 
     view = open_published(layout)
@@ -125,12 +125,12 @@ def test_kill_at_many_points_then_rerun(tmp_path):
 
 def _served_counts(layout: StateLayout) -> tuple[int, int]:
     """(vector points, BM25 documents) of the published generation."""
-    from corpus.bm25_store import BM25Index
+    from corpus.indexes.bm25_store import BM25Index
     from corpus.config import ServedConfig
-    from corpus.published import open_published
-    from corpus.state import read_json
-    from corpus.vector_store import edge_root, open_vector_store
-    from corpus.vector_store_edge import META_FILE
+    from corpus.reading.published import open_published
+    from corpus.state.layout import read_json
+    from corpus.vectors.vector_store import edge_root, open_vector_store
+    from corpus.vectors.vector_store_edge import META_FILE
 
     config, view = ServedConfig(), open_published(layout)
     try:

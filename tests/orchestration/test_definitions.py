@@ -53,7 +53,7 @@ def test_no_private_dagster_module_is_imported():
 
 
 def test_production_runs_use_the_production_resources(tmp_path):
-    from corpus.state import StateLayout
+    from corpus.state.layout import StateLayout
     from orchestration.resources import local_resources, production_resources
     import orchestration.resources as resources
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 from evaluation.tracking import read_run, tracking_uri
 
 REPO = Path(__file__).resolve().parents[2]

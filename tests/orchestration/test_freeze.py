@@ -8,8 +8,8 @@ import json
 import pytest
 
 from assets.signature import frozen_check
-from corpus.freeze import FreezeError, freeze, freeze_state, unfreeze
-from corpus.state import StateLayout
+from corpus.state.freeze import FreezeError, freeze, freeze_state, unfreeze
+from corpus.state.layout import StateLayout
 from ingest.publish import frozen_refusal
 from orchestration.cli import freeze_command, remove
 

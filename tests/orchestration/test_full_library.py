@@ -6,8 +6,8 @@ import duckdb
 import pytest
 
 from ingest.library import library_files
-from corpus.signature import compute_signature, recorded_signature
-from corpus.state import StateLayout, read_jsonl
+from corpus.state.signature import compute_signature, recorded_signature
+from corpus.state.layout import StateLayout, read_jsonl
 from orchestration.runner import ingest
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from corpus.config import ServedConfig
 from corpus.models import DocumentMetadata, ParsedDocument
-from corpus.state import StateLayout, read_json, read_jsonl
+from corpus.state.layout import StateLayout, read_json, read_jsonl
 from library_slice import slice_files
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 from ingest.parsing import PDF_PARSER_SETTING
 from orchestration.runner import ingest
 

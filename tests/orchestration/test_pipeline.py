@@ -11,9 +11,9 @@ from library_slice import EXTRA_DOCUMENT, SLICE, slice_files
 from shared_state import copy_state
 from ingest.integrity import load_passages
 from corpus.config import ServedConfig
-from corpus.embedder import load_embedder
-from corpus.signature import compute_signature, recorded_signature
-from corpus.state import StateLayout, atomic_write_jsonl, read_json, read_jsonl
+from corpus.encoding.embedder import load_embedder
+from corpus.state.signature import compute_signature, recorded_signature
+from corpus.state.layout import StateLayout, atomic_write_jsonl, read_json, read_jsonl
 from orchestration.runner import ingest, instance_for, refresh_corpus, remove
 
 
@@ -75,9 +75,9 @@ def test_adding_then_removing_a_document_is_incremental_and_symmetric(state_copy
 
 
 def _vector_fingerprints(layout: StateLayout, config: ServedConfig) -> dict[str, str]:
-    from corpus.generations import current_generation
-    from corpus.vector_store import edge_root
-    from corpus.vector_store_edge import META_FILE
+    from corpus.state.generations import current_generation
+    from corpus.vectors.vector_store import edge_root
+    from corpus.vectors.vector_store_edge import META_FILE
     return read_json(current_generation(edge_root(layout, config)) / META_FILE)["documents"]
 
 

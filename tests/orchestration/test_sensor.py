@@ -8,7 +8,7 @@ import dagster as dg
 
 from ingest.intake import DANGLING, OUTSIDE_INBOX
 from ingest.library import LIBRARY_ROOT
-from corpus.state import StateLayout, read_json
+from corpus.state.layout import StateLayout, read_json
 from orchestration.sensors import inbox_sensor
 from tests.corpus.test_lock import HOLD
 

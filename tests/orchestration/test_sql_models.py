@@ -11,7 +11,7 @@ import pytest
 
 import assets.sql_models as sql_models
 from assets.sql_models import PROJECT_DIR
-from corpus.state import StateLayout, read_jsonl
+from corpus.state.layout import StateLayout, read_jsonl
 from orchestration.definitions import defs
 from orchestration.pipeline import ASSETS
 from orchestration.resources import production_resources

@@ -37,7 +37,7 @@ FIXTURE_DOCUMENTS = [  # (file, title, authors, year)
 def _override_metadata(layout, document_id: str, title: str, authors: list[str], year: int | None) -> None:
     """Set the fixture's bibliographic facts as the pipeline's `override` provenance."""
     from corpus.models import DocumentMetadata, MetadataField
-    from corpus.state import atomic_write_json, read_json
+    from corpus.state.layout import atomic_write_json, read_json
 
     meta = DocumentMetadata(**read_json(layout.metadata(document_id)))
     meta.title = MetadataField(value=title, provenance="override")
@@ -50,11 +50,11 @@ def build_state(root: Path) -> Path:
     """Register, parse, chunk, describe, embed and index FIXTURE_DOCUMENTS under `root` with the
     pipeline's own stage functions (ingest/), without Dagster; return root."""
     from corpus.config import ServedConfig
-    from corpus.embedder import load_embedder
-    from corpus.embedding_cache import EmbeddingCache
-    from corpus.bf16_encoder import resolved_passage_runtime
-    from corpus.onnx_export import ensure_query_graphs, ingest_runtime
-    from corpus.state import StateLayout
+    from corpus.encoding.embedder import load_embedder
+    from corpus.encoding.embedding_cache import EmbeddingCache
+    from corpus.encoding.bf16_encoder import resolved_passage_runtime
+    from corpus.encoding.onnx_export import ensure_query_graphs, ingest_runtime
+    from corpus.state.layout import StateLayout
     from ingest.bm25 import build_bm25_index
     from ingest.chunk import chunk_stored_document
     from ingest.embed import embed_document
@@ -111,7 +111,7 @@ def served_home(tmp_path_factory) -> Path:
 def unexported_home(served_home, tmp_path_factory) -> Path:
     """The served state without its ONNX export (a state made before ingestion exported one)."""
     from corpus.config import ServedConfig
-    from corpus.state import StateLayout
+    from corpus.state.layout import StateLayout
 
     target = tmp_path_factory.mktemp("unexported") / "state"
     copy_state(served_home, target)

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from corpus.bm25_store import BM25Index
-from corpus.tokenize import Analyzer
+from corpus.indexes.bm25_store import BM25Index
+from corpus.text.tokenize import Analyzer
 from serving import abstention
 
 ROWS = [(f"c{i}", f"d{i % 3}", text) for i, text in enumerate([

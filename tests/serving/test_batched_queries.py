@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from corpus.config import ServedConfig
-from corpus.embedder import model_folder
-from corpus.signature import recorded_signature
-from corpus.state import StateLayout
-from corpus.token_encoder import load_token_encoder, padding_groups
-from corpus.token_index import TokenIndex
+from corpus.encoding.embedder import model_folder
+from corpus.state.signature import recorded_signature
+from corpus.state.layout import StateLayout
+from corpus.encoding.token_encoder import load_token_encoder, padding_groups
+from corpus.indexes.token_index import TokenIndex
 
 TEXTS = ["What does kurtosis measure?", "excess kurtosis leptokurtic returns",
          "Value at risk is the loss that a portfolio exceeds with a given small probability over a "

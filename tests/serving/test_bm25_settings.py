@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from corpus.config import ServedConfig
-from corpus.signature import recorded_signature
-from corpus.state import StateLayout
+from corpus.state.signature import recorded_signature
+from corpus.state.layout import StateLayout
 from ingest.bm25 import build_bm25_index
 from serving.engine import Engine, Scope
 from serving.errors import IncoherentState

@@ -9,8 +9,8 @@ import anyio
 from mcp.client.client import Client
 
 from corpus.config import ServedConfig
-from corpus.reader import CorpusReader
-from corpus.state import StateLayout
+from corpus.reading.reader import CorpusReader
+from corpus.state.layout import StateLayout
 from serving import citation, citation_closest
 from serving.server import build_server
 

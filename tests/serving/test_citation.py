@@ -13,12 +13,12 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 import pytest
 
-from corpus.canonical import assemble_canonical
+from corpus.text.canonical import assemble_canonical
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex
 from corpus.models import BlockKind, DocumentMetadata, ParsedDocument, Passage, RawBlock, SourceRecord
-from corpus.normalise import canonical_end, normalise_with_map
-from corpus.reader import CorpusReader
-from corpus.state import StateLayout, atomic_write_json, atomic_write_jsonl, atomic_write_text
+from corpus.text.normalise import canonical_end, normalise_with_map
+from corpus.reading.reader import CorpusReader
+from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_jsonl, atomic_write_text
 from corpus.versions import CHUNKER_VERSION, PARSER_VERSION
 from serving.citation import MIN_QUOTE_CHARS, Budget, verify_batch, verify_quote
 

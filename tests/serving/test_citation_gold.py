@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus.reader import CorpusReader
-from corpus.state import StateLayout
+from corpus.reading.reader import CorpusReader
+from corpus.state.layout import StateLayout
 from evaluation.datasets import load_library_questions
 from serving.citation import Budget, verify_quote
 from tests.serving.test_citation import UNHURRIED, _write_document

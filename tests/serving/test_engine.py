@@ -11,7 +11,7 @@ import pytest
 
 from corpus.config import ServedConfig
 from corpus.models import BlockKind, Passage
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 from serving.selection import Candidate, reciprocal_rank_fusion, select
 
 REPO = Path(__file__).resolve().parents[2]
@@ -77,7 +77,7 @@ def test_scope_year_bound_excludes_undated_and_author_is_accent_insensitive(cont
 
 def test_scope_filter_equals_a_per_document_check(context):
     """The table built once answers every scope like checking each document's entry would."""
-    from corpus.names import fold_name
+    from corpus.text.names import fold_name
     from serving.engine import Scope
 
     engine = context.engine

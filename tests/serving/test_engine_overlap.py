@@ -8,8 +8,8 @@ import threading
 
 import serving.engine as engine_module
 from corpus.config import ServedConfig
-from corpus.published import open_published
-from corpus.state import StateLayout
+from corpus.reading.published import open_published
+from corpus.state.layout import StateLayout
 from serving.coherence import check_state
 from serving.engine import Engine, Scope
 

@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from corpus.config import ServedConfig
-from corpus.state import StateLayout, atomic_write_json, read_json
+from corpus.state.layout import StateLayout, atomic_write_json, read_json
 from serving.cli import EXIT_FAILED, EXIT_OK, doctor
 from serving.coherence import INGEST_COMMAND, check_state
 from serving.errors import NotFound, describe_validation_error

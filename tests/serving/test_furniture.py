@@ -9,7 +9,7 @@ import pytest
 
 from corpus.config import ServedConfig
 from corpus.models import BlockKind, Passage
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 from serving.furniture import drop_furniture, roles_asked
 from serving.selection import Candidate, select
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import duckdb
 
 from corpus.config import ServedConfig
-from corpus.graph_store import GraphStore
-from corpus.state import StateLayout
+from corpus.graph.graph_store import GraphStore
+from corpus.state.layout import StateLayout
 from serving.coherence import check_state
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from corpus.config import ServedConfig
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 from serving.server import ServingContext, runs_inline, tool_specs
 
 
@@ -32,13 +32,13 @@ def test_a_search_runs_inline_only_once_everything_it_needs_is_open(served_home)
 
 
 def test_a_large_state_searches_in_a_thread_even_when_warm(served_home, monkeypatch):
-    import corpus.passage_store
+    import corpus.indexes.passage_store
 
     search = tool_specs()["search_documents"]
     context = _context(served_home)
     context.ensure_coherent()
     _ = context.engine.reader, context.engine.embedder, context.engine.vectors, context.engine.bm25
-    monkeypatch.setattr(corpus.passage_store, "LARGE_STATE_PASSAGES", len(context.engine.reader.passages))
+    monkeypatch.setattr(corpus.indexes.passage_store, "LARGE_STATE_PASSAGES", len(context.engine.reader.passages))
     assert not runs_inline(search, context)  # a search over a large state may take 100s of ms
     assert runs_inline(tool_specs()["get_passage"], context)
 

@@ -137,8 +137,8 @@ def test_the_inspector_receives_a_formula_passage_as_a_png(inspector, state_copy
 
     from corpus.config import ServedConfig
     from corpus.models import BlockKind
-    from corpus.page_images import MAX_IMAGE_BYTES
-    from corpus.state import StateLayout
+    from corpus.reading.page_images import MAX_IMAGE_BYTES
+    from corpus.state.layout import StateLayout
     from serving.server import ServingContext
 
     reader = ServingContext(StateLayout(state_copy), ServedConfig()).engine.reader

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from corpus.config import ServedConfig
-from corpus.embedder import load_embedder, model_folder
-from corpus.onnx_encoder import OnnxEncoder, passage_file
-from corpus.reader import CorpusReader
-from corpus.state import StateLayout
-from corpus.token_encoder import load_token_encoder
-from corpus.token_index import TokenIndex
+from corpus.encoding.embedder import load_embedder, model_folder
+from corpus.encoding.onnx_encoder import OnnxEncoder, passage_file
+from corpus.reading.reader import CorpusReader
+from corpus.state.layout import StateLayout
+from corpus.encoding.token_encoder import load_token_encoder
+from corpus.indexes.token_index import TokenIndex
 from ingest.embed import passage_texts
 from serving.engine import Engine, Scope
 
@@ -62,7 +62,7 @@ def test_ingestion_cached_every_piece_tokens_so_the_index_computed_none(served_c
 
 
 def test_an_index_written_before_the_integer_product_gets_it_without_a_rebuild(served_copy):
-    from corpus.token_product import GRAPH_FILE
+    from corpus.indexes.token_product import GRAPH_FILE
     from ingest.token_index import build_token_index
 
     layout, config = StateLayout(served_copy), ServedConfig()
@@ -78,7 +78,7 @@ def test_an_index_written_before_the_integer_product_gets_it_without_a_rebuild(s
 
 
 def _signature(layout: StateLayout) -> str:
-    from corpus.signature import recorded_signature
+    from corpus.state.signature import recorded_signature
 
     return recorded_signature(layout)
 

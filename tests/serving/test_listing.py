@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 from corpus.config import ServedConfig
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 from serving.listing import inline_refs, output_schema, type_lists
 
 

@@ -13,10 +13,10 @@ import sys
 import pytest
 
 from corpus.config import ServedConfig
-from corpus.generations import current_generation
-from corpus.state import StateLayout
-from corpus.vector_store import edge_root
-from corpus.vector_store_edge import EdgeVectorStore
+from corpus.state.generations import current_generation
+from corpus.state.layout import StateLayout
+from corpus.vectors.vector_store import edge_root
+from corpus.vectors.vector_store_edge import EdgeVectorStore
 from tests.serving.stdio_harness import REPO, running_server
 
 SERVERS = 4

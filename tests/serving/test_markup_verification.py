@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corpus.ids import document_id_for_bytes, sha256_hex
-from corpus.markup import skip_markup, to_original
+from corpus.text.markup import skip_markup, to_original
 from corpus.models import DocumentMetadata, ParsedDocument, SourceRecord
-from corpus.normalise import canonical_end, normalise_with_map
-from corpus.reader import CorpusReader
-from corpus.state import StateLayout, atomic_write_json, atomic_write_jsonl, atomic_write_text
+from corpus.text.normalise import canonical_end, normalise_with_map
+from corpus.reading.reader import CorpusReader
+from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_jsonl, atomic_write_text
 from corpus.versions import PARSER_VERSION
 from serving.citation import verify_quote
 

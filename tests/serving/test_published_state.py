@@ -12,9 +12,9 @@ import sys
 import time
 
 from corpus.ids import document_id_for_bytes
-from corpus.published import open_published, prune
-from corpus.signature import compute_signature, recorded_signature
-from corpus.state import StateLayout
+from corpus.reading.published import open_published, prune
+from corpus.state.signature import compute_signature, recorded_signature
+from corpus.state.layout import StateLayout
 from ingest.library import LIBRARY_ROOT
 from tests.serving.stdio_harness import REPO, running_server
 

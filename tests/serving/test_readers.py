@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from corpus.config import ServedConfig
-from corpus.embedder import load_embedder
-from corpus.generations import begin_generation, current_generation, promote_generation
-from corpus.reader import CorpusReader
-from corpus.state import StateLayout, atomic_write_json, read_json
-from corpus.vector_store import VectorStoreError, edge_root, open_vector_store
-from corpus.vector_store_edge import META_FILE, EdgeVectorStore
-from corpus.vector_store_memory import SNAPSHOT_FILE, MemoryVectorStore
+from corpus.encoding.embedder import load_embedder
+from corpus.state.generations import begin_generation, current_generation, promote_generation
+from corpus.reading.reader import CorpusReader
+from corpus.state.layout import StateLayout, atomic_write_json, read_json
+from corpus.vectors.vector_store import VectorStoreError, edge_root, open_vector_store
+from corpus.vectors.vector_store_edge import META_FILE, EdgeVectorStore
+from corpus.vectors.vector_store_memory import SNAPSHOT_FILE, MemoryVectorStore
 
 QUERIES = ["value at risk of a portfolio", "kurtosis and fat tails", "standard deviation",
            "conditional expectation of losses beyond a quantile", "mean absolute deviation"]

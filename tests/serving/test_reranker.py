@@ -6,9 +6,9 @@ pairing the question with each fused candidate, rescoring, ordering, and saying 
 from __future__ import annotations
 
 from corpus.config import ServedConfig
-from corpus.embedder import model_folder
-from corpus.published import open_published
-from corpus.state import StateLayout
+from corpus.encoding.embedder import model_folder
+from corpus.reading.published import open_published
+from corpus.state.layout import StateLayout
 from serving.coherence import check_state
 from serving.engine import Engine, Scope
 from serving.reranking import passage_text

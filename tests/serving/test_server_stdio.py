@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from corpus.signature import compute_signature
-from corpus.state import StateLayout, atomic_write_json
+from corpus.state.signature import compute_signature
+from corpus.state.layout import StateLayout, atomic_write_json
 from mcp_stdio import assert_error, call, run_calls, run_session
 
 TOOLS = {"search_documents", "get_passage", "list_documents", "timeline", "verify_citation",

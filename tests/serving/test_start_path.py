@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from corpus.config import ServedConfig
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "transformers", "sentence_transformers")
@@ -56,7 +56,7 @@ def test_first_search_with_the_export_imports_no_torch(served_home):
 # What the server has imported when it can answer `initialize`: the SDK, the context, the prompt.
 BEFORE_INITIALIZE = ("numpy", "scipy", "duckdb", "onnxruntime", "bm25s", "qdrant_edge", "torch",
                      "serving.toolset", "serving.engine", "serving.tools.search_documents",
-                     "corpus.graph_store")
+                     "corpus.graph.graph_store")
 START = """
 import sys
 sys.modules.setdefault("numba", None)

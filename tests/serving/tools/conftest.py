@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from corpus.config import ServedConfig
-from corpus.state import StateLayout
+from corpus.state.layout import StateLayout
 
 
 @pytest.fixture(scope="module")

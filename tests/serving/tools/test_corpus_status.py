@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from corpus.signature import compute_signature
-from corpus.state import StateLayout
+from corpus.state.signature import compute_signature
+from corpus.state.layout import StateLayout
 from mcp_stdio import assert_error, run_calls
 
 

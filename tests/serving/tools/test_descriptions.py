@@ -12,8 +12,8 @@ from typing import get_args
 import pytest
 
 from corpus.config import ServedConfig
-from corpus.graph_store import MIN_CONTAINING_QUERY, TOP_DOCUMENTS
-from corpus.state import StateLayout
+from corpus.graph.graph_store import MIN_CONTAINING_QUERY, TOP_DOCUMENTS
+from corpus.state.layout import StateLayout
 from serving import prompt
 from serving.citation import MAX_BATCH, MAX_BATCH_BYTES, MAX_QUOTE_CHARS, MIN_QUOTE_CHARS
 from serving.contract import PASSAGE_WINDOW, SEARCH_WINDOW, TIMELINE_PREVIEW

@@ -15,8 +15,8 @@ from PIL import Image
 
 from corpus.config import ServedConfig
 from corpus.models import BlockKind
-from corpus.page_images import MAX_IMAGE_BYTES, RENDER_SCALES
-from corpus.state import StateLayout
+from corpus.reading.page_images import MAX_IMAGE_BYTES, RENDER_SCALES
+from corpus.state.layout import StateLayout
 from mcp_stdio import run_calls
 
 

@@ -1,0 +1,159 @@
+"""Token index: every passage's contextual token vectors, for late-interaction (MaxSim) scoring.
+
+The embedding model's last layer gives one vector per word-piece; a passage's pieces (the same
+strings its passage vectors embed, title and section prefix included) are stacked into one matrix.
+A question scores a passage by MaxSim (ColBERT's late interaction): each question token takes its
+best cosine over the passage's tokens, and the passage scores the mean of those. Unlike one
+pooled vector per passage, a question about one detail of a section is matched by that detail.
+
+Stored once per (model key, corpus signature) under `StateLayout.token_indexes / <key>-<signature>/`:
+`tokens.npy` int8 [T, dim] (each row L2-normalised, then scaled by its own max so that row × its
+scale is the float row to within 1/254 of its largest component), `scales.npy` float32 [T], and
+`index.json` (chunk id -> [first row, end row), signature, model key), and `product.onnx`, the
+integer product that scores them (corpus.indexes.token_product). Written to a staging folder then renamed;
+read memory-mapped, so a search touches only its candidates' rows.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from corpus.state.layout import StateLayout, _fsync_dir, atomic_write_json, read_json
+from corpus.indexes.token_product import GRAPH_FILE, IntegerProduct, gather_shifted, write_product_graph
+
+log = logging.getLogger(__name__)
+
+TOKENS_FILE, SCALES_FILE, INDEX_FILE = "tokens.npy", "scales.npy", "index.json"
+INT8_MAX = 127
+
+
+def index_path(layout: StateLayout, model_key: str, signature: str) -> Path:
+    return layout.token_indexes / f"{model_key}-{signature}"
+
+
+def quantise_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(int8 rows, float32 scale per row) with rows ≈ int8 × scale."""
+    rows = np.asarray(rows, dtype=np.float32)
+    scales = np.abs(rows).max(axis=1) / INT8_MAX if len(rows) else np.zeros(0, np.float32)
+    safe = np.where(scales > 0, scales, 1.0)
+    return np.round(rows / safe[:, None]).astype(np.int8), scales.astype(np.float32)
+
+
+def write_token_index(path: Path, signature: str, model_key: str,
+                      passages: Iterable[tuple[str, np.ndarray, np.ndarray]]) -> dict[str, int]:
+    """Write (chunk id, int8 rows, scales) per passage into a new folder at `path` (atomically)."""
+    spans: dict[str, list[int]] = {}
+    codes, scales, rows = [], [], 0
+    for chunk_id, code, scale in passages:
+        spans[chunk_id] = [rows, rows + len(code)]
+        codes.append(code)
+        scales.append(scale)
+        rows += len(code)
+    dimension = codes[0].shape[1] if codes else 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f".{path.name}.{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    np.save(staging / TOKENS_FILE, np.concatenate(codes) if codes else np.zeros((0, dimension), np.int8))
+    np.save(staging / SCALES_FILE, np.concatenate(scales) if scales else np.zeros(0, np.float32))
+    write_product_graph(staging / GRAPH_FILE)
+    atomic_write_json(staging / INDEX_FILE, {"signature": signature, "model_key": model_key, "chunks": spans})
+    shutil.rmtree(path, ignore_errors=True)
+    os.replace(staging, path)
+    _fsync_dir(path.parent)
+    return {"passages": len(spans), "tokens": rows}
+
+
+class TokenIndex:
+    """A written token index, memory-mapped; `maxsim` scores passages against question tokens."""
+
+    def __init__(self, path: Path) -> None:
+        meta = read_json(path / INDEX_FILE)
+        self.path = path
+        self.signature: str = meta["signature"]
+        self.model_key: str = meta["model_key"]
+        self.spans: dict[str, list[int]] = meta["chunks"]
+        self.codes = np.load(path / TOKENS_FILE, mmap_mode="r")
+        self.scales = np.load(path / SCALES_FILE, mmap_mode="r")
+        # An index written before the integer product existed is scored in float32 (same ranking).
+        graph = path / GRAPH_FILE
+        self.product = IntegerProduct(graph) if graph.exists() else None
+
+    @classmethod
+    def for_state(cls, layout: StateLayout, model_key: str, signature: str | None) -> "TokenIndex | None":
+        """The index of `signature` for `model_key`, or None when it was not built."""
+        if signature is None:
+            return None
+        path = index_path(layout, model_key, signature)
+        return cls(path) if (path / INDEX_FILE).exists() else None
+
+    def rows(self, chunk_id: str) -> np.ndarray:
+        """The passage's token vectors as float32 (dequantised)."""
+        start, end = self.spans[chunk_id]
+        return self.codes[start:end].astype(np.float32) * self.scales[start:end, None]
+
+    def maxsim(self, question: np.ndarray, chunk_ids: list[str]) -> dict[str, float]:
+        """MaxSim of each indexed passage of `chunk_ids` for the question's token vectors
+        (L2-normalised rows): the mean over question tokens of their best passage-token cosine."""
+        best = self._best(question, chunk_ids)
+        return {} if best is None else dict(zip(best[0], best[1].mean(axis=1).tolist()))
+
+    def _best(self, question: np.ndarray, chunk_ids: list[str]) -> tuple[list[str], np.ndarray] | None:
+        """(indexed chunk ids, [passages, question tokens] best cosine of each question token), or
+        None when no candidate is indexed or the question has no token."""
+        known = [c for c in chunk_ids if c in self.spans and self.spans[c][1] > self.spans[c][0]]
+        if not known or not len(question):
+            return None
+        spans = [self.spans[c] for c in known]
+        scales = np.concatenate([self.scales[a:b] for a, b in spans])
+        similarity = self._integer_similarity(spans, scales, question)
+        if similarity is None:  # (codes × scale) · q = (codes · q) × scale: dequantise after the product
+            codes = np.concatenate([self.codes[a:b] for a, b in spans])
+            similarity = (codes.astype(np.float32) @ np.asarray(question, dtype=np.float32).T) * scales[:, None]
+        starts = np.cumsum([0] + [b - a for a, b in spans[:-1]])
+        return known, np.maximum.reduceat(similarity, starts, axis=0)  # [passages, question tokens]
+
+    def maxsim_groups(self, questions: list[np.ndarray], chunk_ids: list[str]) -> list[dict[str, float]]:
+        """`maxsim` for several token matrices (a question and its rephrasings) in one product:
+        the candidates' rows are gathered once and multiplied by all the columns together."""
+        if len(questions) == 1:
+            return [self.maxsim(questions[0], chunk_ids)]
+        widths = [len(q) for q in questions]
+        best = self._best(np.concatenate(questions), chunk_ids)
+        if best is None:
+            return [{} for _ in questions]
+        known, matrix = best
+        edges = np.cumsum([0] + widths)
+        return [dict(zip(known, matrix[:, a:b].mean(axis=1).tolist())) if b > a else {}
+                for a, b in zip(edges[:-1], edges[1:])]
+
+    def open_product(self) -> None:
+        """Open the integer product's session now (≈ 20 ms; the server's warm-up calls this so
+        the first search does not), or drop an unusable graph with a warning."""
+        if self.product is None:
+            return
+        try:
+            self.product.session()
+        except Exception as exc:  # noqa: BLE001
+            self._drop_product(exc)
+
+    def _drop_product(self, exc: Exception) -> None:
+        log.warning("token index %s: integer product unusable (%s); scoring in float32", self.path, exc)
+        self.product = None
+
+    def _integer_similarity(self, spans: list, scales: np.ndarray, question: np.ndarray) -> np.ndarray | None:
+        """The integer product's similarities, or None without a usable graph: one that cannot be
+        opened or run (a damaged file) is dropped with a warning and the float product serves."""
+        if self.product is None:
+            return None
+        try:
+            return self.product.similarity(gather_shifted(self.codes, spans), scales, question)
+        except Exception as exc:  # noqa: BLE001 — a slower search beats a failed one
+            self._drop_product(exc)
+            return None
