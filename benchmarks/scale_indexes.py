@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scale import percentiles, rss_mb
+from harness import percentiles_ms, rss_mb, timed
 
 TOP = 10
 HNSW_CONFIG = "hnsw"
@@ -23,9 +23,9 @@ SWEEP = ((256, 4.0), (512, 4.0), (256, 16.0), (1024, 8.0), (1024, 32.0), (2048, 
 
 
 def _timed(fn, *args, **kwargs):
-    start = time.perf_counter()
-    value = fn(*args, **kwargs)
-    return value, round(time.perf_counter() - start, 2)
+    """timed(), its seconds rounded to hundredths (the figures' precision)."""
+    value, seconds = timed(fn, *args, **kwargs)
+    return value, round(seconds, 2)
 
 
 def bm25_figures(rows: list[tuple[str, str, str]], texts: list[str], scratch: Path, analyzer=None) -> dict:
@@ -61,13 +61,13 @@ def bm25_load_figures(folder: Path, signature: str, texts: list[str]) -> dict:
             candidates = np.flatnonzero(scores > 0)
             ranked = candidates[np.argsort(-scores[candidates], kind="stable")][:50]
             full_sort.append(time.perf_counter() - start)
-            same += found == [(index._chunk_ids[i], float(scores[i])) for i in ranked]
+            same += found == [(index.chunk_ids[i], float(scores[i])) for i in ranked]
         label = "mmap" if mmap else "read"
         out[f"bm25_{label}"] = {"load_s": load_s, "rss_added_mb": round(rss_mb() - before),
-                                "query_ms": percentiles(times)}
+                                "query_ms": percentiles_ms(times)}
         if not mmap:
-            out["bm25_read"].update({"scoring_ms": percentiles(scoring),
-                                     "scoring_and_full_sort_ms": percentiles(full_sort),
+            out["bm25_read"].update({"scoring_ms": percentiles_ms(scoring),
+                                     "scoring_and_full_sort_ms": percentiles_ms(full_sort),
                                      "same_top50_as_full_sort": f"{same}/{len(texts)}"})
         del index
     return out
@@ -91,8 +91,8 @@ def store_figures(passages: list, scratch: Path) -> dict:
         store.of_document(passage.document_id)
         document.append(time.perf_counter() - start)
     return {"store_passages": count, "store_build_s": build_s,
-            "store_file_mb": round(path.stat().st_size / 1e6), "store_get_ms": percentiles(lookup),
-            "store_document_ms": percentiles(document)}
+            "store_file_mb": round(path.stat().st_size / 1e6), "store_get_ms": percentiles_ms(lookup),
+            "store_document_ms": percentiles_ms(document)}
 
 
 def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: Path, hnsw: bool = True) -> dict:
@@ -132,7 +132,7 @@ def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: 
         for ef, oversampling in (served, *([s for s in SWEEP if s != served] if not scope else [])):
             reader.search_settings = (ef, oversampling)
             key = f"filter {label}" + ("" if (ef, oversampling) == served else f", ef {ef}, oversampling {oversampling:g}")
-            out[key] = {**_hnsw_recall(reader, queries, wanted, scope), "exact_ms": percentiles(exact_t)}
+            out[key] = {**_hnsw_recall(reader, queries, wanted, scope), "exact_ms": percentiles_ms(exact_t)}
     reader.close()
     return out
 
@@ -150,7 +150,7 @@ def _hnsw_recall(reader, queries: np.ndarray, wanted: list, scope: dict) -> dict
             gaps.append(float(np.mean([s for _, s in want]) - np.mean([s for _, s in got] or [0.0])))
     return {"recall@10": round(float(np.mean(recalls)), 4), "min_recall": round(float(np.min(recalls)), 2),
             f"recall@10 within {SCORE_TOLERANCE} of the exact 10th": round(float(np.mean(tolerant)), 4),
-            "mean cosine lost vs exact top 10": round(float(np.mean(gaps)), 5), "hnsw_ms": percentiles(hnsw_t)}
+            "mean cosine lost vs exact top 10": round(float(np.mean(gaps)), 5), "hnsw_ms": percentiles_ms(hnsw_t)}
 
 
 def exact_figures(exact, years: np.ndarray, queries: np.ndarray) -> dict:
@@ -163,7 +163,7 @@ def exact_figures(exact, years: np.ndarray, queries: np.ndarray) -> dict:
             start = time.perf_counter()
             exact.search(query, TOP, **scope)
             times.append(time.perf_counter() - start)
-        out[f"filter {label}"] = {"exact_ms": percentiles(times)}
+        out[f"filter {label}"] = {"exact_ms": percentiles_ms(times)}
     return out
 
 
