@@ -33,7 +33,7 @@ import numpy as np
 from host import StealMeter, host_line, host_report
 
 __all__ = ["StealMeter", "conditions", "cpu_hog", "emit", "parser", "peak_rss_mb", "percentile",
-           "percentiles_ms", "report", "rss_mb", "say", "seconds_each", "timed", "with_hog"]
+           "percentiles_ms", "report", "rss_mb", "say", "seconds_each", "stage_timer", "timed", "with_hog"]
 
 PERCENTILE_METHOD = "linear"  # numpy.percentile's default; named so a reader need not look it up
 HOG_WARM_UP_S = 0.5  # the hog reaches the scheduler's steady state within this
@@ -60,6 +60,18 @@ def timed(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, float
 def seconds_each(fn: Callable[[Any], Any], items: Iterable[Any]) -> list[float]:
     """Wall seconds of fn(item), one per item, in order."""
     return [timed(fn, item)[1] for item in items]
+
+
+def stage_timer() -> tuple[dict[str, list[float]], Callable[..., Any]]:
+    """(stages, timed_stage): timed_stage(name, fn, *args) calls fn, appends its seconds to stages[name]
+    and returns its value."""
+    stages: dict[str, list[float]] = {}
+
+    def timed_stage(name: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        value, seconds = timed(fn, *args, **kwargs)
+        stages.setdefault(name, []).append(seconds)
+        return value
+    return stages, timed_stage
 
 
 def rss_mb() -> float:

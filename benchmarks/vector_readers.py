@@ -49,9 +49,9 @@ def main() -> None:
         reader = open_edge_reader(root, dimension, folder)
         load_s = time.perf_counter() - start
         rng = np.random.default_rng(3)
-        stored = reader._vectors[rng.choice(reader.count_points(), QUERIES // 2, replace=False)]
+        stored = reader.vectors[rng.choice(reader.count_points(), QUERIES // 2, replace=False)]
         queries = list(stored) + list(rng.standard_normal((QUERIES // 2, dimension)).astype(np.float32))
-        years = sorted({int(y) for y in reader._years if y > 0})
+        years = sorted({int(y) for y in reader.years if y > 0})
         document = sorted(reader.document_ids())[0]
         scopes = [{}, {"year_min": years[len(years) // 2]}, {"document_ids": [document]}]
         disagreements, latencies = 0, []
