@@ -30,7 +30,7 @@ def _timed(fn, *args, **kwargs):
 
 def bm25_figures(rows: list[tuple[str, str, str]], texts: list[str], scratch: Path, analyzer=None) -> dict:
     """Build over `rows`, then load (read / mmap) and query each way."""
-    from corpus.indexes.bm25_store import BM25Index, build_bm25
+    from corpus.indexes.bm25_store import build_bm25
     from corpus.config import ServedConfig
 
     config = ServedConfig.from_env()
