@@ -35,6 +35,9 @@ from host import StealMeter, host_line, host_report
 __all__ = ["StealMeter", "conditions", "cpu_hog", "emit", "parser", "peak_rss_mb", "percentile",
            "percentiles_ms", "report", "rss_mb", "say", "seconds_each", "stage_timer", "timed", "with_hog"]
 
+# The hypervisor's steal share is counted from here (the script's start) unless a script passes
+# its own meter, started where its measured part begins.
+RUN_METER = StealMeter()
 PERCENTILE_METHOD = "linear"  # numpy.percentile's default; named so a reader need not look it up
 HOG_WARM_UP_S = 0.5  # the hog reaches the scheduler's steady state within this
 
@@ -139,8 +142,10 @@ def say(args: argparse.Namespace, *parts: Any) -> None:
 
 
 def report(name: str, figures: dict, meter: StealMeter | None = None, host: dict | None = None) -> dict:
-    """The one JSON shape: {"benchmark", "host", "figures"}."""
-    return {"benchmark": name, "host": host if host is not None else host_report(meter), "figures": figures}
+    """The one JSON shape: {"benchmark", "host", "figures"}; the steal share over `meter`'s span
+    (default: since the harness was imported)."""
+    return {"benchmark": name, "host": host if host is not None else host_report(meter or RUN_METER),
+            "figures": figures}
 
 
 def flat_lines(figures: dict, prefix: str = "") -> list[str]:

@@ -29,12 +29,9 @@ from corpus.state.layout import StateLayout  # noqa: E402
 from serving.passage_images import describe  # noqa: E402
 
 
-def _pct(values: list[float], q: float) -> float:
-    return harness.percentile(values, q) if values else float("nan")
-
-
 def _summary(values: list[float]) -> dict:
-    return {"n": len(values), "p50": _pct(values, 50), "p95": _pct(values, 95),
+    p50, p95 = (harness.percentile(values, q) if values else float("nan") for q in (50, 95))
+    return {"n": len(values), "p50": p50, "p95": p95,
             "max": max(values, default=float("nan")), "mean": statistics.fmean(values) if values else float("nan")}
 
 

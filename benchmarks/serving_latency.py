@@ -79,7 +79,8 @@ def _params(home: Path, warm_up: bool, profile: Path | None = None,
     return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(REPO))
 
 
-async def _timed(session, name, arguments) -> float:
+async def _call_seconds(session, name, arguments) -> float:
+    """Wall seconds of one call through the SDK client (async: harness.timed is for plain calls)."""
     start = time.perf_counter()
     result = await session.call_tool(name, arguments)
     elapsed = time.perf_counter() - start
@@ -181,7 +182,7 @@ async def warm_latencies(home: Path, repeat: int, tools: set[str] | None = None,
                         continue
                     tool = label.split("(")[0]
                     mark = cpu_mark()
-                    times[label] = [await _timed(session, tool, make(i)) for i in range(repeat)]
+                    times[label] = [await _call_seconds(session, tool, make(i)) for i in range(repeat)]
                     cpu_since(label, mark)
                 pings = []  # the bare stdio round trip of this SDK, for scale
                 mark = cpu_mark()
