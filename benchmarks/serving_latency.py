@@ -384,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     home = args.home or Path(os.environ.get("QUANT_RAG_HOME", "./var")).resolve()
     if args.fixture:
-        sys.path.insert(0, str(REPO / "tests" / "serving"))
+        sys.path[:0] = [str(REPO / "tests" / "serving"), str(REPO / "tests")]  # conftest imports shared_state
         from conftest import build_state  # the test suite's fixture state (pipeline code, three lectures)
 
         home = args.fixture
