@@ -75,7 +75,7 @@ def store_figures(passages: list, scratch: Path) -> dict:
     count, build_s = timed(write_passage_store, path, "scale", passages)
     store = PassageStore(path)
     rng = np.random.default_rng(5)
-    picks = [passages[i] for i in rng.choice(len(passages), 300, replace=False)]
+    picks = [passages[i] for i in rng.choice(len(passages), min(300, len(passages)), replace=False)]
     lookup, document = [], []
     for passage in picks:
         start = time.perf_counter()
