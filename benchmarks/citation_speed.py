@@ -20,13 +20,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import harness  # noqa: E402
-from corpus.text.canonical import assemble_canonical  # noqa: E402
+
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex  # noqa: E402
-from corpus.models import (BlockKind, DocumentMetadata, ParsedDocument, Passage, RawBlock,  # noqa: E402
-                           SourceRecord)
-from corpus.text.normalise import normalise_with_map  # noqa: E402
+from corpus.models import BlockKind, DocumentMetadata, ParsedDocument, Passage, RawBlock, SourceRecord  # noqa: E402
 from corpus.reading.reader import CorpusReader  # noqa: E402
 from corpus.state.layout import StateLayout, atomic_write_text  # noqa: E402
+from corpus.text.canonical import assemble_canonical  # noqa: E402
+from corpus.text.normalise import normalise_with_map  # noqa: E402
 from corpus.versions import CHUNKER_VERSION, PARSER_VERSION  # noqa: E402
 from serving.citation import verify_quote  # noqa: E402
 
@@ -107,7 +107,8 @@ def main() -> None:
     figures = harness.with_hog(args, lambda: measure(args.chars, args.repeat))
     lines = [f"document: {figures['document_chars']:,} chars, {figures['passages']} passages"]
     for suffix, run in (("", figures), (" [hog]", figures.get("hog"))):
-        lines += [f"{label + suffix:<61} {ms:8.2f} ms (median)" for label, ms in (run or {}).get("median_ms", {}).items()]
+        medians = (run or {}).get("median_ms", {})
+        lines += [f"{label + suffix:<61} {ms:8.2f} ms (median)" for label, ms in medians.items()]
     harness.emit(args, figures, lines, meter=meter)
 
 

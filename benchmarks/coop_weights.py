@@ -17,9 +17,9 @@ from __future__ import annotations
 import random
 import sys
 
+import harness
 import numpy as np
 
-import harness
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
 from evaluation.cli import resolve_bench

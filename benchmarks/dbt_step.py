@@ -18,9 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from dagster_dbt import DbtCliResource  # noqa: E402
-
 import harness  # noqa: E402
+from dagster_dbt import DbtCliResource  # noqa: E402
 
 import orchestration.resources as resources  # noqa: E402
 from assets import sql_models  # noqa: E402

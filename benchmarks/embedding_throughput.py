@@ -20,9 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 import harness
+import numpy as np
 
 from corpus.config import ServedConfig
 from corpus.encoding.embedder import load_embedder, model_folder

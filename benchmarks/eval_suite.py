@@ -17,6 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import harness  # noqa: E402
+
 from corpus.config import ServedConfig  # noqa: E402
 from corpus.state.layout import StateLayout  # noqa: E402
 from evaluation.cli import DEFAULT_ARMS, evaluate, resolve_bench  # noqa: E402

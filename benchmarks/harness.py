@@ -25,11 +25,11 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
-
 from host import StealMeter, host_line, host_report
 
 __all__ = ["StealMeter", "conditions", "cpu_hog", "emit", "parser", "peak_rss_mb", "percentile",

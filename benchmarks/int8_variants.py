@@ -16,9 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 import harness
+import numpy as np
 
 from corpus.config import ServedConfig
 from corpus.encoding.embedder import load_embedder, model_folder
@@ -122,9 +121,9 @@ def main() -> None:
                "cosine_mean": round(float(cosines.mean()), 5), "cosine_p1": round(harness.percentile(cosines, 1), 5),
                "cosine_min": round(float(cosines.min()), 5)}
         figures["variants"][name] = row
-        lines.append(f"{name:>20}: {cpu:7.2f} CPU-s ({cpu / base - 1:+6.1%}) {row['cpu_ms_per_piece']:6.1f} CPU-ms/piece "
-                     f"{wall:7.2f} wall-s  cosine mean {row['cosine_mean']:.5f} p1 {row['cosine_p1']:.5f} "
-                     f"min {row['cosine_min']:.5f}")
+        lines.append(f"{name:>20}: {cpu:7.2f} CPU-s ({cpu / base - 1:+6.1%}) "
+                     f"{row['cpu_ms_per_piece']:6.1f} CPU-ms/piece {wall:7.2f} wall-s  "
+                     f"cosine mean {row['cosine_mean']:.5f} p1 {row['cosine_p1']:.5f} min {row['cosine_min']:.5f}")
     harness.emit(args, figures, lines)
 
 

@@ -16,21 +16,20 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 import harness
+import numpy as np
 
 
 def main(argv: list[str] | None = None) -> int:
+    from corpus.config import ServedConfig
+    from corpus.encoding.embedder import embedding_prefix, load_embedder, model_folder, passage_pieces
+    from corpus.encoding.onnx_encoder import OnnxEncoder
+    from corpus.encoding.onnx_export import ensure_exported
+    from corpus.models import DocumentMetadata
+    from corpus.state.layout import StateLayout, read_json
     from ingest.embed import load_document_embeddings
     from ingest.integrity import load_passages
     from ingest.overlays import consolidated_titles
-    from corpus.config import ServedConfig
-    from corpus.encoding.embedder import embedding_prefix, load_embedder, model_folder, passage_pieces
-    from corpus.models import DocumentMetadata
-    from corpus.encoding.onnx_encoder import OnnxEncoder
-    from corpus.encoding.onnx_export import ensure_exported
-    from corpus.state.layout import StateLayout, read_json
 
     parser = harness.parser(__file__, __doc__)
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("QUANT_RAG_HOME", "./var")))

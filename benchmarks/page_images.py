@@ -22,6 +22,7 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import harness  # noqa: E402
+
 from corpus.models import BlockKind  # noqa: E402
 from corpus.reading.published import open_published  # noqa: E402
 from corpus.reading.reader import CorpusReader  # noqa: E402

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-
 import harness
+import numpy as np
 
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout

@@ -34,17 +34,24 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
-
 import harness
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corpus.config import ServedConfig  # noqa: E402
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex  # noqa: E402
 from corpus.models import DocumentMetadata, ParsedDocument, Passage, SourceRecord  # noqa: E402
-from corpus.state.layout import (StateLayout, atomic_write_bytes, atomic_write_json, atomic_write_jsonl,  # noqa: E402
-                          atomic_write_text, read_json, read_jsonl, read_text_exact)
+from corpus.state.layout import (  # noqa: E402
+    StateLayout,
+    atomic_write_bytes,
+    atomic_write_json,
+    atomic_write_jsonl,
+    atomic_write_text,
+    read_json,
+    read_jsonl,
+    read_text_exact,
+)
 from corpus.versions import CHUNKER_VERSION  # noqa: E402
 
 SUBSTITUTED = 0.30          # share of eligible words replaced in each clone

@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import harness  # noqa: E402
+
 from ingest.parsing.fidelity import library_pairs, measure_document  # noqa: E402
 from ingest.parsing.glyph_repair import SYMBOL_PIECES  # noqa: E402
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 import harness
+import numpy as np
 
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout

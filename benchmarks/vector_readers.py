@@ -15,9 +15,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 import harness
+import numpy as np
 
 from corpus.config import ServedConfig
 from corpus.state.generations import current_generation
@@ -75,7 +74,8 @@ def measure() -> dict:
         edge.close()
         assert copy_load.search(queries[0], TOP) == reader.search(queries[0], TOP)
         return {"points": reader.count_points(), "chunks": len(reader.chunk_ids()), "dimension": dimension,
-                "snapshot_s": round(snapshot_s, 3), "snapshot_mb": round((folder / SNAPSHOT_FILE).stat().st_size / 1e6, 1),
+                "snapshot_s": round(snapshot_s, 3),
+                "snapshot_mb": round((folder / SNAPSHOT_FILE).stat().st_size / 1e6, 1),
                 "load_from_snapshot_s": round(load_s, 3), "load_from_copy_s": round(copy_s, 3),
                 "reader_mb": round(reader.nbytes / 1e6, 1), "query_ms": harness.percentiles_ms(latencies),
                 "disagreements": disagreements, "compared": len(scopes) * len(queries),
