@@ -9,12 +9,7 @@ query's latency (median of 5) and the process's peak memory, then the host line.
 
 from __future__ import annotations
 
-import argparse
-import resource
-import statistics
-import time
-
-from host import StealMeter, host_line, host_report
+import harness
 
 SHAPES = dict(vocab_size=151669, hidden_size=1024, intermediate_size=3072, num_hidden_layers=28,
               num_attention_heads=16, num_key_value_heads=8, head_dim=128, max_position_embeddings=32768,
@@ -22,33 +17,34 @@ SHAPES = dict(vocab_size=151669, hidden_size=1024, intermediate_size=3072, num_h
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = harness.parser(__file__, __doc__)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     import torch
     from transformers import Qwen3Config, Qwen3Model
 
-    steal = StealMeter()
+    steal = harness.StealMeter()
     torch.set_num_threads(args.threads)
     model = Qwen3Model(Qwen3Config(**SHAPES)).eval()
     params = sum(p.numel() for p in model.parameters())
-    print(f"parameters {params / 1e6:.0f} M, float32 weights {params * 4 / 1e9:.2f} GB")
+    figures = {"parameters_m": round(params / 1e6), "float32_weights_gb": round(params * 4 / 1e9, 2)}
+    lines = [f"parameters {figures['parameters_m']} M, float32 weights {figures['float32_weights_gb']:.2f} GB"]
 
     def seconds(batch: int, length: int, bf16: bool) -> float:
         ids = torch.randint(0, SHAPES["vocab_size"] - 1, (batch, length))
         with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
-            start = time.perf_counter()
-            model(input_ids=ids, attention_mask=torch.ones_like(ids))
-            return time.perf_counter() - start
+            return harness.timed(model, input_ids=ids, attention_mask=torch.ones_like(ids))[1]
 
     for bf16 in (False, True):
         seconds(2, 64, bf16)  # warm-up
         best = min(seconds(8, 256, bf16) for _ in range(2))
-        query = statistics.median(seconds(1, 32, bf16) for _ in range(5))
-        print(f"{'bfloat16' if bf16 else 'float32 '}: passages {8 * 256 / best:.0f} tokens/s, "
-              f"one 32-token query {query * 1000:.0f} ms")
-    print(f"peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6:.2f} GB")
-    print(host_line(host_report(steal)))
+        query = harness.percentile([seconds(1, 32, bf16) for _ in range(5)], 50)
+        dtype = "bfloat16" if bf16 else "float32"
+        figures[dtype] = {"passage_tokens_per_s": round(8 * 256 / best), "query_32_tokens_ms": round(query * 1000)}
+        lines.append(f"{dtype:<8}: passages {8 * 256 / best:.0f} tokens/s, one 32-token query {query * 1000:.0f} ms")
+    figures["peak_rss_gb"] = round(harness.peak_rss_mb() / 1024, 2)
+    lines.append(f"peak memory {figures['peak_rss_gb']:.2f} GiB")
+    harness.emit(args, figures, lines, meter=steal)
 
 
 if __name__ == "__main__":

@@ -10,15 +10,15 @@ max_seq_length, 256 word-pieces, special tokens included).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
 import sys
-import time
 from pathlib import Path
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import harness  # noqa: E402
 
 from ingest import chunker  # noqa: E402
 from ingest.parsing import parse_source  # noqa: E402
@@ -41,13 +41,18 @@ def library_documents(with_pdf: bool) -> list[tuple[str, str, list]]:
     return docs
 
 
-def _quantiles(values: list[int]) -> str:
-    q = statistics.quantiles(values, n=20, method="inclusive")
-    return f"p10 {q[1]:>5.0f}  p50 {q[9]:>5.0f}  p90 {q[17]:>5.0f}  max {max(values):>6}"
+def distribution(values: list[int]) -> dict:
+    """p10, p50, p90 (harness.percentile), max and mean."""
+    return {"p10": round(harness.percentile(values, 10)), "p50": round(harness.percentile(values, 50)),
+            "p90": round(harness.percentile(values, 90)), "max": max(values), "mean": round(statistics.fmean(values))}
+
+
+def _line(d: dict) -> str:
+    return f"p10 {d['p10']:>5}  p50 {d['p50']:>5}  p90 {d['p90']:>5}  max {d['max']:>6}   mean {d['mean']}"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__file__, __doc__)
     parser.add_argument("--pdf", action="store_true", help="include the PDFs (slower to parse)")
     args = parser.parse_args()
     from transformers import AutoTokenizer
@@ -58,23 +63,30 @@ def main() -> None:
     window = json.loads((model_path / "sentence_bert_config.json").read_text())["max_seq_length"]
     docs = library_documents(args.pdf)
     print(f"{len(docs)} documents, {sum(len(c) for _, c, _ in docs):,} canonical chars", file=sys.stderr)
+    figures, lines = {"documents": len(docs), "window": window}, []
     for target, maximum in CANDIDATES:
         chunker.TARGET_CHARS, chunker.MAX_CHARS = target, maximum
-        t0 = time.perf_counter()
-        passages = [p for doc_id, (name, canonical, blocks) in enumerate(docs)
-                    for p in chunker.chunk_document(f"doc-{doc_id:016x}", canonical, blocks)]
-        elapsed = time.perf_counter() - t0
+        passages, elapsed = harness.timed(lambda: [
+            p for doc_id, (name, canonical, blocks) in enumerate(docs)
+            for p in chunker.chunk_document(f"doc-{doc_id:016x}", canonical, blocks)])
         chars = [len(p.text) for p in passages]
         tokens = [len(ids) for ids in tokenizer([p.text for p in passages])["input_ids"]]
         pieces = sum(-(-t // window) for t in tokens)
-        print(f"\ntarget {target} / max {maximum}: {len(passages)} passages ({elapsed:.1f} s), "
-              f"{pieces / len(passages):.2f} embedding pieces per passage")
-        print(f"  chars   {_quantiles(chars)}   mean {statistics.fmean(chars):.0f}")
-        print(f"  tokens  {_quantiles(tokens)}   mean {statistics.fmean(tokens):.0f}")
-        print(f"  chars/token {sum(chars) / sum(tokens):.2f} · fit in {window}: "
-              f"{sum(t <= window for t in tokens) / len(tokens):.1%} · "
-              f"> 2x{window}: {sum(t > 2 * window for t in tokens) / len(tokens):.1%} · "
-              f"< 200 chars: {sum(c < 200 for c in chars)} · over max: {sum(c > maximum for c in chars)}")
+        row = {"passages": len(passages), "chunk_s": round(elapsed, 1),
+               "pieces_per_passage": round(pieces / len(passages), 2),
+               "chars": distribution(chars), "tokens": distribution(tokens),
+               "chars_per_token": round(sum(chars) / sum(tokens), 2),
+               "fit_in_window": round(sum(t <= window for t in tokens) / len(tokens), 3),
+               "over_twice_window": round(sum(t > 2 * window for t in tokens) / len(tokens), 3),
+               "under_200_chars": sum(c < 200 for c in chars), "over_max": sum(c > maximum for c in chars)}
+        figures[f"{target}/{maximum}"] = row
+        lines += [f"\ntarget {target} / max {maximum}: {row['passages']} passages ({elapsed:.1f} s), "
+                  f"{row['pieces_per_passage']:.2f} embedding pieces per passage",
+                  f"  chars   {_line(row['chars'])}", f"  tokens  {_line(row['tokens'])}",
+                  f"  chars/token {row['chars_per_token']:.2f} · fit in {window}: {row['fit_in_window']:.1%} · "
+                  f"> 2x{window}: {row['over_twice_window']:.1%} · < 200 chars: {row['under_200_chars']} · "
+                  f"over max: {row['over_max']}"]
+    harness.emit(args, figures, lines)
 
 
 if __name__ == "__main__":

@@ -4,31 +4,29 @@ Builds a throw-away corpus state in a temp folder from the bundled Markdown lect
 concatenated document), then times: normalise_with_map cold, verify_quote warm for a raw quote,
 a normalised quote, a one-word alteration (closest search) and an ellipsis quote.
 
-    .venv/bin/python benchmarks/citation_speed.py [--chars 200000] [--repeat 50]
+    .venv/bin/python benchmarks/citation_speed.py [--chars 200000] [--repeat 50] [--json] [--hog]
 """
 
 from __future__ import annotations
 
-import argparse
 import random
 import re
-import statistics
 import sys
 import tempfile
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from corpus.text.canonical import assemble_canonical  # noqa: E402
+import harness  # noqa: E402
+
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex  # noqa: E402
-from corpus.models import (BlockKind, DocumentMetadata, ParsedDocument, Passage, RawBlock,  # noqa: E402
-                           SourceRecord)
-from corpus.text.normalise import normalise_with_map  # noqa: E402
+from corpus.models import BlockKind, DocumentMetadata, ParsedDocument, Passage, RawBlock, SourceRecord  # noqa: E402
 from corpus.reading.reader import CorpusReader  # noqa: E402
 from corpus.state.layout import StateLayout, atomic_write_text  # noqa: E402
+from corpus.text.canonical import assemble_canonical  # noqa: E402
+from corpus.text.normalise import normalise_with_map  # noqa: E402
 from corpus.versions import CHUNKER_VERSION, PARSER_VERSION  # noqa: E402
 from serving.citation import verify_quote  # noqa: E402
 
@@ -73,23 +71,14 @@ def _entry(document_id: str, text: str, blocks: list):
         metadata=DocumentMetadata(document_id=document_id))
 
 
-def timed(fn, repeat: int) -> float:
+def median_ms(fn, repeat: int) -> float:
     """Median milliseconds of `repeat` calls."""
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
+    return harness.percentiles_ms(harness.seconds_each(lambda _: fn(), range(repeat)), digits=3)["p50"]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--chars", type=int, default=200_000)
-    parser.add_argument("--repeat", type=int, default=50)
-    args = parser.parse_args()
+def measure(chars: int, repeat: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        reader, doc = build_reader(Path(tmp), args.chars)
+        reader, doc = build_reader(Path(tmp), chars)
         text = reader.canonical_text(doc)
         rng = random.Random(7)
         sentences = [s for s in re.findall(r"[A-Z][a-z][^.\n$|`]{60,200}\.", text) if " " in s]
@@ -99,16 +88,28 @@ def main() -> None:
         words[len(words) // 2] = "zyxwvut"
         altered = " ".join(words)
         ellipsis = " ".join(raw.split()[:5]) + " … " + " ".join(raw.split()[-5:])
-        cold = timed(lambda: normalise_with_map(text), 5)
+        cold = median_ms(lambda: normalise_with_map(text), 5)
         verify_quote(reader, doc, raw)  # warm the cache
-        rows = [("normalise_with_map (cold, per call)", cold)]
+        rows = {"normalise_with_map (cold, per call)": cold}
         for label, quote in (("verify raw", raw), ("verify normalised", loose),
                              ("verify one word changed (closest)", altered), ("verify ellipsis", ellipsis)):
             status = verify_quote(reader, doc, quote).status
-            rows.append((f"{label} → {status}", timed(lambda q=quote: verify_quote(reader, doc, q), args.repeat)))
-    print(f"document: {len(text):,} chars, {len(reader.by_document[doc])} passages")
-    for label, ms in rows:
-        print(f"{label:<55} {ms:8.2f} ms (median)")
+            rows[f"{label} → {status}"] = median_ms(lambda q=quote: verify_quote(reader, doc, q), repeat)
+    return {"document_chars": len(text), "passages": len(reader.by_document[doc]), "median_ms": rows}
+
+
+def main() -> None:
+    parser = harness.parser(__file__, __doc__, hog=True)
+    parser.add_argument("--chars", type=int, default=200_000)
+    parser.add_argument("--repeat", type=int, default=50)
+    args = parser.parse_args()
+    meter = harness.StealMeter()
+    figures = harness.with_hog(args, lambda: measure(args.chars, args.repeat))
+    lines = [f"document: {figures['document_chars']:,} chars, {figures['passages']} passages"]
+    for suffix, run in (("", figures), (" [hog]", figures.get("hog"))):
+        medians = (run or {}).get("median_ms", {})
+        lines += [f"{label + suffix:<61} {ms:8.2f} ms (median)" for label, ms in medians.items()]
+    harness.emit(args, figures, lines, meter=meter)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Cooperative search latency over MCP stdio, at the wire, with the bare question in the same run.
 
-    QUANT_RAG_HOME=<state> python benchmarks/coop_latency.py [--repeat 30] [--json]
+    QUANT_RAG_HOME=<state> python benchmarks/coop_latency.py [--repeat 30] [--json] [--hog]
 
 One warm server (`python -m serving.server`), spoken to in raw JSON-RPC (benchmarks/wire_client.py:
 from writing the request line to reading the whole answer line). The library dev questions with
@@ -13,14 +13,14 @@ time mostly measures the neighbours.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
 
+import harness
+from harness import percentile
 from wire_client import WireClient, cpu_seconds
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,11 +42,6 @@ def requests() -> list[tuple[dict, dict]]:
     return pairs
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
-
-
 def measure(home: Path, repeat: int) -> dict:
     env = {**os.environ, "QUANT_RAG_HOME": str(home), "HF_HUB_OFFLINE": "1", "QUANT_RAG_WARM_UP": "1"}
     pairs = requests()
@@ -66,26 +61,23 @@ def measure(home: Path, repeat: int) -> dict:
                 times[arm].append(seconds)
                 inputs = result["structuredContent"]["searched_text"]
                 assert len(inputs) == (1 if arm == "bare" else 5), inputs
-    return {arm: {"p50_ms": round(1000 * statistics.median(v), 1), "p95_ms": round(1000 * percentile(v, 95), 1),
+    return {arm: {"p50_ms": round(1000 * percentile(v, 50), 1), "p95_ms": round(1000 * percentile(v, 95), 1),
                   "server_cpu_ms_per_call": round(1000 * cpu[arm] / repeat, 1), "n": len(v)}
-            for arm, v in times.items()} | {"load_average": os.getloadavg(), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            for arm, v in times.items()} | {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = harness.parser(__file__, __doc__, hog=True)
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("QUANT_RAG_HOME", "var")))
     parser.add_argument("--repeat", type=int, default=30)
-    parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    report = measure(args.home, args.repeat)
-    if args.json:
-        print(json.dumps(report, indent=1))
-    else:
-        for arm in ("bare", "cooperative"):
-            row = report[arm]
-            print(f"search_documents {arm:<12} p50 {row['p50_ms']:>7.1f} ms  p95 {row['p95_ms']:>7.1f} ms  "
-                  f"server CPU {row['server_cpu_ms_per_call']:>6.1f} ms/call  (n={row['n']})")
-        print(f"load average {report['load_average']} at {report['at']}")
+    meter = harness.StealMeter()
+    report = harness.with_hog(args, lambda: measure(args.home, args.repeat))
+    lines = [f"search_documents {arm + suffix:<16} p50 {row['p50_ms']:>7.1f} ms  p95 {row['p95_ms']:>7.1f} ms  "
+             f"server CPU {row['server_cpu_ms_per_call']:>6.1f} ms/call  (n={row['n']})"
+             for suffix, rows in (("", report), (" hog", report.get("hog", {})))
+             for arm, row in rows.items() if arm in ("bare", "cooperative")]
+    harness.emit(args, report, lines + [f"at {report['at']}"], meter=meter)
     return 0
 
 

@@ -14,12 +14,10 @@ frozen split.
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import sys
-from pathlib import Path
 
+import harness
 import numpy as np
 
 from corpus.config import ServedConfig
@@ -59,13 +57,12 @@ def cross_validate(per_query: dict[str, dict], parts: list[set[str]], metric: st
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = harness.parser(__file__, __doc__)
     parser.add_argument("--bench", default="library")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--alternatives", default="0.25,0.5,0.75,1")
     parser.add_argument("--hypothetical", default="0.25,0.5,0.75,1")
     parser.add_argument("--extra", default="", help="overrides added to every arm, e.g. +rescan_documents=3")
-    parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     if args.bench == FROZEN:
         parser.error("the frozen split is measured once, never tuned on")
@@ -82,13 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     means = {arm: {m: round(float(np.mean([v[m] for v in rows.values()])), 4) for m in ("ndcg@10", "recall@10")}
              for arm, rows in per_query.items()}
     best = max(means, key=lambda arm: (means[arm]["ndcg@10"], arm))
-    report = {"grid": means, "cv": cv, "best_on_all": best, "folds": [sorted(p) for p in parts]}
-    for arm, row in sorted(means.items(), key=lambda item: -item[1]["ndcg@10"]):
-        print(f"{arm:<90}{row['ndcg@10']:.3f}  {row['recall@10']:.3f}")
-    print(f"{args.folds}-fold choices: {cv['chosen']}\nheld-out nDCG@10: {cv['held_out_mean']:.3f}\n"
-          f"best on all dev: {best}")
-    if args.out:
-        args.out.write_text(json.dumps({**report, "per_query": per_query}, indent=1))
+    report = {"grid": means, "cv": cv, "best_on_all": best, "folds": [sorted(p) for p in parts],
+              "per_query": per_query}
+    lines = [f"{arm:<90}{row['ndcg@10']:.3f}  {row['recall@10']:.3f}"
+             for arm, row in sorted(means.items(), key=lambda item: -item[1]["ndcg@10"])]
+    lines += [f"{args.folds}-fold choices: {cv['chosen']}", f"held-out nDCG@10: {cv['held_out_mean']:.3f}",
+              f"best on all dev: {best}"]
+    harness.emit(args, report, lines)
     return 0
 
 

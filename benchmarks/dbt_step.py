@@ -8,20 +8,17 @@ catalogue in the same run. `--hog` repeats everything with a CPU-bound process o
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import numpy as np  # noqa: E402
+import harness  # noqa: E402
 from dagster_dbt import DbtCliResource  # noqa: E402
 
 import orchestration.resources as resources  # noqa: E402
@@ -47,15 +44,14 @@ def _step_seconds(layout: StateLayout, factory) -> float:
 
 def _bare_build(layout: StateLayout) -> float:
     env = {**os.environ, **sql_models.DBT_ENV, sql_models.CATALOGUE_ENV: str(layout.catalogue)}
-    started = time.perf_counter()
-    subprocess.run([sql_models.dbt_executable(), "build", "--quiet", "--project-dir", str(sql_models.PROJECT_DIR),
-                    "--profiles-dir", str(sql_models.PROJECT_DIR), "--target-path", str(layout.dbt_target),
-                    "--log-path", str(layout.dbt_target)], env=env, check=True, capture_output=True)
-    return time.perf_counter() - started
+    return harness.timed(subprocess.run, [
+        sql_models.dbt_executable(), "build", "--quiet", "--project-dir", str(sql_models.PROJECT_DIR),
+        "--profiles-dir", str(sql_models.PROJECT_DIR), "--target-path", str(layout.dbt_target),
+        "--log-path", str(layout.dbt_target)], env=env, check=True, capture_output=True)[1]
 
 
 def _summary(values: list[float]) -> dict:
-    return {"p50_s": round(float(np.percentile(values, 50)), 2), "p95_s": round(float(np.percentile(values, 95)), 2)}
+    return {"p50_s": round(harness.percentile(values, 50), 2), "p95_s": round(harness.percentile(values, 95), 2)}
 
 
 def measure(layout: StateLayout, repeat: int) -> dict:
@@ -72,24 +68,19 @@ def measure(layout: StateLayout, repeat: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__file__, __doc__, hog=True)
     parser.add_argument("--home", type=Path, required=True, help="an ingested state (copied, never changed)")
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--hog", action="store_true", help="also measure next to a CPU-bound process")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="dbt-step-") as scratch:
         home = Path(scratch) / "state"
         shutil.copytree(args.home, home, ignore=shutil.ignore_patterns("writer.lock"))
         layout = StateLayout(home)
-        report = {"idle": measure(layout, args.repeat)}
-        if args.hog:
-            hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-            try:
-                report["hog"] = measure(layout, args.repeat)
-            finally:
-                hog.kill()
-                hog.wait()
-    print(json.dumps(report, indent=2))
+        meter, report = harness.StealMeter(), {}
+        for condition in harness.conditions(args):
+            with harness.cpu_hog(condition == "hog"):
+                report[condition] = measure(layout, args.repeat)
+    harness.emit(args, report, meter=meter)
 
 
 if __name__ == "__main__":

@@ -15,14 +15,13 @@ wall seconds, tokens computed (padding included) and the min cosine to torch_by_
 
 from __future__ import annotations
 
-import argparse
 import random
 import tempfile
 import time
 from pathlib import Path
 
+import harness
 import numpy as np
-from host import StealMeter, host_line, host_report
 
 from corpus.config import ServedConfig
 from corpus.encoding.embedder import load_embedder, model_folder
@@ -50,7 +49,7 @@ def batched(texts: list[str], key, batch_size: int, encode) -> tuple[np.ndarray,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__file__, __doc__)
     parser.add_argument("--home", type=Path, default=None, help="an ingested state (default: QUANT_RAG_HOME)")
     parser.add_argument("--pieces", type=int, default=400)
     parser.add_argument("--batch-size", type=int, default=32)
@@ -85,7 +84,7 @@ def main() -> None:
     bf16 = Bf16Encoder(model_folder(config), embedder.model_id, threads=args.threads)
     arms["torch_bf16"] = (tokens, lambda b: bf16.embed_texts(b, len(b)))
     batched(texts[:16], tokens, 16, torch_encode)  # warm-up
-    steal = StealMeter()
+    steal = harness.StealMeter()
     best: dict[str, tuple[float, float]] = {}
     vectors: dict[str, np.ndarray] = {}
     computed: dict[str, int] = {}
@@ -97,14 +96,18 @@ def main() -> None:
             best[arm] = min(best.get(arm, (cpu, wall)), (cpu, wall))
             computed[arm] = sum(len(b) * max(min(tokens(texts[i]), embedder.max_tokens) for i in b) for b in batches)
     real = sum(min(tokens(t), embedder.max_tokens) for t in texts)
-    print(host_line(host_report(steal)))
-    print(f"model {embedder.model_id} · {len(texts)} pieces, {real} tokens · {args.threads} threads · "
-          f"batches of {args.batch_size} · best of {args.repeats}")
+    figures = {"model": embedder.model_id, "pieces": len(texts), "tokens": real, "threads": args.threads,
+               "batch_size": args.batch_size, "repeats": args.repeats, "arms": {}}
+    lines = [f"model {embedder.model_id} · {len(texts)} pieces, {real} tokens · {args.threads} threads · "
+             f"batches of {args.batch_size} · best of {args.repeats}"]
     base = best["torch_by_chars"][0]
     for arm, (cpu, wall) in best.items():
         cosine = float((vectors[arm] * vectors["torch_by_chars"]).sum(axis=1).min())
-        print(f"{arm:>16}: {cpu:7.2f} CPU-s ({cpu / base - 1:+6.1%})  {wall:7.2f} wall-s  "
-              f"{computed[arm]:>8} tokens computed  min cosine {cosine:.6f}")
+        figures["arms"][arm] = {"cpu_s": round(cpu, 2), "wall_s": round(wall, 2),
+                                "tokens_computed": computed[arm], "min_cosine": round(cosine, 6)}
+        lines.append(f"{arm:>16}: {cpu:7.2f} CPU-s ({cpu / base - 1:+6.1%})  {wall:7.2f} wall-s  "
+                     f"{computed[arm]:>8} tokens computed  min cosine {cosine:.6f}")
+    harness.emit(args, figures, lines, meter=steal)
 
 
 if __name__ == "__main__":

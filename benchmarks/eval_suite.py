@@ -10,14 +10,13 @@ OMP_NUM_THREADS to bound the threads the embedding model uses.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+import harness  # noqa: E402
 
 from corpus.config import ServedConfig  # noqa: E402
 from corpus.state.layout import StateLayout  # noqa: E402
@@ -27,9 +26,7 @@ from evaluation.report import format_table  # noqa: E402
 
 def timed_evaluation(bench: str, arms: list[str], split: str | None, limit: int | None) -> dict:
     layout, config = StateLayout.from_env(), ServedConfig.from_env()
-    start = time.perf_counter()
-    summary = evaluate(layout, config, bench, arms, split, limit)
-    total = time.perf_counter() - start
+    summary, total = harness.timed(evaluate, layout, config, bench, arms, split, limit)
     retrieval = sum(summary["seconds"].values())
     questions = summary["questions"]
     return {"bench": bench, "path": str(resolve_bench(bench)), "arms": arms, "questions": questions,
@@ -39,22 +36,19 @@ def timed_evaluation(bench: str, arms: list[str], split: str | None, limit: int 
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = harness.parser(__file__, __doc__)
     parser.add_argument("--bench", default="library")
     parser.add_argument("--arms", default=DEFAULT_ARMS)
     parser.add_argument("--split", default=None)
     parser.add_argument("--limit-queries", type=int, default=None)
-    parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    meter = harness.StealMeter()
     result = timed_evaluation(args.bench, args.arms.split(","), args.split, args.limit_queries)
-    if args.json:
-        print(json.dumps(result, indent=1))
-    else:
-        print(f"{result['bench']}: {result['questions']} questions × {len(result['arms'])} arms in "
-              f"{result['total_s']} s (retrieval {result['retrieval_s']}, "
-              f"{result['ms_per_question_per_arm']} ms/question/arm; setup+logging "
-              f"{result['setup_and_logging_s']} s)")
-        print(format_table(result["summary"]))
+    lines = [f"{result['bench']}: {result['questions']} questions × {len(result['arms'])} arms in "
+             f"{result['total_s']} s (retrieval {result['retrieval_s']}, "
+             f"{result['ms_per_question_per_arm']} ms/question/arm; setup+logging "
+             f"{result['setup_and_logging_s']} s)", format_table(result["summary"])]
+    harness.emit(args, result, lines, meter=meter)
     return 0
 
 

@@ -19,12 +19,12 @@ of a gold entity of the same type in the same passage; each gold entity is match
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 from collections import Counter
 from pathlib import Path
 
+import harness
 from ingest.graph_extract import load_extractor
 from corpus.graph.graph_store import ENTITY_TYPES, entity_key
 from corpus.ids import document_id_for_bytes, sha256_hex
@@ -74,34 +74,45 @@ def score(rows: list[dict], passages: list[Passage], mentions) -> tuple[dict, li
     return tally, notes
 
 
-def report(tally: dict[str, Counter]) -> str:
-    lines = [f"{'type':22} {'pred':>5} {'gold':>5} {'ok':>4} {'precision':>9} {'recall':>7}"]
-    total = Counter()
+def rates(tally: dict[str, Counter]) -> dict[str, dict]:
+    """Per entity type and for all: predicted, gold, correct, precision, recall (None where undefined)."""
+    out, total = {}, Counter()
     for kind in (*ENTITY_TYPES, "all"):
         c = total if kind == "all" else tally[kind]
         if kind != "all":
             total.update(c)
-        p = c["correct"] / c["predicted"] if c["predicted"] else float("nan")
-        r = c["correct"] / c["gold"] if c["gold"] else float("nan")
+        out[kind] = {"predicted": c["predicted"], "gold": c["gold"], "correct": c["correct"],
+                     "precision": round(c["correct"] / c["predicted"], 3) if c["predicted"] else None,
+                     "recall": round(c["correct"] / c["gold"], 3) if c["gold"] else None}
+    return out
+
+
+def report(rows: dict[str, dict]) -> str:
+    lines = [f"{'type':22} {'pred':>5} {'gold':>5} {'ok':>4} {'precision':>9} {'recall':>7}"]
+    for kind, c in rows.items():
+        p, r = (float("nan") if v is None else v for v in (c["precision"], c["recall"]))
         lines.append(f"{kind:22} {c['predicted']:5d} {c['gold']:5d} {c['correct']:4d} {p:9.3f} {r:7.3f}")
     return "\n".join(lines)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__file__, __doc__)
     parser.add_argument("--model", help="a local GLiNER2 folder (default: the vocabulary extractor)")
     parser.add_argument("--verbose", action="store_true", help="list false positives and misses")
     args = parser.parse_args()
     rows, passages, authors = load_sample()
     extractor = load_extractor(args.model)
     mentions, relations = extractor.extract(passages, authors)
-    print(f"extractor {extractor.name} · {len(rows)} passages · {len(relations)} relations")
+    figures = {"extractor": extractor.name, "passages": len(rows), "relations": len(relations), "splits": {}}
+    lines = [f"extractor {extractor.name} · {len(rows)} passages · {len(relations)} relations"]
     for split in sorted({row["split"] for row in rows}, reverse=True) + ["all"]:
         chosen = [(r, p) for r, p in zip(rows, passages) if split in (r["split"], "all")]
         tally, notes = score([r for r, _ in chosen], [p for _, p in chosen], mentions)
-        print(f"\n[{split}: {len(chosen)} passages]\n{report(tally)}")
+        figures["splits"][split] = {"passages": len(chosen), "by_type": rates(tally)}
+        lines.append(f"\n[{split}: {len(chosen)} passages]\n{report(figures['splits'][split]['by_type'])}")
         if args.verbose and split != "all":
-            print("\n".join(notes))
+            lines.append("\n".join(notes))
+    harness.emit(args, figures, lines)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ seconds), then adding one short PDF; with --reference, the cosine of every store
 same piece's vector in another state (embedded with the same passage runtime: equal, cosine ≥ 0.999;
 a float32 reference to this run's int8 vectors: mean ≈ 0.996, min ≈ 0.990).
 
-    python benchmarks/ingest_library.py [--home DIR] [--reference /work/state/lib9]
+    python benchmarks/ingest_library.py [--home DIR] [--reference /work/state/lib9] [--json]
 
 CPU seconds (user + sys of this process and its waited-for children) come from a sampler thread
 (every 0.2 s) cut at each Dagster step's start and end: on a shared machine they, not the wall
@@ -12,7 +12,6 @@ seconds, say what a stage costs; wall ≈ CPU / 2 for a stage that keeps both co
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -29,7 +28,8 @@ import numpy as np  # noqa: E402
 
 from corpus.config import ServedConfig  # noqa: E402
 from corpus.state.layout import StateLayout  # noqa: E402
-from host import StealMeter, host_report  # noqa: E402
+import harness  # noqa: E402
+from host import host_report  # noqa: E402
 from ingest.library import LIBRARY_ROOT, library_files  # noqa: E402
 from orchestration.runner import ingest, instance_for  # noqa: E402
 
@@ -103,7 +103,7 @@ def vector_parity(layout: StateLayout, reference: StateLayout) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = harness.parser(__file__, __doc__)
     parser.add_argument("--home", type=Path, default=None)
     parser.add_argument("--reference", type=Path, default=None, help="a state whose vectors should be equal")
     args = parser.parse_args()
@@ -114,21 +114,18 @@ def main() -> None:
     sampler = CpuSampler()
     sampler.start()
     since = time.time()
-    started, steal = time.perf_counter(), StealMeter()
-    report = ingest(layout, files)
-    bulk = time.perf_counter() - started
+    steal = harness.StealMeter()
+    report, bulk = harness.timed(ingest, layout, files)
     host = host_report(steal)  # the CPU, and what the hypervisor took during the bulk ingest
     time.sleep(2 * sampler.every)  # a sample after the end
     bulk_cpu = sampler.cpu_between(since, time.time() - sampler.every)
     steps = step_cpu(layout, sampler, since)
     pages = sum(json.loads(layout.parsed_blocks(d).read_text()).get("pages") or 0
                 for d in layout.registered_document_ids())
-    started = time.perf_counter()
-    late = ingest(layout, [(LIBRARY_ROOT / LATE_DOCUMENT, LATE_DOCUMENT)])
-    one = time.perf_counter() - started
+    late, one = harness.timed(ingest, layout, [(LIBRARY_ROOT / LATE_DOCUMENT, LATE_DOCUMENT)])
     sampler.stopped.set()
-    print(json.dumps({
-        "host": host, "documents": report.documents, "pdf_pages": pages, "bulk_seconds": round(bulk, 1),
+    harness.emit(args, {
+        "documents": report.documents, "pdf_pages": pages, "bulk_seconds": round(bulk, 1),
         "bulk_cpu_seconds": round(bulk_cpu, 1), "load_average_1min_at_end": os.getloadavg()[0],
         "pdf_pages_per_second_overall": round(pages / bulk, 2),
         # each Dagster step's wall and CPU seconds (parse, chunk, embed, … the dbt build, publish)
@@ -140,7 +137,7 @@ def main() -> None:
         "add_one_short_pdf_seconds": round(one, 1), "documents_after": late.documents,
         "signature": late.signature, "home": str(home),
         **({"vector_parity": vector_parity(layout, StateLayout(args.reference))} if args.reference else {})},
-        indent=1))
+        host=host)
 
 
 if __name__ == "__main__":

@@ -12,11 +12,11 @@ cosine of its vectors to the baseline's.
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 import time
 from pathlib import Path
 
+import harness
 import numpy as np
 
 from corpus.config import ServedConfig
@@ -82,7 +82,7 @@ def build(source: Path, target: Path, options: dict) -> None:
 def main() -> None:
     from embedding_throughput import state_pieces  # the script's folder is on sys.path
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__file__, __doc__)
     parser.add_argument("--home", type=Path, default=None, help="an ingested state (default: QUANT_RAG_HOME)")
     parser.add_argument("--pieces", type=int, default=300)
     parser.add_argument("--threads", type=int, default=2)
@@ -112,13 +112,19 @@ def main() -> None:
             vectors[name] = encoder.embed_texts(texts)
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
             best[name] = min(best.get(name, (cpu, wall)), (cpu, wall))
-    print(f"{len(texts)} pieces · {args.threads} threads · best of {args.repeats}")
+    figures = {"pieces": len(texts), "threads": args.threads, "repeats": args.repeats, "variants": {}}
+    lines = [f"{len(texts)} pieces · {args.threads} threads · best of {args.repeats}"]
     base = best["fp32"][0]
     for name, (cpu, wall) in best.items():
         cosines = (vectors[name] * vectors["fp32"]).sum(axis=1)
-        print(f"{name:>20}: {cpu:7.2f} CPU-s ({cpu / base - 1:+6.1%}) {cpu / len(texts) * 1000:6.1f} CPU-ms/piece "
-              f"{wall:7.2f} wall-s  cosine mean {cosines.mean():.5f} p1 {np.percentile(cosines, 1):.5f} "
-              f"min {cosines.min():.5f}")
+        row = {"cpu_s": round(cpu, 2), "cpu_ms_per_piece": round(cpu / len(texts) * 1000, 1), "wall_s": round(wall, 2),
+               "cosine_mean": round(float(cosines.mean()), 5), "cosine_p1": round(harness.percentile(cosines, 1), 5),
+               "cosine_min": round(float(cosines.min()), 5)}
+        figures["variants"][name] = row
+        lines.append(f"{name:>20}: {cpu:7.2f} CPU-s ({cpu / base - 1:+6.1%}) "
+                     f"{row['cpu_ms_per_piece']:6.1f} CPU-ms/piece {wall:7.2f} wall-s  "
+                     f"cosine mean {row['cosine_mean']:.5f} p1 {row['cosine_p1']:.5f} min {row['cosine_min']:.5f}")
+    harness.emit(args, figures, lines)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """ONNX vs torch vectors over every embedded piece of a real state (the torch ones are those stored).
 
-    QUANT_RAG_HOME=<ingested state> python benchmarks/onnx_parity.py [--documents N] [--threads 2]
+    QUANT_RAG_HOME=<ingested state> python benchmarks/onnx_parity.py [--documents N] [--threads 2] [--json]
+
+Exits 1 when the smallest cosine is under 0.999.
 
 Rebuilds each document's piece strings exactly as the pipeline does (assets.embed), embeds them
 with the state's ONNX export (exported first if absent) and compares with the vectors the pipeline
@@ -9,27 +11,27 @@ stored (sentence-transformers): min / p1 / median cosine, and ONNX CPU seconds p
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
 from pathlib import Path
 
+import harness
 import numpy as np
 
 
 def main(argv: list[str] | None = None) -> int:
+    from corpus.config import ServedConfig
+    from corpus.encoding.embedder import embedding_prefix, load_embedder, model_folder, passage_pieces
+    from corpus.encoding.onnx_encoder import OnnxEncoder
+    from corpus.encoding.onnx_export import ensure_exported
+    from corpus.models import DocumentMetadata
+    from corpus.state.layout import StateLayout, read_json
     from ingest.embed import load_document_embeddings
     from ingest.integrity import load_passages
     from ingest.overlays import consolidated_titles
-    from corpus.config import ServedConfig
-    from corpus.encoding.embedder import embedding_prefix, load_embedder, model_folder, passage_pieces
-    from corpus.models import DocumentMetadata
-    from corpus.encoding.onnx_encoder import OnnxEncoder
-    from corpus.encoding.onnx_export import ensure_exported
-    from corpus.state.layout import StateLayout, read_json
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__file__, __doc__)
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("QUANT_RAG_HOME", "./var")))
     parser.add_argument("--documents", type=int, default=0, help="first N documents (0 = all)")
     parser.add_argument("--threads", type=int, default=2)
@@ -53,9 +55,14 @@ def main(argv: list[str] | None = None) -> int:
         cpu += time.process_time() - start
         cosines.extend((vectors * stored).sum(axis=1).tolist())
     values = np.array(cosines)
-    print(f"{len(documents)} documents, {len(values)} pieces: cosine ONNX vs stored torch vectors "
-          f"min {values.min():.6f} · p1 {np.percentile(values, 1):.6f} · median {np.median(values):.6f}; "
-          f"ONNX {cpu / max(len(values), 1) * 1000:.0f} CPU-ms per piece ({args.threads} threads)")
+    figures = {"documents": len(documents), "pieces": len(values), "threads": args.threads,
+               "cosine_min": round(float(values.min()), 6), "cosine_p1": round(harness.percentile(values, 1), 6),
+               "cosine_median": round(harness.percentile(values, 50), 6),
+               "onnx_cpu_ms_per_piece": round(cpu / max(len(values), 1) * 1000)}
+    harness.emit(args, figures, [
+        f"{len(documents)} documents, {len(values)} pieces: cosine ONNX vs stored torch vectors "
+        f"min {figures['cosine_min']:.6f} · p1 {figures['cosine_p1']:.6f} · median {figures['cosine_median']:.6f}; "
+        f"ONNX {figures['onnx_cpu_ms_per_piece']} CPU-ms per piece ({args.threads} threads)"])
     return 0 if values.min() >= 0.999 else 1
 
 

@@ -1,7 +1,7 @@
 """Page images of the served state: how many formula passages are marked unreliable, and the size
 and render time of every formula/table passage's image, as get_passage (image=true) makes it.
 
-    .venv/bin/python benchmarks/page_images.py --home var [--json OUT]
+    .venv/bin/python benchmarks/page_images.py --home var [--json] [--out OUT] [--hog]
 
 Each passage holding a display formula or a table is rendered twice through the server's own code
 (serving.passage_images.describe): cold, into an empty cache folder (the state's sources are read,
@@ -12,9 +12,7 @@ time per passage (wall, and CPU for the cold render), p50 / p95 / max.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
 import os
 import statistics
 import tempfile
@@ -23,6 +21,8 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+import harness  # noqa: E402
+
 from corpus.models import BlockKind  # noqa: E402
 from corpus.reading.published import open_published  # noqa: E402
 from corpus.reading.reader import CorpusReader  # noqa: E402
@@ -30,13 +30,9 @@ from corpus.state.layout import StateLayout  # noqa: E402
 from serving.passage_images import describe  # noqa: E402
 
 
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else float("nan")
-
-
 def _summary(values: list[float]) -> dict:
-    return {"n": len(values), "p50": _pct(values, 0.5), "p95": _pct(values, 0.95),
+    p50, p95 = (harness.percentile(values, q) if values else float("nan") for q in (50, 95))
+    return {"n": len(values), "p50": p50, "p95": p95,
             "max": max(values, default=float("nan")), "mean": statistics.fmean(values) if values else float("nan")}
 
 
@@ -81,18 +77,21 @@ def measure(home: Path) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__file__, __doc__, hog=True)
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("QUANT_RAG_HOME", "var")))
-    parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    result = measure(args.home)
-    for key, value in result["counts"].items():
-        print(f"{key:30s} {value}")
-    for key in ("image_bytes", "render_ms_cold", "render_cpu_ms_cold", "render_ms_cached"):
-        s = result[key]
-        print(f"{key:18s} n={s['n']} p50={s['p50']:.1f} p95={s['p95']:.1f} max={s['max']:.1f} mean={s['mean']:.1f}")
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=1) + "\n")
+    meter = harness.StealMeter()
+    result = harness.with_hog(args, lambda: measure(args.home))
+    lines = []
+    for suffix, run in (("", result), (" [hog]", result.get("hog"))):
+        if run is None:
+            continue
+        lines += [f"{key + suffix:30s} {value}" for key, value in run["counts"].items()]
+        for key in ("image_bytes", "render_ms_cold", "render_cpu_ms_cold", "render_ms_cached"):
+            s = run[key]
+            lines.append(f"{key + suffix:18s} n={s['n']} p50={s['p50']:.1f} p95={s['p95']:.1f} "
+                         f"max={s['max']:.1f} mean={s['mean']:.1f}")
+    harness.emit(args, result, lines, meter=meter)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Compare PDF parsers on the bundled library and print one table (choice of the default parser).
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/parsers.py [--slow-subset] [--json OUT]
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/parsers.py [--slow-subset] [--json] [--out OUT]
 
 Candidates: `pdfium` (the default: pdfium lines + layout rules + pdfplumber on table regions),
 `pdfium-notables` (the same without pdfplumber), and, on a subset because they are slow,
@@ -13,8 +13,6 @@ that runs across the column break kept whole) and garbled-text flags.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
 import time
@@ -23,6 +21,7 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+import harness  # noqa: E402
 from ingest.parsing.garbled import garbled_score, is_garbled  # noqa: E402
 from corpus.models import BlockKind, RawBlock  # noqa: E402
 
@@ -114,10 +113,9 @@ def measure(parser: str, files: list[Path]) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__file__, __doc__)
     parser.add_argument("--slow-subset", action="store_true",
                         help="also run pdfplumber and mineru, on the two-column papers and the slides")
-    parser.add_argument("--json", type=Path, help="write the rows as JSON here")
     args = parser.parse_args()
     everything = sorted(LIBRARY.glob("*.pdf"))
     subset = [LIBRARY / name for name in SLOW_SUBSET]
@@ -133,15 +131,10 @@ def main() -> None:
         print(f"done {name} on {len(files)} docs", file=sys.stderr)
     columns = ["parser", "docs", "pages", "wall_s", "cpu_s", "pages_per_cpu_s", "headings", "tables", "formulas",
                "code", "lists", "paragraphs", "empty", "bad_pages", "two_col_ok", "garbled"]
-    print("| " + " | ".join(columns) + " |")
-    print("|" + "---|" * len(columns))
-    for row in rows:
-        print("| " + " | ".join(str(row.get(c, "")) for c in columns) + " |")
-    for row in rows:
-        if "error" in row:
-            print(f"{row['parser']}: {row['error']}")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=2))
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(str(row.get(c, "")) for c in columns) + " |" for row in rows]
+    lines += [f"{row['parser']}: {row['error']}" for row in rows if "error" in row]
+    harness.emit(args, {"rows": rows}, lines)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ import os
 import sys
 from pathlib import Path
 
+import harness
+
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -36,11 +38,11 @@ def _old_rule(ranked, passages, question):
 
 
 def main() -> None:
+    args = harness.parser(__file__, __doc__).parse_args()
     home = Path(os.environ.get("QUANT_RAG_HOME", "var"))
     engine = ServingContext(StateLayout(home), ServedConfig()).engine
     passages = engine.reader.passages
     roles = collections.Counter(p.role for p in passages.values())
-    print(f"passages by role ({len(passages)}): {dict(roles.most_common())}")
     furniture = engine_module.drop_furniture
     questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
     shown = {"without": collections.Counter(), "with": collections.Counter()}
@@ -54,9 +56,13 @@ def main() -> None:
         engine_module.drop_furniture = furniture
         if tops["with"] != tops["without"]:
             changed.append(q["id"])
-    print(f"furniture passages in the hybrid top 10 of {len(questions)} library dev questions: "
-          f"without the filter {dict(shown['without'])}, with it {dict(shown['with'])}")
-    print(f"questions whose top 10 changed: {len(changed)} ({', '.join(changed)})")
+    figures = {"passages": len(passages), "passages_by_role": dict(roles.most_common()), "questions": len(questions),
+               "furniture_in_top10": {arm: dict(counts) for arm, counts in shown.items()}, "changed_top10": changed}
+    harness.emit(args, figures, [
+        f"passages by role ({len(passages)}): {dict(roles.most_common())}",
+        f"furniture passages in the hybrid top 10 of {len(questions)} library dev questions: "
+        f"without the filter {dict(shown['without'])}, with it {dict(shown['with'])}",
+        f"questions whose top 10 changed: {len(changed)} ({', '.join(changed)})"])
 
 
 if __name__ == "__main__":

@@ -12,14 +12,14 @@ embeds the same TAT-QA questions once (no cache); p50/p95 in ms. --hog repeats e
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 import time
 from pathlib import Path
 
-from serving_profile import cpu_hog, percentiles
+import harness
+from harness import cpu_hog, percentiles_ms
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = REPO / "bench" / "tatqa" / "queries.jsonl"
@@ -66,35 +66,32 @@ def measure(encoder, queries: list[str], threads: int | None = None) -> dict:
             times.append(time.perf_counter() - start)
     finally:
         torch.set_num_threads(saved)
-    return percentiles(times)
+    return percentiles_ms(times)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__file__, __doc__, hog=True)
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("QUANT_RAG_HOME", "./var")))
     parser.add_argument("--queries", type=int, default=100)
-    parser.add_argument("--hog", action="store_true", help="also measure beside a CPU-bound process")
-    parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     lines = QUESTIONS.read_text(encoding="utf-8").splitlines()[:args.queries]
     queries = [json.loads(line)["text"] for line in lines]
     encoders = arms(args.home.resolve())
-    conditions = ["idle", "hog"] if args.hog else ["idle"]
+    conditions = harness.conditions(args)
     report: dict = {"queries": len(queries), "cpus": os.cpu_count()}
+    meter = harness.StealMeter()
     for condition in conditions:
         with cpu_hog(condition == "hog"):
             for name, encoder in encoders.items():
                 report[f"{name} {condition}"] = measure(encoder, queries)
                 if name == "torch":
                     report[f"torch-1 {condition}"] = measure(encoder, queries, threads=1)
-    if args.json:
-        print(json.dumps(report, indent=1))
-        return 0
-    print(f"{len(queries)} queries, {report['cpus']} CPUs; ms per query embedding")
-    print(f"{'arm':<12}" + "".join(f"{c + ' p50':>11}{c + ' p95':>11}" for c in conditions))
+    lines = [f"{len(queries)} queries, {report['cpus']} CPUs; ms per query embedding",
+             f"{'arm':<12}" + "".join(f"{c + ' p50':>11}{c + ' p95':>11}" for c in conditions)]
     for name in [k.split()[0] for k in report if k.endswith(" idle")]:
-        print(f"{name:<12}" + "".join(f"{report[f'{name} {c}']['p50']:>11.1f}{report[f'{name} {c}']['p95']:>11.1f}"
-                                     for c in conditions))
+        lines.append(f"{name:<12}" + "".join(f"{report[f'{name} {c}']['p50']:>11.1f}"
+                                             f"{report[f'{name} {c}']['p95']:>11.1f}" for c in conditions))
+    harness.emit(args, report, lines, meter=meter)
     return 0
 
 

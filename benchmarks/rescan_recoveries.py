@@ -12,9 +12,9 @@ none after) and prints nDCG@10 per family before and after.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
+import harness
 import numpy as np
 
 from corpus.config import ServedConfig
@@ -34,7 +34,7 @@ def documents_in_order(ranked: list[str], doc_of: dict[str, str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = harness.parser(__file__, __doc__)
     parser.add_argument("--bench", default="library")
     parser.add_argument("--arm", default="hybrid")
     parser.add_argument("--documents", type=int, default=3)
@@ -62,14 +62,17 @@ def main(argv: list[str] | None = None) -> int:
                 recovered.append(q.id)
         if hit_before and not hit_after:
             lost.append(q.id)
-    print(f"{args.arm}: gold document in the first {TOP_DOCUMENTS}, no gold passage in the top {TOP_PASSAGES}: "
-          f"{len(candidates)} {candidates}")
-    print(f"recovered by {second}: {len(recovered)} {recovered}; lost: {len(lost)} {lost}")
+    lines = [f"{args.arm}: gold document in the first {TOP_DOCUMENTS}, no gold passage in the top {TOP_PASSAGES}: "
+             f"{len(candidates)} {candidates}",
+             f"recovered by {second}: {len(recovered)} {recovered}; lost: {len(lost)} {lost}"]
     families = sorted({q.family for q in target.questions if q.gains and q.family})
+    ndcg = {}
     for arm in (args.arm, second):
-        means = [np.mean([result.per_query[arm][q.id]["ndcg@10"] for q in target.questions
-                          if q.gains and q.family == f]) for f in families]
-        print(f"{arm:<60}" + " ".join(f"{f} {m:.3f}" for f, m in zip(families, means)))
+        ndcg[arm] = {f: round(float(np.mean([result.per_query[arm][q.id]["ndcg@10"] for q in target.questions
+                                             if q.gains and q.family == f])), 4) for f in families}
+        lines.append(f"{arm:<60}" + " ".join(f"{f} {m:.3f}" for f, m in ndcg[arm].items()))
+    harness.emit(args, {"candidates": candidates, "recovered": recovered, "lost": lost,
+                        "ndcg@10_by_family": ndcg}, lines)
     return 0
 
 

@@ -19,7 +19,6 @@ vectors), for sizes whose state on disk would take hours to write.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import resource
@@ -28,25 +27,13 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import harness  # noqa: E402
+from harness import percentiles_ms, rss_mb  # noqa: E402
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "evaluation" / "questions" / "library_dev.jsonl"
 SCOPE_YEARS = (2005, 2009)
-
-
-def rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def percentiles(seconds: list[float]) -> dict[str, float]:
-    ms = np.asarray(seconds) * 1e3
-    return {"p50": round(float(np.percentile(ms, 50)), 2), "p95": round(float(np.percentile(ms, 95)), 2),
-            "n": len(ms)}
 
 
 def questions(limit: int | None = None) -> list[str]:
@@ -69,15 +56,26 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
     from corpus.state.layout import StateLayout
     from serving.engine import Engine, Scope
 
+    class FolderEngine(Engine):
+        """The server's engine, serving the Edge generation folder `vectors` instead of the state's."""
+
+        def __init__(self, *args, **kwargs) -> None:
+            from corpus.vectors.vector_store_edge import EdgeVectorStore
+
+            super().__init__(*args, **kwargs)
+            self.folder_vectors = EdgeVectorStore(vectors, self.embedder.dimension, read_only=True)
+
+        @property
+        def vectors(self):
+            return self.folder_vectors
+
     if memory_passages:
         import corpus.reading.reader
         corpus.reading.reader.LARGE_STATE_PASSAGES = float("inf")
     view = open_published(StateLayout(home))
     config = ServedConfig.from_env()
-    engine = Engine(view.layout, config, signature=recorded_signature(view.layout))
-    if vectors is not None:
-        from corpus.vectors.vector_store_edge import EdgeVectorStore
-        engine._vectors = EdgeVectorStore(vectors, engine.embedder.dimension, read_only=True)
+    served = Engine if vectors is None else FolderEngine
+    engine = served(view.layout, config, signature=recorded_signature(view.layout))
     texts = questions(limit)
     engine.retrieve(texts[0], config.default_mode, Scope(), limit=10)
     first = {"first_answer_cpu_s": round(time.process_time(), 2), "rss_after_first_mb": round(rss_mb())}
@@ -92,7 +90,7 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
             start = time.perf_counter()
             engine.retrieve(text, config.default_mode, scope, limit=10)
             times.append(time.perf_counter() - start)
-        out[f"{label}_ms"] = percentiles(times)
+        out[f"{label}_ms"] = percentiles_ms(times)
         # pages read from the disk by the pass (memory-mapped index pages not in the page cache)
         out[f"{label}_major_faults"] = resource.getrusage(resource.RUSAGE_SELF).ru_majflt - faults
     stages: dict[str, list[float]] = {"embed": [], "dense": [], "bm25": []}
@@ -106,7 +104,7 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
         start = time.perf_counter()
         engine.bm25.search(text, config.candidate_pool)
         stages["bm25"].append(time.perf_counter() - start)
-    out["stages_ms"] = {name: percentiles(times) for name, times in stages.items()}
+    out["stages_ms"] = {name: percentiles_ms(times) for name, times in stages.items()}
     ids = list(engine.reader.passages)[:: max(1, len(engine.reader.passages) // 200)]
     times = []
     for chunk_id in ids:
@@ -114,7 +112,7 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
         passage = engine.reader.passage(chunk_id)
         engine.reader.by_document[passage.document_id]
         times.append(time.perf_counter() - start)
-    out["passage_and_siblings_ms"] = percentiles(times)
+    out["passage_and_siblings_ms"] = percentiles_ms(times)
     out["rss_after_searches_mb"] = round(rss_mb())
     print("DONE " + json.dumps(out), flush=True)
 
@@ -136,7 +134,7 @@ def serve(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__file__, __doc__, hog=True)
     parser.add_argument("what", choices=["serve", "probe", "indexes", "components"])
     parser.add_argument("--home", type=Path)
     parser.add_argument("--source", type=Path, help="components: an ingested state to clone")
@@ -150,8 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "probe":
         probe(args.home, args.queries, args.vectors, args.memory_passages)
         return 0
+    meter = harness.StealMeter()
     if args.what == "serve":
-        result = serve(args.home, args.queries, args.vectors, args.memory_passages)
+        result = harness.with_hog(args, lambda: serve(args.home, args.queries, args.vectors, args.memory_passages))
     elif args.what == "indexes":
         from scale_indexes import measure_state
         result = measure_state(args.home, questions(args.queries), args.work)
@@ -160,8 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         result = measure_components(args.source, args.passages, args.work, questions(args.queries),
                                     set(filter(None, args.skip.split(","))))
     result["vector_index"] = os.environ.get("QUANT_RAG_VECTOR_INDEX", "exact")
-    result["load_average"] = os.getloadavg()
-    print(json.dumps(result, indent=1))
+    harness.emit(args, result, meter=meter)
     return 0
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scale import percentiles, rss_mb
+from harness import percentiles_ms, rss_mb, timed
 
 TOP = 10
 HNSW_CONFIG = "hnsw"
@@ -22,21 +22,15 @@ SCORE_TOLERANCE = 0.005
 SWEEP = ((256, 4.0), (512, 4.0), (256, 16.0), (1024, 8.0), (1024, 32.0), (2048, 16.0), (4096, 32.0))
 
 
-def _timed(fn, *args, **kwargs):
-    start = time.perf_counter()
-    value = fn(*args, **kwargs)
-    return value, round(time.perf_counter() - start, 2)
-
-
 def bm25_figures(rows: list[tuple[str, str, str]], texts: list[str], scratch: Path, analyzer=None) -> dict:
     """Build over `rows`, then load (read / mmap) and query each way."""
-    from corpus.indexes.bm25_store import BM25Index, build_bm25
+    from corpus.indexes.bm25_store import build_bm25
     from corpus.config import ServedConfig
 
     config = ServedConfig.from_env()
-    _, build_s = _timed(build_bm25, scratch / "bm25", "scale", rows, config.bm25_k1, config.bm25_b,
+    _, build_s = timed(build_bm25, scratch / "bm25", "scale", rows, config.bm25_k1, config.bm25_b,
                         analyzer or config.analyzer)
-    return {"bm25_build_s": build_s, **bm25_load_figures(scratch / "bm25", "scale", texts)}
+    return {"bm25_build_s": round(build_s, 2), **bm25_load_figures(scratch / "bm25", "scale", texts)}
 
 
 def bm25_load_figures(folder: Path, signature: str, texts: list[str]) -> dict:
@@ -47,7 +41,7 @@ def bm25_load_figures(folder: Path, signature: str, texts: list[str]) -> dict:
     out = {"bm25_files_mb": round(sum(p.stat().st_size for p in (folder / signature).iterdir()) / 1e6)}
     for mmap in (False, True):
         before = rss_mb()
-        index, load_s = _timed(BM25Index.load, folder, signature, config.analyzer, mmap=mmap)
+        index, load_s = timed(BM25Index.load, folder, signature, config.analyzer, mmap=mmap)
         times, scoring, full_sort, same = [], [], [], 0
         for text in texts:
             start = time.perf_counter()
@@ -61,13 +55,13 @@ def bm25_load_figures(folder: Path, signature: str, texts: list[str]) -> dict:
             candidates = np.flatnonzero(scores > 0)
             ranked = candidates[np.argsort(-scores[candidates], kind="stable")][:50]
             full_sort.append(time.perf_counter() - start)
-            same += found == [(index._chunk_ids[i], float(scores[i])) for i in ranked]
+            same += found == [(index.chunk_ids[i], float(scores[i])) for i in ranked]
         label = "mmap" if mmap else "read"
-        out[f"bm25_{label}"] = {"load_s": load_s, "rss_added_mb": round(rss_mb() - before),
-                                "query_ms": percentiles(times)}
+        out[f"bm25_{label}"] = {"load_s": round(load_s, 2), "rss_added_mb": round(rss_mb() - before),
+                                "query_ms": percentiles_ms(times)}
         if not mmap:
-            out["bm25_read"].update({"scoring_ms": percentiles(scoring),
-                                     "scoring_and_full_sort_ms": percentiles(full_sort),
+            out["bm25_read"].update({"scoring_ms": percentiles_ms(scoring),
+                                     "scoring_and_full_sort_ms": percentiles_ms(full_sort),
                                      "same_top50_as_full_sort": f"{same}/{len(texts)}"})
         del index
     return out
@@ -78,10 +72,10 @@ def store_figures(passages: list, scratch: Path) -> dict:
     from corpus.indexes.passage_store import PassageStore, write_passage_store
 
     path = scratch / "passages.sqlite"
-    count, build_s = _timed(write_passage_store, path, "scale", passages)
+    count, build_s = timed(write_passage_store, path, "scale", passages)
     store = PassageStore(path)
     rng = np.random.default_rng(5)
-    picks = [passages[i] for i in rng.choice(len(passages), 300, replace=False)]
+    picks = [passages[i] for i in rng.choice(len(passages), min(300, len(passages)), replace=False)]
     lookup, document = [], []
     for passage in picks:
         start = time.perf_counter()
@@ -90,9 +84,9 @@ def store_figures(passages: list, scratch: Path) -> dict:
         start = time.perf_counter()
         store.of_document(passage.document_id)
         document.append(time.perf_counter() - start)
-    return {"store_passages": count, "store_build_s": build_s,
-            "store_file_mb": round(path.stat().st_size / 1e6), "store_get_ms": percentiles(lookup),
-            "store_document_ms": percentiles(document)}
+    return {"store_passages": count, "store_build_s": round(build_s, 2),
+            "store_file_mb": round(path.stat().st_size / 1e6), "store_get_ms": percentiles_ms(lookup),
+            "store_document_ms": percentiles_ms(document)}
 
 
 def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: Path, hnsw: bool = True) -> dict:
@@ -106,7 +100,7 @@ def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: 
     if not hnsw:
         return exact_figures(exact, arrays["years"], queries)
     chunks, documents, years = arrays["chunks"], arrays["documents"], arrays["years"]
-    edge, open_s = _timed(EdgeVectorStore, scratch / "hnsw", dimension, index=HNSW_CONFIG)
+    edge = EdgeVectorStore(scratch / "hnsw", dimension, index=HNSW_CONFIG)
     start = time.perf_counter()
     step = 4096
     for first in range(0, len(years), step):
@@ -115,7 +109,7 @@ def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: 
                                  int(arrays["pieces"][i]), arrays["vectors"][i],
                                  None if years[i] < 0 else int(years[i])) for i in rows])
     upsert_s = time.perf_counter() - start
-    _, close_s = _timed(edge.close)  # optimize: the graph and the int8 codes
+    _, close_s = timed(edge.close)  # optimize: the graph and the int8 codes
     reader = EdgeVectorStore(scratch / "hnsw", dimension, read_only=True)
     dated = years[years > 0]
     low = int(np.percentile(dated, 40))
@@ -132,7 +126,7 @@ def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: 
         for ef, oversampling in (served, *([s for s in SWEEP if s != served] if not scope else [])):
             reader.search_settings = (ef, oversampling)
             key = f"filter {label}" + ("" if (ef, oversampling) == served else f", ef {ef}, oversampling {oversampling:g}")
-            out[key] = {**_hnsw_recall(reader, queries, wanted, scope), "exact_ms": percentiles(exact_t)}
+            out[key] = {**_hnsw_recall(reader, queries, wanted, scope), "exact_ms": percentiles_ms(exact_t)}
     reader.close()
     return out
 
@@ -150,7 +144,7 @@ def _hnsw_recall(reader, queries: np.ndarray, wanted: list, scope: dict) -> dict
             gaps.append(float(np.mean([s for _, s in want]) - np.mean([s for _, s in got] or [0.0])))
     return {"recall@10": round(float(np.mean(recalls)), 4), "min_recall": round(float(np.min(recalls)), 2),
             f"recall@10 within {SCORE_TOLERANCE} of the exact 10th": round(float(np.mean(tolerant)), 4),
-            "mean cosine lost vs exact top 10": round(float(np.mean(gaps)), 5), "hnsw_ms": percentiles(hnsw_t)}
+            "mean cosine lost vs exact top 10": round(float(np.mean(gaps)), 5), "hnsw_ms": percentiles_ms(hnsw_t)}
 
 
 def exact_figures(exact, years: np.ndarray, queries: np.ndarray) -> dict:
@@ -163,7 +157,7 @@ def exact_figures(exact, years: np.ndarray, queries: np.ndarray) -> dict:
             start = time.perf_counter()
             exact.search(query, TOP, **scope)
             times.append(time.perf_counter() - start)
-        out[f"filter {label}"] = {"exact_ms": percentiles(times)}
+        out[f"filter {label}"] = {"exact_ms": percentiles_ms(times)}
     return out
 
 
@@ -204,9 +198,9 @@ def measure_state(home: Path, texts: list[str], work: Path) -> dict:
 
     view = open_published(StateLayout(home))
     layout = view.layout
-    documents, load_s = _timed(indexed_documents, layout)
+    documents, load_s = timed(indexed_documents, layout)
     passages = [p for d in documents for p in d.passages]
-    out = {"passages": len(passages), "documents": len(documents), "read_passage_files_s": load_s}
+    out = {"passages": len(passages), "documents": len(documents), "read_passage_files_s": round(load_s, 2)}
     work.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="scale-", dir=work) as scratch:
         out.update(store_figures(passages, Path(scratch)))
@@ -225,8 +219,8 @@ def measure_components(source: Path, passages: int, work: Path, texts: list[str]
 
     work.mkdir(parents=True, exist_ok=True)
     try:
-        parts, clone_s = _timed(cloned_components, source, passages)
-        out = {"passages": len(parts["passages"]), "clone_in_memory_s": clone_s}
+        parts, clone_s = timed(cloned_components, source, passages)
+        out = {"passages": len(parts["passages"]), "clone_in_memory_s": round(clone_s, 2)}
         print("progress", out, flush=True)  # a long run says where it is
         if "store" not in skip:
             out.update(store_figures(parts["passages"], work))

@@ -32,12 +32,10 @@ CPU time much less. --server-profile runs the warm server under cProfile
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -50,9 +48,10 @@ single_threaded_blas()  # the in-process figures run the retrieval the way the s
 import anyio  # noqa: E402
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-from host import StealMeter, host_line, host_report  # noqa: E402
+import harness  # noqa: E402
+from harness import cpu_hog, percentiles_ms, stage_timer  # noqa: E402
 from profiled_server import PROFILE_ENV  # noqa: E402
-from serving_profile import cpu_hog, percentiles, profile_search, stage_timer  # noqa: E402
+from serving_profile import profile_search  # noqa: E402
 from timed_server import MARKS_ENV, spans  # noqa: E402
 from wire_client import wire_cold_start, wire_latencies  # noqa: E402
 
@@ -80,7 +79,8 @@ def _params(home: Path, warm_up: bool, profile: Path | None = None,
     return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=str(REPO))
 
 
-async def _timed(session, name, arguments) -> float:
+async def _call_seconds(session, name, arguments) -> float:
+    """Wall seconds of one call through the SDK client (async: harness.timed is for plain calls)."""
     start = time.perf_counter()
     result = await session.call_tool(name, arguments)
     elapsed = time.perf_counter() - start
@@ -182,7 +182,7 @@ async def warm_latencies(home: Path, repeat: int, tools: set[str] | None = None,
                         continue
                     tool = label.split("(")[0]
                     mark = cpu_mark()
-                    times[label] = [await _timed(session, tool, make(i)) for i in range(repeat)]
+                    times[label] = [await _call_seconds(session, tool, make(i)) for i in range(repeat)]
                     cpu_since(label, mark)
                 pings = []  # the bare stdio round trip of this SDK, for scale
                 mark = cpu_mark()
@@ -226,7 +226,7 @@ def edge_latency(home: Path, count: int) -> dict:
             start = time.perf_counter()
             engine.vectors.search(vector, pool, **bounds)
             times.append(time.perf_counter() - start)
-        out[label] = {"p50": 1000 * percentile(times, 50), "p95": 1000 * percentile(times, 95)}
+        out[label] = percentiles_ms(times)
     return out
 
 
@@ -281,8 +281,7 @@ def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
     for i in range(repeat):
         tool.handle(ctx, tool.SearchDocumentsInput(query=QUERIES[i % len(QUERIES)], mode=mode))
     return {"mode": mode, "handle_mean_ms": 1000 * (time.perf_counter() - start) / repeat,
-            "stages_ms": {k: {"p50": 1000 * percentile(v, 50), "p95": 1000 * percentile(v, 95)}
-                          for k, v in stages.items()}}
+            "stages_ms": {k: percentiles_ms(v) for k, v in stages.items()}}
 
 
 def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path | None = None) -> dict:
@@ -291,7 +290,7 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path |
     out = {"cold_corpus_status": anyio.run(cold_start, home, "corpus_status", {}),
            "cold_search": anyio.run(cold_start, home, "search_documents", {"query": QUERIES[0]})}
     warm, cpu = anyio.run(warm_latencies, home, repeat, tools, profile)
-    out["warm_ms"] = {label: percentiles(v) for label, v in warm.items()}
+    out["warm_ms"] = {label: percentiles_ms(v) for label, v in warm.items()}
     out["cpu_ms_per_call"] = cpu
     # The same server, timed at the wire (no SDK client parsing or schema validation in the span);
     # the warm one also stamps each call inside the server (timed_server.py), not the cold one.
@@ -316,14 +315,14 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path |
                                     call_arguments, between={"search_documents": retrieve})
     if marks.exists():  # the last `repeat` searches: the measured ones, not the set-up search
         searches = spans(marks, "search_documents")
-        out["server_spans_ms"] = {k: percentiles(v[-repeat:]) for k, v in searches.items()}
+        out["server_spans_ms"] = {k: percentiles_ms(v[-repeat:]) for k, v in searches.items()}
         shutil.rmtree(marks.parent, ignore_errors=True)
-    out["wire_ms"] = {label: percentiles(v) for label, v in wire.items()}
+    out["wire_ms"] = {label: percentiles_ms(v) for label, v in wire.items()}
     out["wire_cpu_ms_per_call"] = wire_cpu
     if not times:  # no wire search measured (--tools without it): time the queries on their own
         for i in range(repeat):
             retrieve(i)
-    out["in_process_retrieve_ms"] = percentiles(times)
+    out["in_process_retrieve_ms"] = percentiles_ms(times)
     if "search_documents" in out["warm_ms"]:
         out["stdio_over_in_process"] = round(out["warm_ms"]["search_documents"]["p50"]
                                              / out["in_process_retrieve_ms"]["p50"], 2)
@@ -370,39 +369,32 @@ def _cpu(figures: dict | None) -> str:
     return ", ".join("-" if figures.get(k) is None else f"{figures[k]:.2f}" for k in ("server", "client"))
 
 
-def percentile(values: list[float], q: int) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__file__, __doc__, hog=True)
     parser.add_argument("--home", type=Path, default=None, help="state dir (default QUANT_RAG_HOME)")
     parser.add_argument("--fixture", type=Path, default=None,
                         help="build the small test state in this folder and measure it")
     parser.add_argument("--repeat", type=int, default=30)
-    parser.add_argument("--json", action="store_true")
     parser.add_argument("--tools", default=None, help="comma-separated warm labels to measure (default all)")
     parser.add_argument("--no-mcp", action="store_true", help="skip the MCP cold/warm measurements")
     parser.add_argument("--edge", type=int, default=0, metavar="N", help="direct vector-store timing, N questions")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="in-process search stage breakdown")
-    parser.add_argument("--hog", action="store_true", help="repeat beside a CPU-bound process")
-    parser.add_argument("--out", type=Path, default=None, help="also write the JSON report here")
     parser.add_argument("--server-profile", type=Path, default=None, metavar="PROF",
                         help="run the warm server under cProfile, write its stats here and print the top")
     args = parser.parse_args(argv)
     home = args.home or Path(os.environ.get("QUANT_RAG_HOME", "./var")).resolve()
     if args.fixture:
-        sys.path.insert(0, str(REPO / "tests" / "serving"))
+        sys.path[:0] = [str(REPO / "tests" / "serving"), str(REPO / "tests")]  # conftest imports shared_state
         from conftest import build_state  # the test suite's fixture state (pipeline code, three lectures)
 
         home = args.fixture
         if not (home / "signature.json").exists():
             build_state(home)
-    report, steal = {"home": str(home)}, StealMeter()
+    report, steal = {"home": str(home)}, harness.StealMeter()
     if not args.no_mcp:
         os.environ.setdefault("QUANT_RAG_HOME", str(home))
         tools = set(args.tools.split(",")) if args.tools else None
-        for condition in (["idle", "hog"] if args.hog else ["idle"]):
+        for condition in harness.conditions(args):
             with cpu_hog(condition == "hog"):
                 profile = args.server_profile if condition == "idle" else None
                 report[condition] = mcp_figures(home, args.repeat, tools, profile)
@@ -412,25 +404,30 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         report["profile_dense"] = search_profile(home, args.profile, "dense")
         report["profile_hybrid"] = search_profile(home, args.profile, "hybrid")
-    report["host"] = host_report(steal)
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=1))
-    if args.json or args.no_mcp:
-        print(json.dumps(report, indent=1))
-        return 0
-    print(host_line(report["host"]))
-    for condition in ("idle", "hog"):
-        if condition in report:
-            print_figures(condition, report[condition])
-    if args.server_profile and args.server_profile.exists():
-        import pstats
-
-        print(f"server event loop, top by own time ({args.server_profile}):")
-        pstats.Stats(str(args.server_profile)).sort_stats("tottime").print_stats(15)
-    for key in ("edge_ms", "profile_dense", "profile_hybrid"):
-        if key in report:
-            print(f"{key}: {json.dumps(report[key], indent=1)}")
+    args.json = args.json or args.no_mcp  # the in-process figures have no table of their own
+    harness.emit(args, report, lines_of(args, report), meter=steal)
     return 0
+
+
+def lines_of(args, report: dict) -> list[str]:
+    """The human-readable report: per condition the cold starts and the warm table, then the rest."""
+    import contextlib
+    import io
+
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        for condition in ("idle", "hog"):
+            if condition in report:
+                print_figures(condition, report[condition])
+        if args.server_profile and args.server_profile.exists():
+            import pstats
+
+            print(f"server event loop, top by own time ({args.server_profile}):")
+            pstats.Stats(str(args.server_profile), stream=sys.stdout).sort_stats("tottime").print_stats(15)
+        for key in ("edge_ms", "profile_dense", "profile_hybrid"):
+            if key in report:
+                print(f"{key}: {json.dumps(report[key], indent=1)}")
+    return text.getvalue().rstrip("\n").splitlines()
 
 
 if __name__ == "__main__":

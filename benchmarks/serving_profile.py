@@ -23,29 +23,11 @@ from /proc, and in its --server-profile (cProfile of the server's event loop).
 
 from __future__ import annotations
 
-import contextlib
-import subprocess
-import sys
 import time
 
+from harness import percentile, stage_timer
+
 QUERIES_DEFAULT = ("How is value at risk estimated from historical returns?",)
-
-
-def stage_timer():
-    """(stages, timed): timed(name, fn, *args) calls fn and appends its seconds to stages[name]."""
-    stages: dict[str, list[float]] = {}
-
-    def timed(name, fn, *args, **kw):
-        start = time.perf_counter()
-        value = fn(*args, **kw)
-        stages.setdefault(name, []).append(time.perf_counter() - start)
-        return value
-    return stages, timed
-
-
-def _percentile(values: list[float], q: int) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 def profile_search(context, queries, repeat: int) -> dict:
@@ -95,27 +77,7 @@ def profile_search(context, queries, repeat: int) -> dict:
             stages.clear()
     summed = {k: v for k, v in stages.items()
               if k not in ("total", "trace", "client_validate", "client_validate_refs")}
-    figures = {k: round(1000 * _percentile(v, 50), 3) for k, v in stages.items()}
-    figures["after_retrieval"] = round(sum(1000 * _percentile(v, 50) for k, v in summed.items()
+    figures = {k: round(1000 * percentile(v, 50), 3) for k, v in stages.items()}
+    figures["after_retrieval"] = round(sum(1000 * percentile(v, 50) for k, v in summed.items()
                                            if k != "retrieval"), 3)
     return figures
-
-
-def percentiles(seconds: list[float]) -> dict:
-    """p50 and p95 in ms."""
-    return {"p50": round(1000 * _percentile(seconds, 50), 2), "p95": round(1000 * _percentile(seconds, 95), 2)}
-
-
-@contextlib.contextmanager
-def cpu_hog(active: bool = True):
-    """Another program holding one core for the duration (`python -c "while True: pass"`)."""
-    if not active:
-        yield None
-        return
-    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    try:
-        time.sleep(0.5)  # let it reach the scheduler's steady state
-        yield hog
-    finally:
-        hog.kill()
-        hog.wait()

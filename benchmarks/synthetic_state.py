@@ -23,7 +23,6 @@ checks run through the real pipeline, and the state's coherence is printed as `q
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import hashlib
 import io
@@ -32,10 +31,10 @@ import os
 import re
 import shutil
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
+import harness
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -43,8 +42,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from corpus.config import ServedConfig  # noqa: E402
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex  # noqa: E402
 from corpus.models import DocumentMetadata, ParsedDocument, Passage, SourceRecord  # noqa: E402
-from corpus.state.layout import (StateLayout, atomic_write_bytes, atomic_write_json, atomic_write_jsonl,  # noqa: E402
-                          atomic_write_text, read_json, read_jsonl, read_text_exact)
+from corpus.state.layout import (  # noqa: E402
+    StateLayout,
+    atomic_write_bytes,
+    atomic_write_json,
+    atomic_write_jsonl,
+    atomic_write_text,
+    read_json,
+    read_jsonl,
+    read_text_exact,
+)
 from corpus.versions import CHUNKER_VERSION  # noqa: E402
 
 SUBSTITUTED = 0.30          # share of eligible words replaced in each clone
@@ -174,7 +181,7 @@ def refresh(target_root: Path) -> dict[str, bool]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__file__, __doc__)
     parser.add_argument("--source", type=Path, required=True, help="an ingested state (read only)")
     parser.add_argument("--target", type=Path, required=True, help="new state folder (must be empty)")
     parser.add_argument("--passages", type=int, default=26000)
@@ -186,18 +193,18 @@ def main(argv: list[str] | None = None) -> int:
     # The scale states measure the vector, BM25 and passage-store paths: a token index of 100k cloned
     # passages would be computed from nothing (hours here) and take ≈ 12 GB.
     os.environ.setdefault("QUANT_RAG_LATE_INTERACTION", "false")
-    started = time.perf_counter()
-    stats = build(args.source.resolve(), target, args.passages)
-    print(f"written: {stats} in {time.perf_counter() - started:.0f} s", flush=True)
-    started = time.perf_counter()
-    checks = refresh(target)
-    print(f"refresh_corpus: {time.perf_counter() - started:.0f} s; checks "
-          + ", ".join(f"{k}={'ok' if v else 'FAILED'}" for k, v in sorted(checks.items())), flush=True)
+    meter = harness.StealMeter()
+    stats, written_s = harness.timed(build, args.source.resolve(), target, args.passages)
+    harness.say(args, f"written: {stats} in {written_s:.0f} s")
+    checks, refresh_s = harness.timed(refresh, target)
+    harness.say(args, f"refresh_corpus: {refresh_s:.0f} s; checks "
+                + ", ".join(f"{k}={'ok' if v else 'FAILED'}" for k, v in sorted(checks.items())))
     overlays = {path.name: len(read_json(path)) for path in StateLayout(target).overlay_files}
-    print(f"overlays: {overlays}")
     from serving.coherence import check_state, doctor_text
     report = check_state(StateLayout(target), ServedConfig.from_env())
-    print(f"state: {target}\n" + doctor_text(report))
+    figures = {"target": str(target), "written": stats, "write_s": round(written_s), "refresh_s": round(refresh_s),
+               "checks": checks, "overlays": overlays, "coherent": report.coherent}
+    harness.emit(args, figures, [f"overlays: {overlays}", f"state: {target}\n" + doctor_text(report)], meter=meter)
     return 0 if report.coherent and all(checks.values()) else 1
 
 

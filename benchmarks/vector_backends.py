@@ -5,16 +5,15 @@ document, years 1990-2024. Per backend and size: build time (upsert + close), re
 query p50/p95 without and with a year filter (2005-2014), and exactness: the top-50 chunks must
 equal a numpy brute force (best piece per chunk, ties by chunk_id), in order.
 
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/vector_backends.py --sizes 3000 26000
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/vector_backends.py --sizes 3000 26000 [--json] [--hog]
 """
 
 from __future__ import annotations
 
-import argparse
 import tempfile
-import time
 from pathlib import Path
 
+import harness
 import numpy as np
 
 from corpus.config import ServedConfig
@@ -57,45 +56,51 @@ def run(backend: str, n_points: int, n_queries: int) -> dict:
     queries = matrix[rng.integers(len(points), size=n_queries)] + 0.3 * rng.standard_normal((n_queries, DIM)).astype(np.float32)
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     layout, config = StateLayout(Path(tempfile.mkdtemp(prefix="vb-"))), ServedConfig(vector_backend=backend)
-    start = time.perf_counter()
-    store = open_vector_store(layout, config, DIM)
-    store.upsert(points)
-    store.close()
-    build = time.perf_counter() - start
-    start = time.perf_counter()
-    store = open_vector_store(layout, config, DIM, read_only=True)
-    store.count_points()
-    reopen = time.perf_counter() - start
-    row = {"backend": backend, "points": n_points, "build_s": build, "reopen_s": reopen}
+    def build() -> None:
+        store = open_vector_store(layout, config, DIM)
+        store.upsert(points)
+        store.close()
+
+    def reopen():
+        store = open_vector_store(layout, config, DIM, read_only=True)
+        store.count_points()
+        return store
+
+    build_s = harness.timed(build)[1]
+    store, reopen_s = harness.timed(reopen)
+    row = {"backend": backend, "points": n_points, "build_s": build_s, "reopen_s": reopen_s}
     for label, years in (("plain", None), ("year", YEARS)):
         latencies, exact = [], 0
+        kwargs = {"year_min": years[0], "year_max": years[1]} if years else {}
         for q in queries:
-            start = time.perf_counter()
-            kwargs = {"year_min": years[0], "year_max": years[1]} if years else {}
-            got = store.search(q, TOP, **kwargs)
-            latencies.append((time.perf_counter() - start) * 1000)
+            got, seconds = harness.timed(store.search, q, TOP, **kwargs)
+            latencies.append(seconds)
             exact += [c for c, _ in got] == brute_force(points, matrix, q, years)
-        row[f"{label}_p50_ms"] = float(np.percentile(latencies, 50))
-        row[f"{label}_p95_ms"] = float(np.percentile(latencies, 95))
+        figures = harness.percentiles_ms(latencies, digits=3)
+        row[f"{label}_p50_ms"], row[f"{label}_p95_ms"] = figures["p50"], figures["p95"]
         row[f"{label}_exact"] = f"{exact}/{n_queries}"
     store.close()
     return row
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__file__, __doc__, hog=True)
     parser.add_argument("--sizes", type=int, nargs="+", default=[3000, 26000])
     parser.add_argument("--backends", nargs="+", default=["edge", "local"])
     parser.add_argument("--queries", type=int, default=50)
     args = parser.parse_args()
     columns = ["backend", "points", "build_s", "reopen_s", "plain_p50_ms", "plain_p95_ms", "plain_exact",
                "year_p50_ms", "year_p95_ms", "year_exact"]
-    print(" | ".join(columns))
-    for size in args.sizes:
-        for backend in args.backends:
-            row = run(backend, size, args.queries)
-            print(" | ".join(f"{row[c]:.2f}" if isinstance(row[c], float) else str(row[c]) for c in columns),
-                  flush=True)
+    meter, rows = harness.StealMeter(), []
+    harness.say(args, " | ".join(["condition", *columns]))
+    for condition in harness.conditions(args):
+        with harness.cpu_hog(condition == "hog"):
+            for size in args.sizes:
+                for backend in args.backends:
+                    rows.append({"condition": condition, **run(backend, size, args.queries)})
+                    harness.say(args, " | ".join(f"{rows[-1][c]:.2f}" if isinstance(rows[-1][c], float)
+                                                 else str(rows[-1][c]) for c in ["condition", *columns]))
+    harness.emit(args, {"rows": rows}, [], meter=meter)
 
 
 if __name__ == "__main__":

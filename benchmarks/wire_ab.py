@@ -11,13 +11,13 @@ call, from /proc.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
 from pathlib import Path
 
-from serving_profile import percentiles
+import harness
+from harness import percentiles_ms
 from wire_client import WireClient, cpu_seconds
 
 QUERIES = ["How is value at risk estimated from historical returns?",
@@ -59,7 +59,7 @@ def compare(trees: dict[str, Path], home: Path, tools: list[str], repeat: int) -
             for i in range(repeat):
                 for label in (list(clients) if i % 2 == 0 else list(clients)[::-1]):
                     times[label].append(call(label, tool, i))
-            out[tool] = {label: {**percentiles(times[label]), "server_cpu_ms": round(
+            out[tool] = {label: {**percentiles_ms(times[label]), "server_cpu_ms": round(
                 1000 * (cpu_seconds(clients[label].pid) - cpu[label]) / repeat, 2)} for label in clients}
         return out
     finally:
@@ -68,7 +68,7 @@ def compare(trees: dict[str, Path], home: Path, tools: list[str], repeat: int) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__file__, __doc__, hog=True)
     parser.add_argument("--home", type=Path, required=True, help="state dir (read only)")
     parser.add_argument("--before", type=Path, required=True, help="a checkout to compare against")
     parser.add_argument("--after", type=Path, default=Path(__file__).resolve().parents[1])
@@ -76,12 +76,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=150)
     args = parser.parse_args(argv)
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}
-    print(f"load {os.getloadavg()[0]:.2f}; {args.repeat} calls each, alternated")
-    for tool, rows in compare(trees, args.home, args.tools.split(","), args.repeat).items():
-        for label, r in rows.items():
-            print(f"{tool:<18}{label:<8} p50 {r['p50']:7.2f}  p95 {r['p95']:7.2f} ms   "
-                  f"server CPU {r['server_cpu_ms']:6.2f} ms/call")
-    print(f"load {os.getloadavg()[0]:.2f}")
+    harness.say(args, f"load {os.getloadavg()[0]:.2f}; {args.repeat} calls each, alternated")
+    meter = harness.StealMeter()
+    figures = harness.with_hog(args, lambda: compare(trees, args.home, args.tools.split(","), args.repeat))
+    lines = []
+    for suffix, by_tool in (("", figures), (" hog", figures.get("hog", {}))):
+        for tool, rows in by_tool.items():
+            lines += [f"{tool:<18}{label + suffix:<12} p50 {r['p50']:7.2f}  p95 {r['p95']:7.2f} ms   "
+                      f"server CPU {r['server_cpu_ms']:6.2f} ms/call" for label, r in rows.items() if tool != "hog"]
+    harness.emit(args, figures, lines, meter=meter)
     return 0
 
 

@@ -1,6 +1,7 @@
 """The project's import graph, read from the source with `ast`: every import statement counts,
 function-level ones included (they run too). The graph has no circle, and each package imports
-only the packages the README's table allows."""
+only the packages the README's table allows; the benchmark scripts, which import each other by
+bare name, form no circle either."""
 
 from __future__ import annotations
 
@@ -90,6 +91,39 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         if node not in index:
             visit(node)
     return sorted(found)
+
+
+BENCHMARKS = REPO / "benchmarks"
+
+
+def benchmark_graph(folder: Path = BENCHMARKS) -> dict[str, set[str]]:
+    """script -> the sibling scripts it imports. A script runs as `python benchmarks/X.py`, its
+    folder first on the path, so siblings are imported by bare name (`from harness import ...`)."""
+    scripts = {path.stem: path for path in sorted(folder.glob("*.py"))}
+    graph = {}
+    for name, path in scripts.items():
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.Import):
+                edges |= {alias.name for alias in node.names if alias.name in scripts}
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module in scripts:
+                edges.add(node.module)
+        edges.discard(name)
+        graph[name] = edges
+    return graph
+
+
+def test_the_benchmark_scripts_import_each_other_without_a_circle():
+    graph = benchmark_graph()
+    assert "harness" in graph and graph["harness"] <= {"host"}  # the shared module leans on no script
+    assert cycles(graph) == []
+
+
+def test_the_benchmark_graph_sees_a_circle_between_two_scripts(tmp_path):
+    (tmp_path / "scale.py").write_text("def main():\n    from scale_indexes import measure\n")
+    (tmp_path / "scale_indexes.py").write_text("from scale import percentiles\n")
+    (tmp_path / "harness.py").write_text("import numpy\n")
+    assert cycles(benchmark_graph(tmp_path)) == [["scale", "scale_indexes"]]
 
 
 # What each package may import among the project's packages (README "Packages"; docs/DESIGN.md §1).

@@ -105,6 +105,11 @@ class BM25Index:
         self.k1: float = manifest["k1"]
         self.b: float = manifest["b"]
 
+    @property
+    def chunk_ids(self) -> list[str]:
+        """The indexed chunk ids in row order: row i of `scores(query)` scores chunk_ids[i]."""
+        return self._chunk_ids
+
     @classmethod
     def in_memory(cls, rows: list[tuple[str, str, str]], k1: float, b: float,
                   analyzer: Analyzer, signature: str) -> "BM25Index":

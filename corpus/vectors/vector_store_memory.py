@@ -96,6 +96,16 @@ class MemoryVectorStore:
         self.origin = origin
 
     @property
+    def vectors(self) -> np.ndarray:
+        """The stored vectors, one row per point, normalised to unit length (read, never write)."""
+        return self._vectors
+
+    @property
+    def years(self) -> np.ndarray:
+        """Each point's year, in the rows of `vectors` (NO_YEAR where the document has none)."""
+        return self._years
+
+    @property
     def nbytes(self) -> int:
         """Memory the arrays hold (vectors dominate)."""
         return sum(a.nbytes for a in (self._vectors, self._chunks, self._chunk_index,

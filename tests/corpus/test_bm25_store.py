@@ -176,3 +176,13 @@ def test_building_an_index_logs_nothing_below_warning(caplog, corpus_rows):
     with caplog.at_level(logging.DEBUG):
         BM25Index.in_memory(corpus_rows, 1.5, 0.75, Analyzer(), "sig")
     assert [r for r in caplog.records if r.name.startswith("bm25s") and r.levelno < logging.WARNING] == []
+
+
+def test_chunk_ids_name_the_rows_scores_returns(corpus_rows):
+    index = BM25Index.in_memory(corpus_rows, K1, B, ANALYZER, "sig-rows")
+    assert index.chunk_ids == [row[0] for row in corpus_rows]
+    query = "CVaR"
+    scores = index.scores(query)
+    assert len(scores) == len(index.chunk_ids)
+    best = max(range(len(scores)), key=lambda i: (scores[i], -i))
+    assert index.search(query, 1)[0][0] == index.chunk_ids[best]
