@@ -15,7 +15,7 @@ from serving.engine import Engine, Scope
 from serving.periods import apply_period
 from serving.schemas import PeriodOut
 from serving.sessions import SessionStore
-from serving.tools import ToolInput
+from serving.tool_spec import ToolInput
 from serving.tools.sessions import SessionRef, scope_from_session
 
 YEAR_MIN, YEAR_MAX = 1900, 2099

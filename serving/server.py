@@ -39,7 +39,7 @@ from serving.errors import (IncoherentState, InvalidArgument, ServingError,
                             describe_validation_error, without_state_paths)
 from serving.process import import_bm25s_without_scipy, lean_sdk_imports, single_threaded_blas, without_numba
 from serving.schemas import render_trace
-from serving.tools import ToolSpec
+from serving.tool_spec import ToolSpec
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server

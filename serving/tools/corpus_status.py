@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from serving.context import ToolContext
 from serving.contract import Trace
 from serving.schemas import render_trace
-from serving.tools import ToolInput, ToolSpec
+from serving.tool_spec import ToolInput, ToolSpec
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from serving.contract import PASSAGE_WINDOW, SEARCH_WINDOW, Trace
 from serving.errors import InvalidArgument, NotFound
 from serving.passage_images import PageImageOut, describe
 from serving.schemas import PassageOut, passage_out, render_passage, render_trace
-from serving.tools import ToolInput, ToolSpec
+from serving.tool_spec import ToolInput, ToolSpec
 
 MAX_NEIGHBOURS = 3
 

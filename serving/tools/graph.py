@@ -10,7 +10,7 @@ from corpus.graph.graph_store import ENTITY_TYPES, EXAMPLE_CHUNKS, MIN_CONTAININ
 from serving.context import ToolContext
 from serving.contract import SEARCH_WINDOW, Trace
 from serving.schemas import Cite, PassageOut, cite_of, passage_out, render_passage, render_trace
-from serving.tools import ToolInput, ToolSpec
+from serving.tool_spec import ToolInput, ToolSpec
 
 EntityType = Literal[ENTITY_TYPES]  # type: ignore[valid-type]
 # No relation filter is offered: the default (vocabulary) extractor yields no typed relations, so

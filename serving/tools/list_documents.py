@@ -11,7 +11,7 @@ from serving.contract import Trace
 from corpus.text.names import fold_name as fold
 from serving.engine import Scope
 from serving.schemas import DocumentOut, document_out, render_trace
-from serving.tools import ToolInput, ToolSpec
+from serving.tool_spec import ToolInput, ToolSpec
 from serving.empty_scope import EmptyScope, render as render_empty_scope
 from serving.scope import YEAR_MAX, YEAR_MIN, empty_scope
 

@@ -15,7 +15,7 @@ from serving.schemas import PassageOut, PeriodOut, passage_out, render_passage, 
 from serving.abstention import no_answer_probability
 from serving.empty_scope import EmptyScope, render as render_empty_scope
 from serving.scope import FILTER_ERRORS, Filters, empty_scope, resolve_filters
-from serving.tools import ToolSpec
+from serving.tool_spec import ToolSpec
 
 MAX_QUERY_CHARS = 2000
 MAX_RESULTS = 20

@@ -15,7 +15,7 @@ from serving.schemas import render_trace
 from serving.sessions import (MAX_ITEMS_ENV, MAX_LIST_LENGTH, MAX_TOTAL_BYTES, MAX_VALUE_BYTES,
                               NAME_RE, PROVENANCE_HELP, VALID_CALLS, Evidence, Kind, Scope,
                               SessionEntry, SessionError, SessionProvenance, SessionSummary)
-from serving.tools import ToolInput, ToolSpec
+from serving.tool_spec import ToolInput, ToolSpec
 
 _NAME = Field(pattern=NAME_RE.pattern, min_length=1, max_length=64,
               description="Entry name: 1-64 of A-Z a-z 0-9 _ . -")

@@ -10,7 +10,7 @@ from serving.schemas import Cite, PeriodOut, cite_of, render_trace
 from serving.context import ToolContext
 from serving.empty_scope import EmptyScope, render as render_empty_scope
 from serving.scope import FILTER_ERRORS, Filters, empty_scope, resolve_filters
-from serving.tools import ToolSpec
+from serving.tool_spec import ToolSpec
 from serving.tools.search_documents import MAX_QUERY_CHARS, ModeName, render_header
 
 MAX_DOCUMENTS = 50

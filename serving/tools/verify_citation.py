@@ -13,7 +13,7 @@ from serving.citation import (MAX_ELLIPSIS_GAP, MAX_QUOTE_CHARS, MAX_SUPPORTS_CH
 from serving.contract import Trace
 from serving.errors import NotFound
 from serving.schemas import render_trace
-from serving.tools import ToolInput, ToolSpec
+from serving.tool_spec import ToolInput, ToolSpec
 
 SHOWN = 5  # unknown ids named in one message (`fields` lists them all)
 ELLIPSIS_RULE = (f"'…' or '...' marks an elision: its parts are checked in order and must lie "
