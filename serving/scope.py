@@ -16,7 +16,7 @@ from serving.periods import apply_period
 from serving.schemas import PeriodOut
 from serving.sessions import SessionStore
 from serving.tool_spec import ToolInput
-from serving.tools.sessions import SessionRef, scope_from_session
+from serving.session_refs import SessionRef, scope_from_session
 
 YEAR_MIN, YEAR_MAX = 1900, 2099
 # What the filters can refuse (the "Errors:" line of search_documents and timeline).
@@ -66,7 +66,7 @@ class Filters(ToolInput):
 
 def resolve_filters(ctx: ScopeContext, args: Filters, text: str) -> tuple[Scope, PeriodOut, str, str | None]:
     """Merge explicit arguments, a scope session and a period in `text`, in that precedence."""
-    session = scope_from_session(ctx, args.scope.session) if args.scope else None
+    session, provenance = scope_from_session(ctx, args.scope.session) if args.scope else (None, None)
     year_min, year_max = args.year_min, args.year_max
     sources = {"min": "caller" if year_min is not None else None,
                "max": "caller" if year_max is not None else None}
@@ -106,7 +106,7 @@ def resolve_filters(ctx: ScopeContext, args: Filters, text: str) -> tuple[Scope,
                        source_min=source_min, source_max=source_max, note=note,
                        words_min=applied.parsed.words_min if source_min == "question" else None,
                        words_max=applied.parsed.words_max if source_max == "question" else None)
-    return scope, period, text, session.provenance if session else None
+    return scope, period, text, provenance
 
 
 def empty_scope(ctx: ScopeContext, scope: Scope, tool: str) -> EmptyScope | None:

@@ -8,8 +8,8 @@ from serving.citation import MAX_BATCH, MAX_BATCH_BYTES, CitationResult, verify_
 from serving.contract import Trace
 from serving.errors import InvalidArgument, describe_validation_error
 from serving.schemas import render_trace
+from serving.session_refs import SessionRef, evidence_from_session
 from serving.tool_spec import ToolInput, ToolSpec
-from serving.tools.sessions import SessionRef, evidence_from_session
 from serving.tools.verify_citation import (ELLIPSIS_RULE, WHEN, CitationItem, render_result,
                                           require_known)
 
