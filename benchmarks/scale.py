@@ -67,7 +67,8 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
     from corpus.reading.published import open_published
     from corpus.state.signature import recorded_signature
     from corpus.state.layout import StateLayout
-    from serving.engine import Engine, Scope
+    from serving.engine import Engine
+    from serving.scope import Scope
 
     if memory_passages:
         import corpus.reading.reader

@@ -56,7 +56,7 @@ from serving_profile import cpu_hog, percentiles, profile_search, stage_timer  #
 from timed_server import MARKS_ENV, spans  # noqa: E402
 from wire_client import wire_cold_start, wire_latencies  # noqa: E402
 
-from serving.engine import Scope  # noqa: E402
+from serving.scope import Scope  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 QUERIES = ["How is value at risk estimated from historical returns?",

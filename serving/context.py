@@ -1,7 +1,7 @@
 """What a tool handler is given: the `ToolContext` protocol.
 
 The server's `ServingContext` is its implementation; evaluation runs the same filter resolution
-through `serving.scope.EngineContext`. Typed here so tools depend on what they use, not on the
+through `serving.filters.EngineContext`. Typed here so tools depend on what they use, not on the
 server module (which imports mcp).
 """
 

@@ -13,8 +13,8 @@ from serving.engine import Mode as ModeName
 from serving.known_ids import require_known_documents
 from serving.schemas import PassageOut, PeriodOut, passage_out, render_passage, render_trace
 from serving.abstention import no_answer_probability
-from serving.empty_scope import EmptyScope, render as render_empty_scope
-from serving.scope import FILTER_ERRORS, Filters, empty_scope, resolve_filters
+from serving.empty_scope import EmptyScope, diagnose, render as render_empty_scope
+from serving.filters import FILTER_ERRORS, Filters, resolve_filters
 from serving.tool_spec import ToolSpec
 
 MAX_QUERY_CHARS = 2000
@@ -102,7 +102,7 @@ def handle(ctx: ToolContext, args: SearchDocumentsInput) -> SearchDocumentsOutpu
     others = other_inputs(args.alternatives, args.hypothetical_passage, ctx.config, ctx.engine.newest_year())
     found = ctx.engine.retrieve(text, mode, scope, limit=args.limit, others=[o.input for o in others])
     ignored = [None] + [o.period_ignored for o in others]
-    empty = empty_scope(ctx, scope, "search_documents") if found.documents_in_scope == 0 else None
+    empty = diagnose(ctx.engine, scope, "search_documents") if found.documents_in_scope == 0 else None
     hypothetical = next((o.input.text for o in others if o.input.kind == "hypothetical"), None)
     return build_output(ctx, found, period, mode, searched(found.inputs, ignored), provenance, empty,
                         hypothetical)

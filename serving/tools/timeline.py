@@ -8,8 +8,8 @@ from serving.contract import TIMELINE_PREVIEW, Trace, timeline_preview
 from serving.known_ids import require_known_documents
 from serving.schemas import Cite, PeriodOut, cite_of, render_trace
 from serving.context import ToolContext
-from serving.empty_scope import EmptyScope, render as render_empty_scope
-from serving.scope import FILTER_ERRORS, Filters, empty_scope, resolve_filters
+from serving.empty_scope import EmptyScope, diagnose, render as render_empty_scope
+from serving.filters import FILTER_ERRORS, Filters, resolve_filters
 from serving.tool_spec import ToolSpec
 from serving.tools.search_documents import MAX_QUERY_CHARS, ModeName, render_header
 
@@ -73,7 +73,7 @@ def handle(ctx: ToolContext, args: TimelineInput) -> TimelineOutput:
     order = sorted(groups, key=lambda y: (y is None, y or 0))
     return TimelineOutput(years=[YearGroup(year=y, entries=groups[y]) for y in order],
                           period=period, mode=mode, documents_in_scope=found.documents_in_scope,
-                          empty_scope=empty_scope(ctx, scope, "timeline") if found.documents_in_scope == 0 else None,
+                          empty_scope=diagnose(ctx.engine, scope, "timeline") if found.documents_in_scope == 0 else None,
                           trace=ctx.trace("timeline_preview"))
 
 
