@@ -233,8 +233,8 @@ def edge_latency(home: Path, count: int) -> dict:
 def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
     """ms per stage of search_documents, the stages of its handler called one by one."""
     from serving.contract import SEARCH_WINDOW
-    from serving.schemas import passage_out
     from serving.selection import Candidate, by_late_interaction, reciprocal_rank_fusion, select
+    from serving.served import passage_out
     from serving.tools import search_documents as tool
 
     ctx = _engine(home)

@@ -10,9 +10,9 @@ from pydantic import Field, field_validator, model_validator
 
 from corpus.ids import DocumentId
 from serving.context import ScopeContext
+from serving.contract_outputs import PeriodOut
 from serving.engine import Engine
 from serving.periods import apply_period
-from serving.schemas import PeriodOut
 from serving.scope import Scope
 from serving.session_refs import SessionRef, scope_from_session
 from serving.sessions import SessionStore

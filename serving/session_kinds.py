@@ -110,5 +110,6 @@ KIND_MODELS: dict[str, type[StoredScope] | type[Evidence]] = {"scope": StoredSco
 def value_size(value: StoredScope | Evidence) -> int:
     """Ids, authors and year bounds, or quotes, held."""
     if isinstance(value, StoredScope):
-        return len(value.authors) + len(value.document_ids) + (value.year_min is not None) + (value.year_max is not None)
+        return (len(value.authors) + len(value.document_ids) + (value.year_min is not None)
+                + (value.year_max is not None))
     return len(value.items)

@@ -1,9 +1,10 @@
 """Session store (docs/DESIGN.md §7): named, validated objects kept for later calls in this process.
 
 The kinds of value an entry holds are in serving.session_kinds. Every entry records where its
-content came from; there is no provenance for recalled or invented content. Least-recently-used eviction beyond QUANT_RAG_SESSION_MAX_ITEMS entries (default 64) or
-beyond MAX_TOTAL_BYTES of values; a value over MAX_VALUE_BYTES is refused. Sizes are the UTF-8
-bytes of the value's compact JSON.
+content came from; there is no provenance for recalled or invented content. Least-recently-used
+eviction beyond QUANT_RAG_SESSION_MAX_ITEMS entries (default 64) or beyond MAX_TOTAL_BYTES of
+values; a value over MAX_VALUE_BYTES is refused. Sizes are the UTF-8 bytes of the value's compact
+JSON.
 """
 
 from __future__ import annotations

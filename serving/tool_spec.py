@@ -11,8 +11,9 @@ built from `errors` (the error model itself is stated once, in the server's inst
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, get_args
+from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict
 

@@ -7,9 +7,10 @@ from pydantic import BaseModel, Field, model_validator
 from corpus.models import TextQuality
 from corpus.reading.reader import CorpusReader
 from serving.context import ToolContext
-from serving.contract import Trace
+from serving.contract import render_trace
+from serving.contract_outputs import DocumentOut, Trace
 from corpus.text.names import fold_name as fold
-from serving.schemas import DocumentOut, document_out, render_trace
+from serving.served import document_out
 from serving.tool_spec import ToolInput, ToolSpec
 from serving.empty_scope import EmptyScope, diagnose, render as render_empty_scope
 from serving.filters import YEAR_MAX, YEAR_MIN

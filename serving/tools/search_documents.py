@@ -8,10 +8,11 @@ from pydantic import BaseModel, Field, field_validator
 
 from serving.context import ToolContext
 from serving.cooperative import Kind, other_inputs
-from serving.contract import SEARCH_WINDOW, Trace
+from serving.contract import SEARCH_WINDOW, render_passage, render_trace
+from serving.contract_outputs import PassageOut, PeriodOut, Trace
 from serving.engine import Mode as ModeName
 from serving.known_ids import require_known_documents
-from serving.schemas import PassageOut, PeriodOut, passage_out, render_passage, render_trace
+from serving.served import passage_out
 from serving.abstention import no_answer_probability
 from serving.empty_scope import EmptyScope, diagnose, render as render_empty_scope
 from serving.filters import FILTER_ERRORS, Filters, resolve_filters

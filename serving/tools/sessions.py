@@ -8,9 +8,9 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
 from serving.citation import MAX_QUOTE_CHARS, MIN_QUOTE_CHARS
-from serving.contract import Trace
+from serving.contract import render_trace
+from serving.contract_outputs import Trace
 from serving.errors import InvalidArgument, NotFound
-from serving.schemas import render_trace
 from serving.session_kinds import MAX_LIST_LENGTH, VALID_CALLS, Evidence, Kind, StoredScope
 from serving.session_refs import session_entry
 from serving.sessions import (MAX_ITEMS_ENV, MAX_TOTAL_BYTES, MAX_VALUE_BYTES, NAME_RE, PROVENANCE_HELP,

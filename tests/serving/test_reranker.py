@@ -11,8 +11,8 @@ from corpus.reading.published import open_published
 from corpus.state.layout import StateLayout
 from serving.coherence import check_state
 from serving.engine import Engine
-from serving.scope import Scope
 from serving.reranking import passage_text
+from serving.scope import Scope
 
 QUESTION = "How is value at risk estimated from historical returns?"
 
