@@ -4,10 +4,12 @@ failures are the tools' errors (not_found, or invalid_argument for an entry of a
 
 from __future__ import annotations
 
+from typing import cast
+
 from pydantic import Field
 
 from serving.errors import InvalidArgument, NotFound
-from serving.session_kinds import StoredScope
+from serving.session_kinds import Evidence, StoredScope
 from serving.sessions import NAME_RE, SessionEntry, SessionError
 from serving.tool_spec import ToolInput
 
@@ -33,10 +35,10 @@ def session_entry(ctx, name: str, kind: str | None = None, field: str = "name") 
 def scope_from_session(ctx, name: str) -> tuple[StoredScope, str]:
     """The stored scope `name` and its provenance (a `scope` argument)."""
     entry = session_entry(ctx, name, "scope", field="scope")
-    return entry.value, entry.provenance
+    return cast(StoredScope, entry.value), entry.provenance  # the kind was checked
 
 
 def evidence_from_session(ctx, name: str) -> tuple[list[dict], str]:
     """The quotes of the evidence entry `name`, as verify_citations items, and its provenance."""
     entry = session_entry(ctx, name, "evidence", field="evidence")
-    return [item.model_dump() for item in entry.value.items], entry.provenance
+    return [item.model_dump() for item in cast(Evidence, entry.value).items], entry.provenance
