@@ -54,7 +54,8 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
     from corpus.reading.published import open_published
     from corpus.state.signature import recorded_signature
     from corpus.state.layout import StateLayout
-    from serving.engine import Engine, Scope
+    from serving.engine import Engine
+    from serving.scope import Scope
 
     class FolderEngine(Engine):
         """The server's engine, serving the Edge generation folder `vectors` instead of the state's."""

@@ -55,7 +55,7 @@ from serving_profile import profile_search  # noqa: E402
 from timed_server import MARKS_ENV, spans  # noqa: E402
 from wire_client import wire_cold_start, wire_latencies  # noqa: E402
 
-from serving.engine import Scope  # noqa: E402
+from serving.scope import Scope  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 QUERIES = ["How is value at risk estimated from historical returns?",
@@ -233,8 +233,8 @@ def edge_latency(home: Path, count: int) -> dict:
 def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
     """ms per stage of search_documents, the stages of its handler called one by one."""
     from serving.contract import SEARCH_WINDOW
-    from serving.schemas import passage_out
     from serving.selection import Candidate, by_late_interaction, reciprocal_rank_fusion, select
+    from serving.served import passage_out
     from serving.tools import search_documents as tool
 
     ctx = _engine(home)

@@ -25,7 +25,7 @@ from corpus.state.layout import StateLayout
 from evaluation.datasets import expansions_file
 from evaluation.runs import absent_companion, library_target, retrieve
 from serving import abstention
-from serving.scope import EngineContext, resolve_filters
+from serving.filters import EngineContext, resolve_filters
 from serving.tools.search_documents import SearchDocumentsInput
 
 QUESTIONS = Path(__file__).resolve().parent / "questions"

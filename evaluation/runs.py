@@ -1,6 +1,6 @@
 """Evaluation runs: arms (dense, bm25, hybrid, placebo) over a question set, through the server's path.
 
-Every question goes through `serving.scope.resolve_filters` (a period written in
+Every question goes through `serving.filters.resolve_filters` (a period written in
 the question becomes a year filter and leaves the searched text, as in the server) and then
 `Engine.retrieve` with the served configuration. Arms are drawn in the same run, interleaved per
 question. The placebo arm re-runs the first arm's configuration under another name: its paired
@@ -33,7 +33,7 @@ from serving.coherence import check_state
 from serving.contract import WINDOWS
 from serving.cooperative import other_inputs
 from serving.engine import Engine, Retrieval
-from serving.scope import EngineContext, resolve_filters
+from serving.filters import EngineContext, resolve_filters
 from serving.tools.search_documents import SearchDocumentsInput
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """What a tool handler is given: the `ToolContext` protocol.
 
 The server's `ServingContext` is its implementation; evaluation runs the same filter resolution
-through `serving.scope.EngineContext`. Typed here so tools depend on what they use, not on the
+through `serving.filters.EngineContext`. Typed here so tools depend on what they use, not on the
 server module (which imports mcp).
 """
 
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # typing only: importing a tool's spec must not load the engine (numpy & co.)
     from corpus.config import ServedConfig
     from serving.coherence import CoherenceReport
-    from serving.contract import Trace
+    from serving.contract_outputs import Trace
     from serving.engine import Engine
     from serving.sessions import SessionStore
 

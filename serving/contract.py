@@ -1,4 +1,5 @@
-"""The output contract (docs/DESIGN.md §4): windows, trace, anchor, cite, flags and safe pagination.
+"""The output contract (docs/DESIGN.md §4): windows, trace, anchor, cite, flags and safe pagination,
+and their text renderings; the models are serving.contract_outputs.
 
 The one home of every window. Served text is cut only at safe positions (corpus.text.safe_cut), and a
 cut announces what remains and the call that continues it.
@@ -8,14 +9,14 @@ from __future__ import annotations
 
 import re
 import uuid
-from typing import Literal
 
 from pydantic import BaseModel
 
-from corpus.text.canonical import CONTROL_CHARS
 from corpus.models import Passage
+from corpus.text.canonical import CONTROL_CHARS
 from corpus.text.safe_cut import find_cut, forbidden_mask, scan
 from corpus.versions import CONTRACT_VERSION, SERVER_VERSION
+from serving.contract_outputs import Anchor, Cite, Flags, PassageOut, Trace
 
 SEARCH_WINDOW = 10_000
 PASSAGE_WINDOW = 15_000
@@ -35,27 +36,11 @@ _ORGANISATION_RE = re.compile(r"\b(team|inc|llc|ltd|group|bank|board|committee|i
 MAX_CITED_AUTHORS = 3
 
 
-class Trace(BaseModel):
-    request_id: str
-    server_version: str
-    contract_version: str
-    corpus_signature: str | None
-    config_hash: str
-    window: int
-
-
 def make_trace(corpus_signature: str | None, config_hash: str, window: int) -> Trace:
     """A fresh trace: random 16-hex request id, versions from corpus.versions."""
     return Trace(request_id=uuid.uuid4().hex[:16], server_version=SERVER_VERSION,
                  contract_version=CONTRACT_VERSION, corpus_signature=corpus_signature,
                  config_hash=config_hash, window=window)
-
-
-class Anchor(BaseModel):
-    document_id: str
-    ranges: list[tuple[int, int]]
-    granularity: Literal["exact", "block"]
-    sha256: str  # first SHA_PREFIX hex of the canonical text's SHA-256
 
 
 def anchor_for(passage: Passage, canonical_sha256: str) -> Anchor:
@@ -64,16 +49,6 @@ def anchor_for(passage: Passage, canonical_sha256: str) -> Anchor:
         raise ValueError(f"canonical_sha256 must be hex (>= {SHA_PREFIX} chars), got {canonical_sha256[:70]!r}")
     return Anchor(document_id=passage.document_id, ranges=[tuple(r) for r in passage.ranges],
                   granularity=passage.granularity, sha256=canonical_sha256[:SHA_PREFIX])
-
-
-class Flags(BaseModel):
-    has_math: bool
-    math_unbalanced: bool
-    has_table: bool
-    has_control_chars: bool
-    has_html_tags: bool
-    truncated: bool
-    garbled_text: bool
 
 
 def quality_flags(text: str, truncated: bool, garbled: bool) -> Flags:
@@ -95,14 +70,6 @@ def quality_flags(text: str, truncated: bool, garbled: bool) -> Flags:
         truncated=truncated,
         garbled_text=garbled,
     )
-
-
-class Cite(BaseModel):
-    authors: list[str]
-    year: int | None
-    title: str | None
-    pages: str | None
-    text: str  # the one line to copy into an answer
 
 
 def cite_for(authors: list[str], year: int | None, title: str | None,
@@ -211,3 +178,36 @@ def timeline_preview(text: str) -> str:
         return flat
     cut = find_cut(flat, TIMELINE_PREVIEW - len(ELLIPSIS))
     return flat[:cut].rstrip() + ELLIPSIS
+
+
+def render_passage(index: int | None, p: PassageOut) -> str:
+    """Readable block of one passage: cite line first, working keys after, then the text."""
+    head = f"[{index}] " if index is not None else ""
+    score = f" score={p.score:.4f}" if p.score is not None else ""
+    lines = [f"{head}cite: {p.cite.text}{score}"]
+    if p.section:
+        lines.append("section: " + " > ".join(p.section))
+    if p.role != "body":
+        lines.append(f"role: {p.role}")
+    lines.append(f"keys (do not cite): chunk_id={p.chunk_id} document_id={p.document_id}")
+    lines.append(render_anchor(p.anchor))
+    raised = [name for name, on in p.flags.model_dump().items() if on]
+    if raised:
+        lines.append("flags: " + ", ".join(raised))
+    lines += ["", p.text]
+    if p.truncated:
+        lines.append(f"[… {p.remaining_chars} characters remain: {p.continuation}]")
+    return "\n".join(lines)
+
+
+def render_anchor(anchor: Anchor) -> str:
+    """The anchor on one line: document, canonical ranges, granularity, text hash prefix."""
+    ranges = ",".join(f"{start}-{end}" for start, end in anchor.ranges)
+    return (f"anchor: document_id={anchor.document_id} ranges={ranges} "
+            f"granularity={anchor.granularity} sha256={anchor.sha256}")
+
+
+def render_trace(trace: Trace) -> str:
+    return (f"trace: request {trace.request_id} · server {trace.server_version} · contract "
+            f"{trace.contract_version} · corpus {trace.corpus_signature} · config "
+            f"{trace.config_hash} · window {trace.window}")

@@ -11,7 +11,8 @@ import difflib
 from pydantic import BaseModel, Field
 
 from corpus.text.names import fold_name
-from serving.engine import Engine, Scope
+from serving.engine import Engine
+from serving.scope import Scope
 
 NEAREST_AUTHORS = 5
 MIN_NAME_SIMILARITY = 0.5  # difflib ratio under which a name is no suggestion at all

@@ -29,6 +29,7 @@ from serving.expansion import QueryExpander
 from serving.furniture import drop_furniture
 from serving.rescan import rescan
 from serving.scaffolding import drop_scaffolding
+from serving.scope import Scope
 from serving.selection import (Candidate, convex_fusion, is_headings_only,
                                reciprocal_rank_fusion, select,
                                with_document_best, with_document_decay, with_document_evidence,
@@ -53,21 +54,6 @@ class QueryEmbedder(Protocol):
     dimension: int
 
     def embed_query(self, text: str) -> np.ndarray: ...
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Bibliographic filters; `None` everywhere means the whole corpus."""
-
-    year_min: int | None = None
-    year_max: int | None = None
-    authors: tuple[str, ...] = ()          # a document matches if any of these matches
-    document_ids: frozenset[str] | None = None
-
-    @property
-    def unbounded(self) -> bool:
-        return (self.year_min is None and self.year_max is None and not self.authors
-                and self.document_ids is None)
 
 
 @dataclass

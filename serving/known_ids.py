@@ -8,7 +8,7 @@ it gets `not_found` naming the id and the tool that lists the valid ones instead
 from __future__ import annotations
 
 from serving.errors import NotFound
-from serving.tools.sessions import scope_from_session
+from serving.session_refs import scope_from_session
 
 SHOWN = 5  # unknown ids named in one message
 
@@ -21,7 +21,7 @@ def require_known_documents(ctx, args) -> None:
         raise NotFound(f"unknown document_id {args.document_id}: not in the served corpus; call "
                        "list_documents for the valid ids", fields=["document_id"])
     if args.scope is not None:
-        ids = scope_from_session(ctx, args.scope.session).document_ids
+        ids = scope_from_session(ctx, args.scope.session)[0].document_ids
         unknown = [i for i in ids if i not in known]
         if unknown:
             more = f" and {len(unknown) - SHOWN} more" if len(unknown) > SHOWN else ""

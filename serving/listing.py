@@ -18,7 +18,7 @@ from pydantic import ValidationError, validate_call
 
 from serving import prompt
 from serving.context import ToolContext
-from serving.tools import ToolSpec
+from serving.tool_spec import ToolSpec
 
 DEFS = "#/$defs/"
 

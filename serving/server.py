@@ -33,13 +33,13 @@ from corpus.state.layout import StateLayout
 from corpus.versions import SERVER_VERSION
 from serving import listing, prompt
 from serving.cancel import run_with_flag
-from serving.contract import WINDOWS, Trace, make_trace
+from serving.contract import WINDOWS, make_trace, render_trace
+from serving.contract_outputs import Trace
 from serving.error_hints import default_next_call
 from serving.errors import (IncoherentState, InvalidArgument, ServingError,
                             describe_validation_error, without_state_paths)
 from serving.process import import_bm25s_without_scipy, lean_sdk_imports, single_threaded_blas, without_numba
-from serving.schemas import render_trace
-from serving.tools import ToolSpec
+from serving.tool_spec import ToolSpec
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server

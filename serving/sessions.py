@@ -1,13 +1,10 @@
 """Session store (docs/DESIGN.md §7): named, validated objects kept for later calls in this process.
 
-Kinds: `scope` (year range, authors, document ids; used by search_documents and timeline) and
-`evidence` (quotes, each with the claim it supports if given; used by verify_citations, and held
-to its rules: a quote too short to prove anything is refused here, not at verification): every
-kind is one a tool accepts, so a reading list of chunk ids, which no tool would read, is not one.
-Every entry records where its content came from; there is no provenance for recalled or invented
-content. Least-recently-used eviction beyond QUANT_RAG_SESSION_MAX_ITEMS entries (default 64) or
-beyond MAX_TOTAL_BYTES of values; a value over MAX_VALUE_BYTES is refused. Sizes are the UTF-8
-bytes of the value's compact JSON.
+The kinds of value an entry holds are in serving.session_kinds. Every entry records where its
+content came from; there is no provenance for recalled or invented content. Least-recently-used
+eviction beyond QUANT_RAG_SESSION_MAX_ITEMS entries (default 64) or beyond MAX_TOTAL_BYTES of
+values; a value over MAX_VALUE_BYTES is refused. Sizes are the UTF-8 bytes of the value's compact
+JSON.
 """
 
 from __future__ import annotations
@@ -19,116 +16,32 @@ from collections import OrderedDict
 from datetime import datetime, timezone
 from typing import Any, Literal, Mapping, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError
 
-from corpus.ids import validate_chunk_id, validate_document_id
-from serving.citation import MAX_QUOTE_CHARS, MAX_SUPPORTS_CHARS, MIN_QUOTE_CHARS, quote_refusal
+from serving.session_kinds import KIND_MODELS, VALID_CALLS, Evidence, Kind, StoredScope, value_size
 
 MAX_ITEMS_ENV = "QUANT_RAG_SESSION_MAX_ITEMS"
 DEFAULT_MAX_ITEMS = 64
-MAX_LIST_LENGTH = 500          # ids, authors or evidence items in one entry
 # The store's memory bound, in bytes of compact JSON: one value may hold 500 quotes of 5,000
 # ASCII characters; all values together stay a few tens of MB of server memory.
 MAX_VALUE_BYTES = 3_000_000
 MAX_TOTAL_BYTES = 16_000_000
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
-Kind = Literal["scope", "evidence"]
 SessionProvenance = Literal["served", "user_pasted", "user_file", "session", "derived_from_question"]
 PROVENANCE_HELP = ("served (copied from this server's output), user_pasted, user_file, session "
                    "(derived from another entry), or derived_from_question (read from the user's "
                    "question, e.g. a year range or an author it names)")
-# What a valid session_put looks like, quoted in every refusal of a value.
-VALID_CALLS = {
-    "scope": ('session_put(name="recent", kind="scope", provenance="derived_from_question", '
-              'value={"year_min": 2015, "authors": ["Pav"]})'),
-    "evidence": ('session_put(name="answer-1", kind="evidence", provenance="served", value={"items": '
-                 f'[{{"document_id": "doc-…", "quote": "at least {MIN_QUOTE_CHARS} characters copied from '
-                 'a passage", "chunk_id": "chunk-… (optional)", "supports": "the claim it backs '
-                 '(optional)"}]})'),
-}
 
 
 class SessionError(ValueError):
     """A session request that cannot be honoured; the message says why and what is accepted."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # "5" is not a year
-
-
-class Scope(_Strict):
-    year_min: int | None = Field(None, ge=1900, le=2099, description=(
-        "Earliest publication year, inclusive; a call's own year_min wins."))
-    year_max: int | None = Field(None, ge=1900, le=2099, description=(
-        "Latest publication year, inclusive; a call's own year_max wins."))
-    authors: list[str] = Field(default_factory=list, max_length=MAX_LIST_LENGTH, description=(
-        "Author names or parts of them; a document matches if any one matches (a call's `author` wins)."))
-    document_ids: list[str] = Field(default_factory=list, max_length=MAX_LIST_LENGTH, description=(
-        "Restrict to these documents (ids from list_documents); a call's document_id narrows it."))
-
-    @field_validator("authors")
-    @classmethod
-    def _authors(cls, value: list[str]) -> list[str]:
-        cleaned = [" ".join(a.split()) for a in value]
-        if any(not a or len(a) > 200 for a in cleaned):
-            raise ValueError("each author must be a non-empty name of at most 200 characters")
-        return cleaned
-
-    @field_validator("document_ids")
-    @classmethod
-    def _documents(cls, value: list[str]) -> list[str]:
-        return list(dict.fromkeys(validate_document_id(v) for v in value))
-
-    @model_validator(mode="after")
-    def _coherent(self) -> "Scope":
-        if self.year_min is not None and self.year_max is not None and self.year_min > self.year_max:
-            raise ValueError(f"year_min {self.year_min} is after year_max {self.year_max}")
-        if self.year_min is None and self.year_max is None and not self.authors and not self.document_ids:
-            raise ValueError("a scope needs at least one of year_min, year_max, authors, document_ids")
-        return self
-
-
-class EvidenceItem(_Strict):
-    document_id: str = Field(description="document_id of the passage the quote was read in.")
-    quote: str = Field(min_length=MIN_QUOTE_CHARS, max_length=MAX_QUOTE_CHARS, description=(
-        f"The exact words to verify later with verify_citations ({MIN_QUOTE_CHARS} to "
-        f"{MAX_QUOTE_CHARS:,} characters, as verify_citations accepts)."))
-    chunk_id: str | None = Field(None, description="Optional chunk_id the quote was read in.")
-    supports: str | None = Field(None, max_length=MAX_SUPPORTS_CHARS, description=(
-        "Optional: the claim of the answer this quote supports; verify_citations gives it back."))
-
-    @field_validator("quote")
-    @classmethod
-    def _quote(cls, value: str) -> str:
-        refusal = quote_refusal(value)
-        if refusal:
-            raise ValueError(refusal[1])
-        return value
-
-    @field_validator("document_id")
-    @classmethod
-    def _document(cls, value: str) -> str:
-        return validate_document_id(value)
-
-    @field_validator("chunk_id")
-    @classmethod
-    def _chunk(cls, value: str | None) -> str | None:
-        return None if value is None else validate_chunk_id(value)
-
-
-class Evidence(_Strict):
-    items: list[EvidenceItem] = Field(min_length=1, max_length=MAX_LIST_LENGTH, description=(
-        "Quotes with their document, in the order to check them."))
-
-
-_MODELS: dict[str, type[_Strict]] = {"scope": Scope, "evidence": Evidence}
-
-
 class SessionEntry(BaseModel):
     name: str
     kind: Kind
-    value: Scope | Evidence
+    value: StoredScope | Evidence
     provenance: SessionProvenance
     created_at: str
     size: int = Field(description="Ids, authors and year bounds, or quotes, held.")
@@ -150,15 +63,9 @@ class SessionSummary(BaseModel):
         return cls(**entry.model_dump(exclude={"value"}))
 
 
-def _size(value: BaseModel) -> int:
-    if isinstance(value, Scope):
-        return len(value.authors) + len(value.document_ids) + (value.year_min is not None) + (value.year_max is not None)
-    return len(value.items)
-
-
 def _coerce(kind: str, value: Any) -> BaseModel:
     """Validate `value` for `kind`; evidence may be given as a bare list of items."""
-    model = _MODELS[kind]
+    model = KIND_MODELS[kind]
     if isinstance(value, model):
         return value
     if kind == "evidence" and isinstance(value, list):
@@ -224,8 +131,8 @@ class SessionStore:
     def store(self, name: str, kind: str, value: Any, provenance: str) -> tuple[SessionEntry, list[str]]:
         """Store (or replace) an entry; return it with the names evicted to make room."""
         self._check_name(name)
-        if kind not in _MODELS:
-            raise SessionError(f"unknown kind {kind!r}: expected one of {', '.join(_MODELS)}")
+        if kind not in KIND_MODELS:
+            raise SessionError(f"unknown kind {kind!r}: expected one of {', '.join(KIND_MODELS)}")
         if provenance not in get_args(SessionProvenance):
             raise SessionError(f"unknown provenance {provenance!r}: expected {PROVENANCE_HELP}; recalled "
                                "or invented content has none")
@@ -236,7 +143,7 @@ class SessionStore:
                                "limit of one entry: store fewer or shorter items")
         entry = SessionEntry(name=name, kind=kind, value=checked, provenance=provenance,
                              created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                             size=_size(checked), bytes=size_bytes)
+                             size=value_size(checked), bytes=size_bytes)
         with self._lock:
             replaced = self._entries.pop(name, None)
             self._bytes -= replaced.bytes if replaced else 0

@@ -1,9 +1,10 @@
-"""The tool set, in the order tools/list shows them (kept out of serving.tools, whose modules
-import that package: listing them there would close an import circle)."""
+"""The tool set, in the order tools/list shows them: the one module outside serving.tools that
+imports a tool (the server and the CLI take the set from here; tests/serving/test_layers.py)."""
 
 from __future__ import annotations
 
-from serving.tools import ToolSpec, corpus_status, get_passage, graph, list_documents, search_documents
+from serving.tool_spec import ToolSpec
+from serving.tools import corpus_status, get_passage, graph, list_documents, search_documents
 from serving.tools import sessions, timeline, verify_citation, verify_citations
 
 

@@ -11,9 +11,9 @@ import logging
 from pydantic import BaseModel, Field
 
 from serving.context import ToolContext
-from serving.contract import Trace
-from serving.schemas import render_trace
-from serving.tools import ToolInput, ToolSpec
+from serving.contract import render_trace
+from serving.contract_outputs import Trace
+from serving.tool_spec import ToolInput, ToolSpec
 
 log = logging.getLogger(__name__)
 

@@ -7,11 +7,12 @@ from pydantic import BaseModel, Field, PrivateAttr
 
 from corpus.ids import ChunkId
 from serving.context import ToolContext
-from serving.contract import PASSAGE_WINDOW, SEARCH_WINDOW, Trace
+from serving.contract import PASSAGE_WINDOW, SEARCH_WINDOW, render_passage, render_trace
+from serving.contract_outputs import PassageOut, Trace
 from serving.errors import InvalidArgument, NotFound
 from serving.passage_images import PageImageOut, describe
-from serving.schemas import PassageOut, passage_out, render_passage, render_trace
-from serving.tools import ToolInput, ToolSpec
+from serving.served import passage_out
+from serving.tool_spec import ToolInput, ToolSpec
 
 MAX_NEIGHBOURS = 3
 

@@ -7,13 +7,14 @@ from pydantic import BaseModel, Field, model_validator
 from corpus.models import TextQuality
 from corpus.reading.reader import CorpusReader
 from serving.context import ToolContext
-from serving.contract import Trace
+from serving.contract import render_trace
+from serving.contract_outputs import DocumentOut, Trace
 from corpus.text.names import fold_name as fold
-from serving.engine import Scope
-from serving.schemas import DocumentOut, document_out, render_trace
-from serving.tools import ToolInput, ToolSpec
-from serving.empty_scope import EmptyScope, render as render_empty_scope
-from serving.scope import YEAR_MAX, YEAR_MIN, empty_scope
+from serving.served import document_out
+from serving.tool_spec import ToolInput, ToolSpec
+from serving.empty_scope import EmptyScope, diagnose, render as render_empty_scope
+from serving.filters import YEAR_MAX, YEAR_MIN
+from serving.scope import Scope
 
 MAX_LIMIT = 200
 
@@ -77,7 +78,7 @@ def handle(ctx: ToolContext, args: ListDocumentsInput) -> ListDocumentsOutput:
     end = args.offset + len(page)
     return ListDocumentsOutput(documents=[_listed(reader, d) for d in page], total=len(ids),
                                offset=args.offset, next_offset=end if end < len(ids) else None,
-                               empty_scope=empty_scope(ctx, scope, "list_documents") if allowed == set() else None,
+                               empty_scope=diagnose(ctx.engine, scope, "list_documents") if allowed == set() else None,
                                trace=ctx.trace(None))
 
 

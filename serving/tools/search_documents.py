@@ -8,14 +8,15 @@ from pydantic import BaseModel, Field, field_validator
 
 from serving.context import ToolContext
 from serving.cooperative import Kind, other_inputs
-from serving.contract import SEARCH_WINDOW, Trace
+from serving.contract import SEARCH_WINDOW, render_passage, render_trace
+from serving.contract_outputs import PassageOut, PeriodOut, Trace
 from serving.engine import Mode as ModeName
 from serving.known_ids import require_known_documents
-from serving.schemas import PassageOut, PeriodOut, passage_out, render_passage, render_trace
+from serving.served import passage_out
 from serving.abstention import no_answer_probability
-from serving.empty_scope import EmptyScope, render as render_empty_scope
-from serving.scope import FILTER_ERRORS, Filters, empty_scope, resolve_filters
-from serving.tools import ToolSpec
+from serving.empty_scope import EmptyScope, diagnose, render as render_empty_scope
+from serving.filters import FILTER_ERRORS, Filters, resolve_filters
+from serving.tool_spec import ToolSpec
 
 MAX_QUERY_CHARS = 2000
 MAX_RESULTS = 20
@@ -102,7 +103,7 @@ def handle(ctx: ToolContext, args: SearchDocumentsInput) -> SearchDocumentsOutpu
     others = other_inputs(args.alternatives, args.hypothetical_passage, ctx.config, ctx.engine.newest_year())
     found = ctx.engine.retrieve(text, mode, scope, limit=args.limit, others=[o.input for o in others])
     ignored = [None] + [o.period_ignored for o in others]
-    empty = empty_scope(ctx, scope, "search_documents") if found.documents_in_scope == 0 else None
+    empty = diagnose(ctx.engine, scope, "search_documents") if found.documents_in_scope == 0 else None
     hypothetical = next((o.input.text for o in others if o.input.kind == "hypothetical"), None)
     return build_output(ctx, found, period, mode, searched(found.inputs, ignored), provenance, empty,
                         hypothetical)

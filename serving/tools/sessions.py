@@ -1,64 +1,26 @@
-"""The session tools (docs/DESIGN.md §7) and the helpers search and verify tools use to read a session."""
+"""The session tools (docs/DESIGN.md §7); the store is serving.sessions, the kinds serving.session_kinds."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import get_args
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
 from serving.citation import MAX_QUOTE_CHARS, MIN_QUOTE_CHARS
-from serving.contract import Trace
+from serving.contract import render_trace
+from serving.contract_outputs import Trace
 from serving.errors import InvalidArgument, NotFound
-from serving.schemas import render_trace
-from serving.sessions import (MAX_ITEMS_ENV, MAX_LIST_LENGTH, MAX_TOTAL_BYTES, MAX_VALUE_BYTES,
-                              NAME_RE, PROVENANCE_HELP, VALID_CALLS, Evidence, Kind, Scope,
+from serving.session_kinds import MAX_LIST_LENGTH, VALID_CALLS, Evidence, Kind, StoredScope
+from serving.session_refs import session_entry
+from serving.sessions import (MAX_ITEMS_ENV, MAX_TOTAL_BYTES, MAX_VALUE_BYTES, NAME_RE, PROVENANCE_HELP,
                               SessionEntry, SessionError, SessionProvenance, SessionSummary)
-from serving.tools import ToolInput, ToolSpec
+from serving.tool_spec import ToolInput, ToolSpec
 
 _NAME = Field(pattern=NAME_RE.pattern, min_length=1, max_length=64,
               description="Entry name: 1-64 of A-Z a-z 0-9 _ . -")
 
 
-class SessionRef(ToolInput):
-    session: str = Field(pattern=NAME_RE.pattern, min_length=1, max_length=64, description=(
-        "Name of an entry stored with session_put (session_list shows them)."))
-
-
-@dataclass(frozen=True)
-class SessionScope:
-    year_min: int | None
-    year_max: int | None
-    authors: list[str]
-    document_ids: list[str]
-    provenance: str
-
-
-def _get(ctx, name: str, kind: str | None = None, field: str = "name") -> SessionEntry:
-    try:
-        entry = ctx.sessions.get(name)
-    except SessionError as exc:  # absent (the name was checked by the schema)
-        raise NotFound(f"no session entry named {name!r}; see session_list", fields=[field],
-                       next_call="call session_list for the stored session names") from exc
-    if kind is not None and entry.kind != kind:
-        raise InvalidArgument(f"session entry {name!r} is a {entry.kind!r}, not a {kind!r}",
-                              fields=[field], next_call=f"call session_list for the {kind} entries")
-    return entry
-
-
-def scope_from_session(ctx, name: str) -> SessionScope:
-    entry = _get(ctx, name, "scope", field="scope")
-    v = entry.value
-    return SessionScope(v.year_min, v.year_max, list(v.authors), list(v.document_ids), entry.provenance)
-
-
-def evidence_from_session(ctx, name: str) -> tuple[list[dict], str]:
-    entry = _get(ctx, name, "evidence", field="evidence")
-    return [item.model_dump() for item in entry.value.items], entry.provenance
-
-
-# -- tools -------------------------------------------------------------------------------------
 def _item_message(error: dict, kind: str, last: bool) -> str:
     loc = error["loc"]
     which = f"{kind} item {loc[1]}: " if len(loc) > 1 and loc[0] == "items" else ""
@@ -89,7 +51,7 @@ class SessionPutInput(ToolInput):
     name: str = _NAME
     kind: Kind = Field(description=(
         "scope: filters for search_documents and timeline; evidence: quotes for verify_citations."))
-    value: Scope | Evidence = Field(description=(
+    value: StoredScope | Evidence = Field(description=(
         "scope: {year_min?, year_max?, authors?, document_ids?} (at least one); evidence: {items: "
         "[{document_id, quote, chunk_id?, supports?}]}, each held to verify_citations' rules (a "
         f"quote of {MIN_QUOTE_CHARS} to {MAX_QUOTE_CHARS:,} characters, served ids). At most "
@@ -104,7 +66,7 @@ class SessionPutInput(ToolInput):
         """Validate against the model `kind` names, so an error names that kind's fields only
         (which item, which field) and ends with a valid call."""
         kind = info.data.get("kind")
-        model = {"scope": Scope, "evidence": Evidence}.get(kind)
+        model = {"scope": StoredScope, "evidence": Evidence}.get(kind)
         if model is None or isinstance(value, model):
             return handler(value)
         try:
@@ -150,7 +112,7 @@ class SessionDeleteOutput(BaseModel):
     trace: Trace
 
 
-_KIND_OF = {Scope: "scope", Evidence: "evidence"}
+_KIND_OF = {StoredScope: "scope", Evidence: "evidence"}
 assert set(_KIND_OF.values()) == set(get_args(Kind))
 
 
@@ -168,7 +130,7 @@ def put(ctx, args: SessionPutInput) -> SessionPutOutput:
 
 
 def get(ctx, args: SessionNameInput) -> SessionGetOutput:
-    return SessionGetOutput(entry=_get(ctx, args.name), trace=ctx.trace(None))
+    return SessionGetOutput(entry=session_entry(ctx, args.name), trace=ctx.trace(None))
 
 
 def list_entries(ctx, args: SessionListInput) -> SessionListOutput:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from serving.contract import TIMELINE_PREVIEW, Trace, timeline_preview
+from serving.contract import TIMELINE_PREVIEW, render_trace, timeline_preview
+from serving.contract_outputs import Cite, PeriodOut, Trace
 from serving.known_ids import require_known_documents
-from serving.schemas import Cite, PeriodOut, cite_of, render_trace
+from serving.served import cite_of
 from serving.context import ToolContext
-from serving.empty_scope import EmptyScope, render as render_empty_scope
-from serving.scope import FILTER_ERRORS, Filters, empty_scope, resolve_filters
-from serving.tools import ToolSpec
+from serving.empty_scope import EmptyScope, diagnose, render as render_empty_scope
+from serving.filters import FILTER_ERRORS, Filters, resolve_filters
+from serving.tool_spec import ToolSpec
 from serving.tools.search_documents import MAX_QUERY_CHARS, ModeName, render_header
 
 MAX_DOCUMENTS = 50
@@ -71,10 +72,10 @@ def handle(ctx: ToolContext, args: TimelineInput) -> TimelineOutput:
             cite=cite_of(reader, p.document_id, p.page_start, p.page_end),
             section=list(p.section), preview=timeline_preview(p.text)))
     order = sorted(groups, key=lambda y: (y is None, y or 0))
+    empty = diagnose(ctx.engine, scope, "timeline") if found.documents_in_scope == 0 else None
     return TimelineOutput(years=[YearGroup(year=y, entries=groups[y]) for y in order],
                           period=period, mode=mode, documents_in_scope=found.documents_in_scope,
-                          empty_scope=empty_scope(ctx, scope, "timeline") if found.documents_in_scope == 0 else None,
-                          trace=ctx.trace("timeline_preview"))
+                          empty_scope=empty, trace=ctx.trace("timeline_preview"))
 
 
 def render(out: TimelineOutput) -> str:

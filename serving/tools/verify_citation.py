@@ -10,10 +10,10 @@ from pydantic import Field
 from corpus.ids import ChunkId, DocumentId
 from serving.citation import (MAX_ELLIPSIS_GAP, MAX_QUOTE_CHARS, MAX_SUPPORTS_CHARS, MIN_QUOTE_CHARS,
                               CitationResult, verify_batch)
-from serving.contract import Trace
+from serving.contract import render_trace
+from serving.contract_outputs import Trace
 from serving.errors import NotFound
-from serving.schemas import render_trace
-from serving.tools import ToolInput, ToolSpec
+from serving.tool_spec import ToolInput, ToolSpec
 
 SHOWN = 5  # unknown ids named in one message (`fields` lists them all)
 ELLIPSIS_RULE = (f"'…' or '...' marks an elision: its parts are checked in order and must lie "

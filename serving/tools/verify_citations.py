@@ -5,11 +5,11 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from serving.citation import MAX_BATCH, MAX_BATCH_BYTES, CitationResult, verify_batch
-from serving.contract import Trace
+from serving.contract import render_trace
+from serving.contract_outputs import Trace
 from serving.errors import InvalidArgument, describe_validation_error
-from serving.schemas import render_trace
-from serving.tools import ToolInput, ToolSpec
-from serving.tools.sessions import SessionRef, evidence_from_session
+from serving.session_refs import SessionRef, evidence_from_session
+from serving.tool_spec import ToolInput, ToolSpec
 from serving.tools.verify_citation import (ELLIPSIS_RULE, WHEN, CitationItem, render_result,
                                           require_known)
 

@@ -175,7 +175,8 @@ def test_queries_carry_the_instruction_and_passages_do_not(qwen3_home, qwen3_env
 def test_the_server_finds_passages_with_the_bigger_model(qwen3_home, qwen3_env):
     from corpus.state.signature import recorded_signature
     from corpus.state.layout import StateLayout
-    from serving.engine import Engine, Scope
+    from serving.engine import Engine
+    from serving.scope import Scope
 
     layout = StateLayout(qwen3_home)
     engine = Engine(layout, qwen3_env, signature=recorded_signature(layout))

@@ -9,7 +9,8 @@ from corpus.config import ServedConfig
 from corpus.state.signature import recorded_signature
 from corpus.state.layout import StateLayout
 from ingest.bm25 import build_bm25_index
-from serving.engine import Engine, Scope
+from serving.engine import Engine
+from serving.scope import Scope
 from serving.errors import IncoherentState
 
 QUESTION = "How is conditional value at risk estimated from historical returns?"

@@ -60,7 +60,7 @@ def context(served_home):
 
 
 def test_scope_year_bound_excludes_undated_and_author_is_accent_insensitive(context):
-    from serving.engine import Scope
+    from serving.scope import Scope
 
     engine = context.engine
     docs = engine.reader.documents
@@ -78,7 +78,7 @@ def test_scope_year_bound_excludes_undated_and_author_is_accent_insensitive(cont
 def test_scope_filter_equals_a_per_document_check(context):
     """The table built once answers every scope like checking each document's entry would."""
     from corpus.text.names import fold_name
-    from serving.engine import Scope
+    from serving.scope import Scope
 
     engine = context.engine
     docs = engine.reader.documents

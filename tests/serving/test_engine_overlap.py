@@ -11,7 +11,8 @@ from corpus.config import ServedConfig
 from corpus.reading.published import open_published
 from corpus.state.layout import StateLayout
 from serving.coherence import check_state
-from serving.engine import Engine, Scope
+from serving.engine import Engine
+from serving.scope import Scope
 
 QUESTIONS = ("How is value at risk estimated from historical returns?", "pairs trading cointegration",
              "GARCH(1,1) volatility forecast")

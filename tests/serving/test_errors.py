@@ -13,7 +13,7 @@ from corpus.state.layout import StateLayout, atomic_write_json, read_json
 from serving.cli import EXIT_FAILED, EXIT_OK, doctor
 from serving.coherence import INGEST_COMMAND, check_state
 from serving.errors import NotFound, describe_validation_error
-from serving.tools import ToolInput, ToolSpec
+from serving.tool_spec import ToolInput, ToolSpec
 from tests.mcp_stdio import error_of, error_text
 
 

@@ -84,7 +84,7 @@ def engine(context):
 
 
 def _roles(engine, question: str) -> list[str]:
-    from serving.engine import Scope
+    from serving.scope import Scope
 
     found = engine.retrieve(question, "bm25", Scope(), limit=10)
     return [engine.reader.passages[h.chunk_id].role for h in found.hits]

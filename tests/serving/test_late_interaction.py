@@ -16,7 +16,8 @@ from corpus.state.layout import StateLayout
 from corpus.encoding.token_encoder import load_token_encoder
 from corpus.indexes.token_index import TokenIndex
 from ingest.embed import passage_texts
-from serving.engine import Engine, Scope
+from serving.engine import Engine
+from serving.scope import Scope
 
 QUESTIONS = ("How is conditional value at risk estimated from historical returns?",
              "What does kurtosis measure about a distribution's tails?",

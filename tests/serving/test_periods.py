@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from serving.filters import Filters, resolve_filters
 from serving.periods import apply_period, parse_period
-from serving.scope import Filters, resolve_filters
 from serving.sessions import SessionStore
 
 NEWEST = 2024

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from serving.filters import Filters, resolve_filters
 from serving.periods import AROUND_YEARS, RECENT_YEARS, parse_period
-from serving.scope import Filters, resolve_filters
 from serving.sessions import SessionStore
 
 NEWEST = 2026

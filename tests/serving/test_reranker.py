@@ -10,8 +10,9 @@ from corpus.encoding.embedder import model_folder
 from corpus.reading.published import open_published
 from corpus.state.layout import StateLayout
 from serving.coherence import check_state
-from serving.engine import Engine, Scope
+from serving.engine import Engine
 from serving.reranking import passage_text
+from serving.scope import Scope
 
 QUESTION = "How is value at risk estimated from historical returns?"
 

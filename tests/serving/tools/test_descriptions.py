@@ -18,7 +18,8 @@ from serving import prompt
 from serving.citation import MAX_BATCH, MAX_BATCH_BYTES, MAX_QUOTE_CHARS, MIN_QUOTE_CHARS
 from serving.contract import PASSAGE_WINDOW, SEARCH_WINDOW, TIMELINE_PREVIEW
 from serving.errors import ErrorCode
-from serving.sessions import MAX_ITEMS_ENV, MAX_LIST_LENGTH, MAX_TOTAL_BYTES, MAX_VALUE_BYTES
+from serving.session_kinds import MAX_LIST_LENGTH
+from serving.sessions import MAX_ITEMS_ENV, MAX_TOTAL_BYTES, MAX_VALUE_BYTES
 from serving.toolset import all_tools
 from tests.mcp_stdio import error_of
 
