@@ -23,7 +23,8 @@ DOCUMENT_STAGES: dict[str, Callable[[list[Metadata]], str]] = {
     "source_document": lambda rows: f"checked {len(rows)} sources",
     "parsed_document": lambda rows: f"parsed {len(rows)} documents, {_sum(rows, 'pages')} pages",
     "passages": lambda rows: f"chunked {len(rows)} documents into {_sum(rows, 'passages')} passages",
-    "document_metadata": lambda rows: f"described {len(rows)} documents, {sum(1 for r in rows if r.get('title'))} with a title",
+    "document_metadata": lambda rows: (f"described {len(rows)} documents, "
+                                       f"{sum(1 for r in rows if r.get('title'))} with a title"),
     "passage_embeddings": lambda rows: (f"embedded {len(rows)} documents, {_sum(rows, 'pieces')} pieces "
                                         f"({_sum(rows, 'from_cache')} from cache)"),
 }
