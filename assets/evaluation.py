@@ -27,13 +27,15 @@ def record_benchmarks(layout: StateLayout) -> dict[str, dict]:
     for name, path in BUNDLED.items():
         if path.is_dir():
             beir = load_beir(path)
-            record = {"kind": "beir", "split": beir.split, "content_hash": beir.content_hash,
+            content_hash = beir.content_hash
+            record = {"kind": "beir", "split": beir.split, "content_hash": content_hash,
                       "documents": len(beir.corpus), "questions": len(beir.queries)}
         else:
-            record = {"kind": "library", "content_hash": questions_hash(path),
+            content_hash = questions_hash(path)
+            record = {"kind": "library", "content_hash": content_hash,
                       "questions": len(load_library_questions(path))}
         record.update(name=name, path=str(path), corpus_signature=signature)
-        key = f"{name}-{record['content_hash'][:HASH_CHARS]}-{signature or 'unsigned'}"
+        key = f"{name}-{content_hash[:HASH_CHARS]}-{signature or 'unsigned'}"
         atomic_write_json(layout.benchmarks / f"{key}.json", record)
         records[name] = record
     return records

@@ -7,7 +7,10 @@ import dagster as dg
 from corpus.state.layout import StateLayout
 from ingest.setaside import retire_set_aside
 
-documents_partitions = dg.DynamicPartitionsDefinition(name="documents")
+# The name on its own: the definition's `name` is optional in Dagster's types (a partitions
+# function may stand in for it), and the instance's partition calls take a plain string.
+DOCUMENTS_PARTITIONS = "documents"
+documents_partitions = dg.DynamicPartitionsDefinition(name=DOCUMENTS_PARTITIONS)
 
 
 def document_asset(**kwargs):
@@ -29,6 +32,6 @@ def retire_set_aside_partitions(layout: StateLayout, instance: dg.DagsterInstanc
     Called between runs only (by the runner, and by the corpus refresh that follows a sensor's run)."""
     retired = retire_set_aside(layout)
     for document_id in retired:
-        if instance.has_dynamic_partition(documents_partitions.name, document_id):
-            instance.delete_dynamic_partition(documents_partitions.name, document_id)
+        if instance.has_dynamic_partition(DOCUMENTS_PARTITIONS, document_id):
+            instance.delete_dynamic_partition(DOCUMENTS_PARTITIONS, document_id)
     return retired

@@ -97,7 +97,10 @@ def _dbt_version(executable: str) -> version.Version:
     if Path(executable).parent == Path(sys.executable).parent:
         return version.parse(metadata.version("dbt-core"))
     output = subprocess.run([executable, "--version"], capture_output=True, text=True, check=True).stdout
-    return version.parse(re.search(r"(\d+\.\d+\.\d+)", output).group(1))
+    found = re.search(r"(\d+\.\d+\.\d+)", output)
+    if found is None:
+        raise RuntimeError(f"{executable} --version printed no version: {output!r}")
+    return version.parse(found.group(1))
 
 
 class CatalogueDbt(DbtCliResource):

@@ -16,9 +16,9 @@ def vector_index(context: dg.AssetExecutionContext, state: StateResource) -> dg.
     config = state.config
     stats = sync_vector_index(state.layout, config, load_embedder(config).dimension)
     try:  # the server's torch-free query encoder; without it the server falls back, so never fatal
-        stats["query_encoder"] = str(ensure_query_graphs(state.layout, config) or "transformers")
+        query_encoder = str(ensure_query_graphs(state.layout, config) or "transformers")
     except Exception as exc:  # noqa: BLE001 — an export failure must not block indexing
         context.log.warning(f"ONNX export failed ({exc}); the server will embed queries with transformers")
-        stats["query_encoder"] = "transformers"
-    return dg.MaterializeResult(metadata={**stats, "backend": config.vector_backend,
+        query_encoder = "transformers"
+    return dg.MaterializeResult(metadata={**stats, "query_encoder": query_encoder, "backend": config.vector_backend,
                                           "signature": recorded_signature(state.layout) or ""})

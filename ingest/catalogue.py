@@ -78,7 +78,7 @@ def build_catalogue(layout: StateLayout) -> dict[str, int]:
     try:
         for name, rows in _raw_rows(layout).items():
             _load_raw_table(connection, name, rows, layout.scratch)
-        counts = {t: connection.execute(f"select count(*) from {t}").fetchone()[0] for t in RAW_SCHEMAS}
+        counts = {t: connection.execute(f"select count(*) from {t}").fetchall()[0][0] for t in RAW_SCHEMAS}
     finally:
         connection.close()
     os.replace(tmp, layout.catalogue)

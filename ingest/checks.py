@@ -78,15 +78,16 @@ def brute_force_agreement(layout: StateLayout, config, sample: int = BRUTE_FORCE
                           depth: int = BRUTE_FORCE_DEPTH) -> dict:
     """Qdrant's top-`depth` vs an in-memory max-over-pieces matrix, for stored piece vectors as
     queries: a disagreement is a different list, ties apart (`same_ranking`)."""
-    chunk_ids, documents, matrix = [], [], []
+    chunk_ids: list[str] = []
+    per_document: list[np.ndarray] = []
     for document in indexed_documents(layout):
         if layout.embeddings(document.document_id, config.model_key).exists():
             ids, _, vectors = load_document_embeddings(layout, config, document.document_id)
             chunk_ids += ids
-            matrix.append(vectors)
+            per_document.append(vectors)
     if not chunk_ids:
         return {"queries": 0, "disagreements": 0, "recall_at_10": 1.0}
-    matrix = np.concatenate(matrix)
+    matrix = np.concatenate(per_document)
     rng = np.random.default_rng(7)
     queries = matrix[rng.choice(len(matrix), size=min(sample, len(matrix)), replace=False)]
     queries = queries + rng.normal(0, 0.05, queries.shape).astype(np.float32)  # not exactly a stored point

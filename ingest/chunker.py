@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 from corpus.ids import chunk_id_for
 from corpus.models import Block, BlockKind, Passage
@@ -199,7 +200,7 @@ def _merge_small(groups: list[_Group]) -> list[_Group]:
     for group in groups:
         prev = merged[-1] if merged else None
         section = _merged_section(prev, group) if prev else None
-        if section is not None and min(prev.size, group.size) < MIN_CHARS:
+        if prev is not None and section is not None and min(prev.size, group.size) < MIN_CHARS:
             prev.units.extend(group.units)
             prev.section = section
         else:
@@ -223,6 +224,7 @@ def _passage(document_id: str, canonical: str, group: _Group, ordinal: int, garb
     ends = [u.block.page_end or u.block.page_start for u in units if u.block.page_start is not None]
     kinds = list(dict.fromkeys(u.block.kind for u in units))
     start, end = units[0].start, units[-1].end
+    granularity: Literal["exact", "block"]
     if group.exact:
         text, ranges, granularity = canonical[start:end], [(start, end)], "exact"
     else:

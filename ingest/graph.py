@@ -12,6 +12,8 @@ from corpus.state.layout import StateLayout
 def build_entity_graph(layout: StateLayout) -> dict:
     """Extract entities from every passage and write the graph unless it matches the signature."""
     signature = recorded_signature(layout)
+    if signature is None:  # a graph keyed by no signature would match no served state
+        raise RuntimeError("no corpus signature recorded: materialise corpus_signature first")
     extractor = load_extractor()
     if layout.graph.exists():
         existing = GraphStore.open(layout.graph)

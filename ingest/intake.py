@@ -34,24 +34,24 @@ class Intake:
     met: dict[Path, Path] = field(default_factory=dict)                  # resolved path -> path as met
 
 
-def classify(path: Path, inside: Path | None = None) -> tuple[Path | None, str | None]:
-    """(resolved path, None) for a regular file to read, else (None, the reason it is skipped).
+def classify(path: Path, inside: Path | None = None) -> Path | str:
+    """The resolved path of a regular file to read, else the reason it is skipped.
     With `inside`, a path resolving outside that folder is refused."""
     try:
         target = path.resolve(strict=True)
         mode = target.stat().st_mode
     except FileNotFoundError:
-        return None, DANGLING if path.is_symlink() else "no such file"
+        return DANGLING if path.is_symlink() else "no such file"
     except PermissionError:
-        return None, "not readable (permission denied)"
+        return "not readable (permission denied)"
     except (OSError, RuntimeError) as exc:  # RuntimeError: pathlib's report of a symbolic link loop
-        return None, f"cannot be resolved ({getattr(exc, 'strerror', None) or 'symbolic link loop'})"
+        return f"cannot be resolved ({getattr(exc, 'strerror', None) or 'symbolic link loop'})"
     if inside is not None and not target.is_relative_to(inside):
-        return None, OUTSIDE_INBOX
+        return OUTSIDE_INBOX
     if not stat.S_ISREG(mode):
         kind = next((name for test, name in _KINDS if test(mode)), "a special file")
-        return None, f"{kind}, not a regular file"
-    return target, None
+        return f"{kind}, not a regular file"
+    return target
 
 
 def collect_paths(paths: list[Path]) -> Intake:
@@ -79,9 +79,9 @@ def collect_inbox(inbox: Path) -> Intake:
 
 
 def _take(intake: Intake, path: Path, inside: Path | None) -> None:
-    target, reason = classify(path, inside)
-    if target is None:
-        intake.skipped[str(path)] = reason
+    target = classify(path, inside)
+    if isinstance(target, str):
+        intake.skipped[str(path)] = target
     elif target not in intake.met:  # one file met twice (itself and a link to it) is read once
         intake.met[target] = path
         intake.files.append((target, None))

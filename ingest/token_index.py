@@ -72,6 +72,8 @@ def _write(layout: StateLayout, config: ServedConfig, documents: list[IndexedDoc
     if ensure_token_graph(layout, config) is None:
         raise RuntimeError(f"{config.embedding_model} is not a plain mean-pooling model: no token graph")
     encoder = load_token_encoder(layout, config, model_folder(config), None, threads=INGEST_THREADS)
+    if encoder is None:  # exported just above: gone only if something removed it since
+        raise RuntimeError(f"the token graph of {config.embedding_model} is missing right after its export")
     embedder, cache = load_embedder(config), TokenCache(layout, config.weights_key)
     computed = 0
 

@@ -24,7 +24,8 @@ def ingest(argv: list[str]) -> int:
     if args.paths:
         intake = collect_paths(args.paths)
     else:
-        intake = Intake(files=library_files()[: args.limit] if args.limit else library_files())
+        bundled: list[tuple[Path, str | None]] = list(library_files())
+        intake = Intake(files=bundled[: args.limit] if args.limit else bundled)
     files = intake.files
     if args.paths and not files:  # nothing to read: say why for each path, and touch no state
         if args.json:

@@ -14,7 +14,8 @@ Metadata = dict[str, object]
 
 
 def _sum(rows: list[Metadata], key: str) -> int:
-    return sum(int(r.get(key) or 0) for r in rows)
+    """Σ of a count over the rows; a row without it (or with a zero, an empty value) adds nothing."""
+    return sum(int(value) for r in rows if isinstance(value := r.get(key), (int, float, str)) and value)
 
 
 # Per-document stages: summarised over the documents that went through (set-aside ones excluded).
@@ -22,11 +23,13 @@ DOCUMENT_STAGES: dict[str, Callable[[list[Metadata]], str]] = {
     "source_document": lambda rows: f"checked {len(rows)} sources",
     "parsed_document": lambda rows: f"parsed {len(rows)} documents, {_sum(rows, 'pages')} pages",
     "passages": lambda rows: f"chunked {len(rows)} documents into {_sum(rows, 'passages')} passages",
-    "document_metadata": lambda rows: f"described {len(rows)} documents, {sum(1 for r in rows if r.get('title'))} with a title",
+    "document_metadata": lambda rows: (f"described {len(rows)} documents, "
+                                       f"{sum(1 for r in rows if r.get('title'))} with a title"),
     "passage_embeddings": lambda rows: (f"embedded {len(rows)} documents, {_sum(rows, 'pieces')} pieces "
                                         f"({_sum(rows, 'from_cache')} from cache)"),
 }
 SHOWN_VALUES = 3
+NO_ERROR_MESSAGE = "the step failed without an error message"
 WIDTH = 70
 
 
@@ -47,7 +50,7 @@ class RunOutcome:
 
     @classmethod
     def of(cls, result: dg.ExecuteInProcessResult) -> RunOutcome:
-        seconds = {e.step_key: e.event_specific_data.duration_ms / 1000 for e in result.all_events
+        seconds = {e.step_key: e.step_success_data.duration_ms / 1000 for e in result.all_events
                    if e.event_type == dg.DagsterEventType.STEP_SUCCESS}
         rows: dict[str, list[Metadata]] = {}
         for event in result.get_asset_materialization_events():
@@ -58,7 +61,7 @@ class RunOutcome:
                   for e in result.get_asset_check_evaluations()}
         failures = [e.step_failure_data for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
         failure = "; ".join((f.user_failure_data.description if f.user_failure_data and f.user_failure_data.description
-                             else f.error.message.strip()) for f in failures)
+                             else f.error.message.strip() if f.error else NO_ERROR_MESSAGE) for f in failures)
         # the dbt models are one step (the dbt build) that materialises every model
         step = {a: catalogue_models.op.name if a.startswith(f"{MODEL_PREFIX}/") else a for a in rows}
         return cls(checks=checks, stages=[(asset, seconds.get(step[asset], 0.0), found) for asset, found in rows.items()],

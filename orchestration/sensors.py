@@ -4,7 +4,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.partitions import documents_partitions
+from assets.partitions import DOCUMENTS_PARTITIONS, documents_partitions
 from corpus.state.lock import WriterBusyError
 from corpus.state.layout import StateLayout
 from ingest.intake import take_inbox
@@ -25,13 +25,14 @@ def inbox_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.Sk
         return dg.SkipReason("the inbox is empty")
     for entry, reason in intake.skipped.items():
         context.log.warning(f"{Path(entry).name} skipped: {reason}")
-    known = set(context.instance.get_dynamic_partitions(documents_partitions.name))
+    known = set(context.instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS))
     new_ids: list[str] = []
     for registration in registrations:
+        document_id = registration.document_id   # set on every registration not rejected
         if registration.rejected:
             context.log.warning(f"{registration.name} set aside: {registration.rejected}")
-        elif registration.document_id not in known and registration.document_id not in new_ids:
-            new_ids.append(registration.document_id)
+        elif document_id is not None and document_id not in known and document_id not in new_ids:
+            new_ids.append(document_id)
     return dg.SensorResult(
         run_requests=[dg.RunRequest(partition_key=d, run_key=f"ingest:{d}") for d in new_ids],
         dynamic_partitions_requests=[documents_partitions.build_add_request(new_ids)] if new_ids else [])

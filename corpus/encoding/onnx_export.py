@@ -195,7 +195,7 @@ def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, ru
     from corpus.encoding.token_cache import TokenCache
     from corpus.encoding.token_encoder import TokenEncoder
 
-    encoder = None
+    encoder: Bf16Encoder | TokenEncoder | None = None
     if runtime == "torch-bf16":
         encoder = Bf16Encoder(folder, config.embedding_model, threads=INGEST_THREADS, model=model)
     elif runtime == "onnx" and config.late_interaction:

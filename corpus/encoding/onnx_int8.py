@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 
 from corpus.encoding.onnx_fusion import fuse
-from corpus.versions import INT8_RECIPE
 
 log = logging.getLogger(__name__)
 

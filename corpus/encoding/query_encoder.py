@@ -69,9 +69,9 @@ def load_query_encoder(config: ServedConfig, layout=None):
         from corpus.encoding.token_encoder import load_token_encoder
 
         # the token graph's pooled output is the plain graph's: one session serves both halves
-        encoder = load_token_encoder(layout, config, folder, prompt)
-        if encoder is not None:
-            return encoder
+        token_encoder = load_token_encoder(layout, config, folder, prompt)
+        if token_encoder is not None:
+            return token_encoder
     if layout is not None and config.query_runtime != "torch":
         from corpus.encoding.onnx_encoder import load_onnx_encoder
 

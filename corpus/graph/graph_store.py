@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 import duckdb
 import numpy as np
@@ -63,7 +63,8 @@ def write_graph(path: Path, signature: str, extractor: str, mentions: Iterable[M
     surface); `relations` carry head, tail, relation, chunk_id, score. Noise names, unknown types
     and relations whose ends are not entities of the graph are dropped and counted.
     """
-    kept, dropped = [], Counter()
+    kept: list[tuple] = []
+    dropped: Counter[str] = Counter()
     for m in mentions:
         if m.entity_type not in ENTITY_TYPES:
             dropped["mentions_unknown_type"] += 1
@@ -106,7 +107,9 @@ def write_graph(path: Path, signature: str, extractor: str, mentions: Iterable[M
 
 def _aggregate_entities(rows: list[tuple]) -> dict[str, tuple[str, str, int, int]]:
     """key -> (name, type, mentions, chunks); the most frequent name and type win, ties to the first."""
-    names, types, chunks = defaultdict(Counter), defaultdict(Counter), defaultdict(set)
+    names: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    types: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    chunks: defaultdict[str, set[str]] = defaultdict(set)
     for chunk_id, _, key, name, entity_type, *_ in rows:
         names[key][name] += 1
         types[key][entity_type] += 1
@@ -261,7 +264,7 @@ class GraphStore:
     def _score_chunks(self, chunk_ids: Iterable[str], weights: dict[str, float],
                       extra_present: dict[str, set[str]] | None = None) -> list[dict]:
         """Σ weights of matched entities present + 0.01 × Σ min(mentions in chunk, 10), best first."""
-        scored = []
+        scored: list[dict[str, Any]] = []
         for chunk_id in chunk_ids:
             in_chunk = self._by_chunk.get(chunk_id, {})
             present = {k for k in weights if k in in_chunk} | (extra_present or {}).get(chunk_id, set())
@@ -317,13 +320,14 @@ class GraphStore:
                 for direction, mine, other in (("out", head, tail), ("in", tail, head)):
                     if mine == key and other not in origin:
                         groups[(rel, direction, other)].append(chunk_id)
-        neighbours = [{"relation": rel, "direction": direction, "key": other, "name": self._entities[other].name,
-                       "type": self._entities[other].type, "support": len(chunks),
-                       "chunk_ids": sorted(set(chunks))[:EXAMPLE_CHUNKS]}
-                      for (rel, direction, other), chunks in groups.items()]
+        neighbours: list[dict[str, Any]] = [
+            {"relation": rel, "direction": direction, "key": other, "name": self._entities[other].name,
+             "type": self._entities[other].type, "support": len(chunks),
+             "chunk_ids": sorted(set(chunks))[:EXAMPLE_CHUNKS]}
+            for (rel, direction, other), chunks in groups.items()]
         neighbours.sort(key=lambda n: (-n["support"], n["relation"], n["name"]))
         co_mentions = [] if relation else self._co_mentions(origin)
-        return {"entity": (exact or matches or [None])[0], "matches": exact or matches,
+        return {"entity": next(iter(exact or matches), None), "matches": exact or matches,
                 "neighbours": neighbours[:limit], "co_mentions": co_mentions[:limit]}
 
     def _co_mentions(self, origin: set[str]) -> list[dict]:
@@ -333,7 +337,7 @@ class GraphStore:
             for other in self._by_chunk[chunk_id]:
                 if other not in origin:
                     shared[other].append(chunk_id)
-        rows = [{"key": k, "name": self._entities[k].name, "type": self._entities[k].type,
+        rows: list[dict[str, Any]] = [{"key": k, "name": self._entities[k].name, "type": self._entities[k].type,
                  "shared_chunks": len(chunks),
                  "score": len(chunks) * math.log(total / len(self._by_entity[k])),
                  "chunk_ids": chunks[:EXAMPLE_CHUNKS]} for k, chunks in shared.items()]

@@ -114,8 +114,15 @@ class PassageStore:
             marks = ",".join("?" * len(missing))
             bodies = dict(self._rows(f"SELECT chunk_id, body FROM passages WHERE chunk_id IN ({marks})",
                                      tuple(missing)))
-        # get(): a cached passage can be evicted while this list is being parsed
-        return [self._parsed(c, bodies[c]) if c in bodies else self.get(c) for c in ids]
+        # _stored(): a cached passage can be evicted while this list is being parsed
+        return [self._parsed(c, bodies[c]) if c in bodies else self._stored(c) for c in ids]
+
+    def _stored(self, chunk_id: str) -> Passage:
+        """A passage whose id was just read from this store, so it is there."""
+        passage = self.get(chunk_id)
+        if passage is None:
+            raise KeyError(chunk_id)
+        return passage
 
     def chunk_ids(self) -> list[str]:
         return [row[0] for row in self._rows("SELECT chunk_id FROM passages ORDER BY chunk_id", ())]

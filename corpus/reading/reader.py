@@ -82,6 +82,8 @@ class CorpusReader:
         if store is not None and store.count < LARGE_STATE_PASSAGES:
             store.close()
             store = None
+        passages: dict[str, Passage] = {}
+        by_document: dict[str, list[Passage]] = {}
         if store is not None:
             read_ahead_in_background(store.path)  # passages from memory, not the disk, from the first search
         for document_id in layout.registered_document_ids():
@@ -99,11 +101,13 @@ class CorpusReader:
                 continue
             rows = read_passages(paths[2])
             rows.sort(key=lambda p: p.ordinal)
-            reader.by_document[document_id] = rows
-            reader.passages.update((p.chunk_id, p) for p in rows)
+            by_document[document_id] = rows
+            passages.update((p.chunk_id, p) for p in rows)
         if store is not None:
             reader.passages = StoredPassages(store)
             reader.by_document = StoredByDocument(store, reader.documents)
+        else:
+            reader.passages, reader.by_document = passages, by_document
         if layout.titles_file.exists():
             reader.titles_overlay = read_json(layout.titles_file)
         if layout.near_duplicates_file.exists():

@@ -30,7 +30,8 @@ def skip_markup(text: str) -> tuple[str, Pieces | None]:
     characters as (its start in the result, its start in `text`). None when there was no markup
     (the text comes back unchanged). Runs, not a per-character map: a 200k-character document
     keeps a few thousand pieces, and `to_original` maps a sorted list of offsets in one pass."""
-    lines = [(m.start(m.lastgroup), m.end(), m.lastgroup) for m in _LINE_RE.finditer(text)]
+    # Every match sets exactly one named group, so `lastgroup` is never None here.
+    lines = [(m.start(kind), m.end(), kind) for m in _LINE_RE.finditer(text) if (kind := m.lastgroup)]
     inline = [(m.start(), m.end(), "inline") for m in _INLINE_RE.finditer(text)]
     out = _Out()
     pos = 0

@@ -44,9 +44,10 @@ def normalise_with_map(text: str) -> tuple[str, list[int]]:
     Markdown markup is skipped first (corpus.text.markup: table pipes and separator rows, code fences
     and backticks, emphasis markers, heading hashes). Whitespace runs become one space (none at
     either end), <sup>/<sub> tags are dropped (their content kept), dashes and minus signs
-    become '-', curly and prime quotes become straight, then NFKC and case-folding; a hyphen at a line break between two letters is removed when the
-    next letter is lower-case ('volat-\\nility' → 'volatility') and kept without the break
-    otherwise ('Black-\\nScholes' → 'black-scholes').
+    become '-', curly and prime quotes become straight, then NFKC and case-folding; a hyphen at a
+    line break between two letters is removed when the next letter is lower-case
+    ('volat-\\nility' → 'volatility') and kept without the break otherwise ('Black-\\nScholes' →
+    'black-scholes').
     """
     bare, pieces = skip_markup(text)
     normalised, origin = _normalise(bare)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -28,8 +29,26 @@ from corpus.vectors.vector_store_base import (HNSW_EF_CONSTRUCT, HNSW_GRAPH_M, H
                                       VectorStoreError, batched, best_per_chunk, check_vector,
                                       hnsw_search_settings, payload_of, point_id)
 
+if TYPE_CHECKING:  # the binding itself is imported on first use
+    from qdrant_edge import Record, ScoredPoint
+
 SHARD_DIR = "shard"
 META_FILE = "meta.json"
+
+
+def _payload(point: Record | ScoredPoint) -> dict[str, Any]:
+    """The payload of a point read with its payload asked for (the binding types it optional)."""
+    if point.payload is None:
+        raise VectorStoreError("the vector store returned a point without the payload asked for")
+    return point.payload
+
+
+def _dense_vector(record: Record) -> list[float]:
+    """The point's one unnamed dense vector: the binding types a vector as any of its kinds (or
+    none, when not asked for); this store writes and asks for that kind only."""
+    if not isinstance(record.vector, list):
+        raise VectorStoreError("the vector store returned a point without the dense vector asked for")
+    return cast(list[float], record.vector)
 
 
 class EdgeVectorStore:
@@ -152,7 +171,7 @@ class EdgeVectorStore:
             hits = self._shard.query(qe.QueryRequest(
                 limit=n, query=query, filter=flt, params=self._search_params(),
                 with_payload=qe.PayloadSelector.Include(["chunk_id"])))
-            return [(hit.payload["chunk_id"], float(hit.score)) for hit in hits]
+            return [(_payload(hit)["chunk_id"], float(hit.score)) for hit in hits]
 
         return best_per_chunk(fetch, limit)
 
@@ -166,7 +185,7 @@ class EdgeVectorStore:
         while True:
             records, offset = self._shard.scroll(qe.ScrollRequest(
                 offset=offset, limit=SCROLL_PAGE, with_payload=qe.PayloadSelector.Include([key])))
-            values.update(record.payload[key] for record in records)
+            values.update(_payload(record)[key] for record in records)
             if offset is None:
                 return values
 
@@ -178,8 +197,10 @@ class EdgeVectorStore:
         while True:
             records, offset = self._shard.scroll(qe.ScrollRequest(
                 offset=offset, limit=SCROLL_PAGE, with_payload=True, with_vector=True))
-            rows += [PointRecord(r.payload["chunk_id"], r.payload["document_id"], int(r.payload["piece"]),
-                                 r.payload.get("year"), r.vector) for r in records]
+            for record in records:
+                payload = _payload(record)
+                rows.append(PointRecord(payload["chunk_id"], payload["document_id"], int(payload["piece"]),
+                                        payload.get("year"), _dense_vector(record)))
             if offset is None:
                 return rows
 
@@ -223,7 +244,7 @@ class EdgeVectorStore:
             if not self.approximate:  # an hnsw shard is read in place, not from a snapshot
                 self.write_snapshot()
         self._shard.close()
-        self._shard = None
+        del self._shard  # closed: a second close() finds no shard and returns
 
 
 def stored_index(folder: Path) -> str:

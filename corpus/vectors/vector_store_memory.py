@@ -64,7 +64,8 @@ def to_arrays(records: Iterable[PointRecord], dimension: int, stamp: str = "") -
 def write_snapshot(path: Path, records: Iterable[PointRecord], dimension: int, stamp: str) -> None:
     """Write every point of a store to `path` atomically (the writer calls this on close)."""
     buffer = io.BytesIO()
-    np.savez(buffer, **to_arrays(records, dimension, stamp))
+    # allow_pickle: numpy's default, named so that its stubs do not read an array's name as this flag
+    np.savez(buffer, allow_pickle=True, **to_arrays(records, dimension, stamp))
     atomic_write_bytes(path, buffer.getvalue())
 
 
@@ -115,8 +116,8 @@ class MemoryVectorStore:
         """Indexes of the points passing the filters (None: every point)."""
         mask = None
         if document_ids is not None:
-            wanted = np.searchsorted(self._documents, sorted(set(document_ids)))
-            wanted = [int(i) for i, d in zip(wanted, sorted(set(document_ids)))
+            places = np.searchsorted(self._documents, sorted(set(document_ids)))
+            wanted = [int(i) for i, d in zip(places, sorted(set(document_ids)))
                       if i < len(self._documents) and self._documents[i] == d]
             mask = np.isin(self._document_index, wanted)
         if year_min is not None or year_max is not None:

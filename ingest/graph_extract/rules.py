@@ -223,9 +223,9 @@ class AuthorIndex:
                 self.canonical[form] = best
             by_surname.setdefault(surname, set()).add(best)
         self.by_surname = {s: next(iter(v)) for s, v in by_surname.items() if len(v) == 1}
-        forms = sorted(self.canonical, key=len, reverse=True)
-        self._pattern = regex.compile(r"(?<!\p{L})(?:" + "|".join(
-            r"\s+".join(regex.escape(t) for t in f.split()) for f in forms) + r")(?!\p{L})") if forms else None
+        longest_first = sorted(self.canonical, key=len, reverse=True)
+        alternatives = "|".join(r"\s+".join(regex.escape(t) for t in f.split()) for f in longest_first)
+        self._pattern = regex.compile(r"(?<!\p{L})(?:" + alternatives + r")(?!\p{L})") if longest_first else None
 
     def resolve_surname(self, surname: str) -> str:
         return self.by_surname.get(surname.split()[-1].casefold(), surname)

@@ -211,13 +211,13 @@ class VocabularyExtractor:
         for m in self.vocabulary.match(text):
             surface = text[m.start:m.end]
             if surface in acronyms:        # the document's own definition of this acronym rules
-                if acronyms[surface] is not None:
-                    candidates.append((m.start, m.end, *acronyms[surface], 3))
+                if (own := acronyms[surface]) is not None:
+                    candidates.append((m.start, m.end, *own, 3))
                 continue
             candidates.append((m.start, m.end, m.entry.canonical, m.entry.type, 2 if m.case_sensitive else 4))
         for d in defined_acronyms(text):
-            if acronyms.get(d.short.text) is not None:
-                candidates.append((d.long.start, d.long.end, *acronyms[d.short.text], 3))
+            if (defined := acronyms.get(d.short.text)) is not None:
+                candidates.append((d.long.start, d.long.end, *defined, 3))
         for short, resolved in acronyms.items():
             if resolved is not None:
                 candidates += [(m.start(), m.end(), *resolved, 3)

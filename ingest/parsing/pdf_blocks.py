@@ -64,50 +64,53 @@ def group_lines(pages: list[list[Line]], heights: list[float], stats: DocStats) 
             kind = "footnote" if i >= foot else role(line, stats)
             if toc_page and kind in ("heading", "text", "table") and PAGE_REF.search(line.text):
                 kind = "toc"     # a contents entry, not a section of this page
-            cur = groups[-1] if groups else None
-            last = cur.lines[-1] if cur else None
             nxt = lines[i + 1] if i + 1 < len(lines) else None
             if kind == "heading" and level_is_bold(line, stats) and nxt is not None \
                     and nxt.text[:1].islower() and nxt.top - line.bottom < stats.pitch:
                 kind = "text"    # a bold lead-in whose sentence runs on, not a heading
-            if kind in ("text", "formula") and cur and cur.kind == "code" and last.page == line.page \
+            if not groups:   # the document's first line opens the first group
+                groups.append(Group(kind, [line], heading_level(line, stats) if kind == "heading" else None))
+                continue
+            cur = groups[-1]
+            last = cur.lines[-1]
+            if kind in ("text", "formula") and cur.kind == "code" and last.page == line.page \
                     and not any(c.isalnum() for c in line.text) and line.top - last.bottom < stats.pitch:
                 cur.lines.append(line)   # closing braces of code, set in a maths font
                 continue
-            if kind == "text" and cur and cur.kind == "formula" and last.page == line.page \
+            if kind == "text" and cur.kind == "formula" and last.page == line.page \
                     and _fragment(line) and line.top - last.bottom < stats.pitch:
                 cur.lines.append(line)   # a limit, index or denominator of the display above
                 continue
             if kind == "heading":
                 level = heading_level(line, stats)
-                if cur and cur.kind == "heading" and cur.level == level and last.page == line.page \
+                if cur.kind == "heading" and cur.level == level and last.page == line.page \
                         and line.top - last.bottom < stats.pitch:
                     cur.lines.append(line)
                 else:
                     groups.append(Group("heading", [line], level))
                 continue
-            if kind == "footnote" and cur and cur.kind == "footnote" and line.text[:1] not in "*†‡§¶" \
+            if kind == "footnote" and cur.kind == "footnote" and line.text[:1] not in "*†‡§¶" \
                     and not line.text[:1].isdigit():
                 cur.lines.append(line)
                 continue
-            if kind in ("code", "formula") and cur and cur.kind == kind and last.page == line.page \
+            if kind in ("code", "formula") and cur.kind == kind and last.page == line.page \
                     and line.top - last.bottom < 2.5 * stats.pitch:
                 cur.lines.append(line)
                 continue
-            if kind == "formula" and cur and cur.kind == "formula" and last.page == line.page:
+            if kind == "formula" and cur.kind == "formula" and last.page == line.page:
                 cur.lines.append(line)
                 continue
-            if kind == "text" and cur and cur.kind in ("caption", "text") and not _paragraph_break(last, line, stats):
+            if kind == "text" and cur.kind in ("caption", "text") and not _paragraph_break(last, line, stats):
                 cur.lines.append(line)
                 continue
-            if kind == "text" and cur and cur.kind == "list" and last.page == line.page \
+            if kind == "text" and cur.kind == "list" and last.page == line.page \
                     and line.x0 > column_left(cur.lines[0], stats) + 2 and line.top - last.bottom < stats.pitch:
                 cur.lines.append(line)
                 continue
-            if kind == "toc" and cur and cur.kind == "toc":
+            if kind == "toc" and cur.kind == "toc":
                 cur.lines.append(line)
                 continue
-            if kind == "list" and cur and cur.kind == "list" and line.top - last.bottom < 1.5 * stats.pitch:
+            if kind == "list" and cur.kind == "list" and line.top - last.bottom < 1.5 * stats.pitch:
                 cur.lines.append(line)
                 continue
             groups.append(Group(kind, [line]))

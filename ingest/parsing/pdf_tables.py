@@ -54,12 +54,12 @@ def candidate_runs(lines: list[Line], stats: DocStats) -> list[tuple[int, int]]:
 
 
 def to_pipe_table(rows: list[list[str | None]]) -> str | None:
-    rows = [[" ".join((c or "").split()).replace("|", "\\|") for c in row] for row in rows]
-    rows = [r for r in rows if any(r)]
-    width = max((len(r) for r in rows), default=0)
-    if len(rows) < 2 or width < 2:
+    cells = [[" ".join((c or "").split()).replace("|", "\\|") for c in row] for row in rows]
+    cells = [r for r in cells if any(r)]
+    width = max((len(r) for r in cells), default=0)
+    if len(cells) < 2 or width < 2:
         return None
-    lines = ["| " + " | ".join(r + [""] * (width - len(r))) + " |" for r in rows]
+    lines = ["| " + " | ".join(r + [""] * (width - len(r))) + " |" for r in cells]
     lines.insert(1, "|" + "---|" * width)
     return "\n".join(lines)
 
@@ -103,8 +103,9 @@ def _extract(path: Path, pages: list[list[Line]], stats: DocStats, todo: dict[in
                 if table is None:
                     continue
                 holder = Line(n + 1, table, box[0], box[2], box[1], box[3], stats.body_size, TABLE_FONT)
+                x0, top, x1, bottom = (round(v, 1) for v in box)
                 found[id(holder)] = RawBlock(kind=BlockKind.table, text=table, page_start=n + 1, page_end=n + 1,
-                                             regions=[(n + 1, *(round(v, 1) for v in box))])
+                                             regions=[(n + 1, x0, top, x1, bottom)])
                 kept.append(holder)
                 cursor = end
             kept.extend(lines[cursor:])

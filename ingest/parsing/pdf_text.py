@@ -69,7 +69,7 @@ def join_broken_blocks(blocks: list[RawBlock], known: set[str] | frozenset[str],
                 skip += 1
             nxt = pending[skip] if skip < len(pending) else None
             head = _CONTINUATION.match(nxt.text) if nxt is not None and nxt.kind in _RUNNING else None
-            if head:
+            if head and nxt is not None:   # a head implies a next block; the check tells the type checker
                 joined = (tail.group(1) + head.group(1)).lower()
                 hyphenated = f"{tail.group(1)}-{head.group(1)}".lower()
                 if joined in known or hyphenated in keep_hyphen:

@@ -15,6 +15,8 @@ from ingest.graph_extract.vocabulary import Vocabulary, VocabularyExtractor
 from corpus.graph.graph_store import ENTITY_TYPES, RELATION_TYPES, GraphStore, write_graph
 from corpus.ids import chunk_id_for, document_id_for_bytes
 from corpus.models import Passage
+from corpus.state.layout import StateLayout
+from ingest.graph import build_entity_graph
 
 LECTURES = Path(__file__).resolve().parents[2] / "library" / "markdown"
 
@@ -156,6 +158,15 @@ def test_vocabulary_graph_round_trip_on_a_lecture(extractor, tmp_path):
     assert var["entities"][0]["name"] == "VaR" and var["chunks"]
     assert {c["chunk_id"] for c in var["chunks"]} <= {p.chunk_id for p in passages}
     assert store.connect("VaR", "CVaR")["chunks"]
+
+
+def test_entity_graph_needs_a_recorded_signature(monkeypatch, tmp_path):
+    """As the other indexes: a graph written under no signature would match no served state."""
+    monkeypatch.delenv(GLINER_PATH_ENV, raising=False)
+    layout = StateLayout(tmp_path).ensure()
+    with pytest.raises(RuntimeError, match="no corpus signature recorded"):
+        build_entity_graph(layout)
+    assert not layout.graph.exists()
 
 
 @pytest.mark.slow

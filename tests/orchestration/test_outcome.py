@@ -18,3 +18,20 @@ def test_dbt_models_make_one_line_and_other_stages_keep_theirs():
     assert lines[1].split()[:4] == ["dbt", "models:", "documents,", "passages"] and lines[1].endswith("2.0 s")
     assert "Execution Duration" not in "\n".join(lines)
     assert lines[2].startswith("  bm25 index: documents 2418, rebuilt 1") and lines[2].endswith("6.6 s")
+
+
+def test_a_step_failure_without_an_error_is_still_reported():
+    """A step failure may carry neither a dg.Failure's description nor an error: the summary says
+    so, instead of failing on the missing error and hiding the run's failure."""
+    from types import SimpleNamespace
+
+    import dagster as dg
+    from dagster._core.execution.plan.objects import StepFailureData
+
+    from orchestration.outcome import NO_ERROR_MESSAGE
+
+    failed = dg.DagsterEvent(event_type_value=dg.DagsterEventType.STEP_FAILURE.value, job_name="job",
+                             event_specific_data=StepFailureData(error=None, user_failure_data=None))
+    result = SimpleNamespace(all_events=[failed], get_asset_materialization_events=lambda: [],
+                             get_asset_check_evaluations=lambda: [])
+    assert RunOutcome.of(result).failure == NO_ERROR_MESSAGE

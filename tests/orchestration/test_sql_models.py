@@ -78,6 +78,16 @@ def test_the_dbt_resource_knows_its_version_without_a_subprocess(monkeypatch):
     assert resource._initialize_dbt_core_adapter(["build"]) is None
 
 
+def test_a_dbt_that_prints_no_version_is_named(tmp_path):
+    """Another dbt than the one beside this interpreter is asked its version; output without one
+    is reported as such (not as a failed attribute lookup)."""
+    dbt = tmp_path / "dbt"
+    dbt.write_text("#!/bin/sh\necho 'no version here'\n")
+    dbt.chmod(0o755)
+    with pytest.raises(RuntimeError, match="printed no version"):
+        sql_models._dbt_version(str(dbt))
+
+
 def test_the_dbt_assets_build_the_catalogue_tables(built):
     layout, result = built
     assert result.success
