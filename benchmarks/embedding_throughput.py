@@ -2,7 +2,7 @@
 
 Pieces: --pieces of them (seeded sample) from the documents of --home, cut exactly as the
 pipeline cuts them. Arms, same model, --threads threads each, interleaved --repeats times (best):
-  torch_by_chars  sentence-transformers, batches ordered by characters (the pipeline until issue 11)
+  torch_by_chars  sentence-transformers, batches ordered by characters (the former pipeline's batching)
   torch_by_tokens sentence-transformers, batches ordered by token count
   onnx_by_tokens  the float32 ONNX export on ONNX Runtime, ordered by token count (the pipeline's default)
   onnx_int8       its int8 graph (corpus.encoding.onnx_int8.quantise), ingestion's opt-in (QUANT_RAG_PASSAGE_RUNTIME=onnx-int8)

@@ -4,8 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
-# Two workers (pytest-xdist), one test file each at a time: 447 s here against 799 s in one process
-# (most tests wait on subprocesses, dbt or I/O). The ingested slice is still built once
+# Two workers (pytest-xdist), one test file each at a time: most tests wait on subprocesses, dbt or
+# I/O, so two workers take little more than half the time of one process. The ingested slice is still built once
 # (tests/shared_state.py). Tests that assert what a wall-clock-bounded search finds give it time
 # (tests/serving/test_citation.py); `-n 0` runs everything in one process.
 .venv/bin/python -m pytest -q -n 2 --dist loadfile --durations=30 "$@"

@@ -1,6 +1,6 @@
 """Every import in benchmarks/*.py resolves: the scripts run rarely, so a moved function would
-otherwise surface only when someone reproduces a README figure (two did: `benchmarks.` as a
-package, and names that left assets/ for ingest/)."""
+otherwise surface only when someone reproduces a README figure (a moved function or a
+package-style import breaks a script silently)."""
 
 from __future__ import annotations
 

@@ -27,10 +27,10 @@ log = logging.getLogger(__name__)
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _ENCODING_FIELD = {"input_ids": "ids", "attention_mask": "attention_mask", "token_type_ids": "type_ids"}
 # Two threads where the process may use two cores. torch's pool, waiting for a core that a
-# competing process held, made queries take ~500 ms under load (issue 11). ONNX Runtime's pool
+# competing process held, made queries take ~500 ms under load. ONNX Runtime's pool
 # without spinning does not: its calling thread takes the chunks a delayed worker has not started.
-# Library at the wire, two servers alternated (benchmarks/wire_ab.py): search p50 19.1 -> 16.6 ms
-# idle and 20.7 -> 18.8 ms beside a CPU hog, against one thread; +1.3 ms of server CPU per search.
+# Two threads measured faster at the wire than one, idle and beside a CPU hog, for a little more
+# server CPU (benchmarks/wire_ab.py; docs/measurements.md, Serving).
 QUERY_THREADS = min(2, len(os.sched_getaffinity(0)))
 INT8_SUFFIX = f".{INT8_RECIPE}.onnx"
 

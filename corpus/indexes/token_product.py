@@ -1,8 +1,8 @@
 """The MaxSim product in int8: candidate token rows × question tokens by ONNX Runtime's MatMulInteger.
 
 numpy has no integer BLAS, so the float product of ≈ 15,000 token rows with a question's ≈ 20 token
-vectors cost ≈ 6 ms of one core plus ≈ 1 ms to widen the rows to float32 (issue 11 measured it as
-most of late interaction's cost). MatMulInteger multiplies uint8 × int8 directly (VNNI where the
+vectors cost ≈ 6 ms of one core plus ≈ 1 ms to widen the rows to float32: most of late
+interaction's cost. MatMulInteger multiplies uint8 × int8 directly (VNNI where the
 CPU has it): the same product in integers, and the whole MaxSim ≈ 2× faster in the same run.
 
 The stored rows are int8; a row XOR 0x80 read as uint8 is row + 128, and the node's zero point of

@@ -99,7 +99,7 @@ def test_multi_questions_span_two_documents(questions):
             assert len({g["file"] for g in question.gold}) >= 2, question.id
 
 
-# The phrasings users write for a period (issue 8). This only checks that a dated question
+# The phrasings users write for a period. This only checks that a dated question
 # words one; turning the phrase into bounds is the retrieval side's job, not this test's.
 PERIOD_PHRASE = re.compile(
     r"\b(before|after|since|around|between \d{4} and|from \d{4} onwards|pre-\d{4}|in \d{4})\b"

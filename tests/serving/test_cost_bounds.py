@@ -1,4 +1,4 @@
-"""A cost bound on every tool (issue 12), over the real stdio server on a real served state:
+"""A cost bound on every tool, over the real stdio server on a real served state:
 long quotes, full batches and a 500-quote evidence session answer within 2 s; session_list over
 a store at its byte limit within 1 s and without values; unknown ids and loose types are refused."""
 

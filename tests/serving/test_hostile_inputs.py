@@ -1,8 +1,8 @@
-"""Hostile input (issue 12): thousands of generated calls across all 14 tools through the SDK's
+"""Hostile input: thousands of generated calls across all 14 tools through the SDK's
 stdio client to one real server. The server stays up, every error is structured (code, message,
 fields, rebuild) and never `internal`, no traceback text, no call over 2 s, RSS growth bounded.
 A call over 2 s is made once more and the limit holds for that repeat: a slow path is slow again,
-while a stall of the machine (CI once held a `query: None` refusal for 2.07 s) is not."""
+while a stall of a loaded machine, which can hold any call past 2 s once, is not."""
 
 from __future__ import annotations
 
