@@ -36,7 +36,7 @@ def _context():
 
 def _run(tool_name: str, arguments: dict, as_json: bool) -> tuple[int, dict]:
     """Run one tool in process; print its rendering (or JSON); errors go to stderr."""
-    from mcp.types import TextContent
+    from mcp_types import TextContent
 
     from serving.errors import error_payload
     from serving.server import call_tool
