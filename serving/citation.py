@@ -73,13 +73,12 @@ def _verify_normalised(reader: CorpusReader, doc: NormalisedDocument, document_i
         placed = match_segments(doc, segments, [p.ranges for p in reader.by_document.get(document_id, [])])
         if placed.stitched:
             return _stitched(reader, document_id, quote, placed.stitched)
-        if placed.failed is not None:
-            failed_segment = placed.failed
-        else:
+        if placed.ranges is not None:
             ranges = placed.ranges
             chunk = covering_chunk(reader, document_id, ranges[0][0], ranges[-1][1], chunk_id)
             return _result(document_id, quote, "verified" if placed.raw else "verified_normalised",
                            offsets=ranges, occurrences=1, chunk_id=chunk)
+        failed_segment = placed.failed
     if matched is not None:
         status, hits = matched
         s, e = _pick(hits, _hint_ranges(reader, document_id, chunk_id))
@@ -169,6 +168,8 @@ def verify_batch(reader: CorpusReader, items: list[dict], budget: Budget | None 
             results.append(_result(str(document_id or ""), str(quote or ""), reason_code=refusal[0],
                                    reason=refusal[1], supports=supports))
             continue
+        # _refusal found both well-formed strings (chunk_id, when given, too)
+        assert isinstance(document_id, str) and isinstance(quote, str)
         if document_id not in docs:
             docs[document_id] = _load(reader, document_id)
         doc = docs[document_id]

@@ -24,7 +24,7 @@ def passage_place(reader: CorpusReader, document_id: str, start: int, text: str,
     canonical text holds it at `start` minus its own start; a table piece that repeats its header
     (granularity "block") is searched. The hinted passage wins among several."""
     passages = reader.by_document.get(document_id, [])
-    found = []
+    found: list[tuple[str, int, str | None]] = []
     for i, passage in enumerate(passages):
         begin = next((s for s, e in passage.ranges if s <= start < e), None)
         if begin is None:

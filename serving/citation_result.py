@@ -24,10 +24,11 @@ ReasonCode = Literal[
     "stitched",            # every part occurs in order, but too far apart to be one quote
     "budget",              # the call's matching budget ran out before an answer
     "too_short", "too_long", "invalid_id", "unknown_document", "unreadable", "invalid_item"]
+Status = Literal["verified", "verified_normalised", "not_found"]
 
 
 class CitationResult(BaseModel):
-    status: Literal["verified", "verified_normalised", "not_found"]
+    status: Status
     document_id: str
     quote: str
     offsets: list[tuple[int, int]] = Field(description=(
@@ -40,7 +41,7 @@ class CitationResult(BaseModel):
     supports: str | None = Field(None, description="The claim this quote supports, as the caller gave it.")
 
 
-def _result(document_id: str, quote: str, status: str = "not_found", **kw: Any) -> CitationResult:
+def _result(document_id: str, quote: str, status: Status = "not_found", **kw: Any) -> CitationResult:
     fields = {"offsets": [], "occurrences": 0, "chunk_id": None, "reason": None, "reason_code": None,
               "closest": None}
     return CitationResult(status=status, document_id=document_id, quote=quote, **{**fields, **kw})

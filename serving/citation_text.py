@@ -13,6 +13,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
+from typing import Literal
 
 from corpus.text.normalise import canonical_end, normalise_with_map
 
@@ -107,7 +108,10 @@ def find_all(haystack: str, needle: str) -> list[int]:
     return hits
 
 
-def match_whole(doc: NormalisedDocument, quote: str) -> tuple[str, list[tuple[int, int]]] | None:
+MatchStatus = Literal["verified", "verified_normalised"]
+
+
+def match_whole(doc: NormalisedDocument, quote: str) -> tuple[MatchStatus, list[tuple[int, int]]] | None:
     hits = find_all(doc.text, quote)
     if hits:
         return "verified", [(h, h + len(quote)) for h in hits]

@@ -36,6 +36,8 @@ def _context():
 
 def _run(tool_name: str, arguments: dict, as_json: bool) -> tuple[int, dict]:
     """Run one tool in process; print its rendering (or JSON); errors go to stderr."""
+    from mcp_types import TextContent
+
     from serving.errors import error_payload
     from serving.server import call_tool
     from serving.toolset import all_tools
@@ -46,8 +48,12 @@ def _run(tool_name: str, arguments: dict, as_json: bool) -> tuple[int, dict]:
         error = error_payload(result)["error"]
         print(f"error ({error['code']}): {error['message']}", file=sys.stderr)
         return (EXIT_USAGE if error["code"] == "invalid_argument" else EXIT_FAILED), {}
-    print(json.dumps(result.structured_content, ensure_ascii=False, indent=1) if as_json
-          else result.content[0].text)
+    if as_json:
+        print(json.dumps(result.structured_content, ensure_ascii=False, indent=1))
+    else:
+        rendering = result.content[0]
+        assert isinstance(rendering, TextContent)  # a tool answers its rendering as one text block
+        print(rendering.text)
     return EXIT_OK, result.structured_content
 
 

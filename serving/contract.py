@@ -47,7 +47,7 @@ def anchor_for(passage: Passage, canonical_sha256: str) -> Anchor:
     """Anchor of a passage into its document's canonical text."""
     if not _HEX_RE.match(canonical_sha256):
         raise ValueError(f"canonical_sha256 must be hex (>= {SHA_PREFIX} chars), got {canonical_sha256[:70]!r}")
-    return Anchor(document_id=passage.document_id, ranges=[tuple(r) for r in passage.ranges],
+    return Anchor(document_id=passage.document_id, ranges=[(s, e) for s, e in passage.ranges],
                   granularity=passage.granularity, sha256=canonical_sha256[:SHA_PREFIX])
 
 

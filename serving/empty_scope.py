@@ -7,6 +7,7 @@ answer, so it must never read as "no passage found".
 from __future__ import annotations
 
 import difflib
+import weakref
 
 from pydantic import BaseModel, Field
 
@@ -16,6 +17,8 @@ from serving.scope import Scope
 
 NEAREST_AUTHORS = 5
 MIN_NAME_SIMILARITY = 0.5  # difflib ratio under which a name is no suggestion at all
+# Folded name -> name as written, per engine: built on first use, gone with the engine.
+_AUTHOR_NAMES: weakref.WeakKeyDictionary[Engine, dict[str, str]] = weakref.WeakKeyDictionary()
 
 
 class EmptyScope(BaseModel):
@@ -32,13 +35,14 @@ class EmptyScope(BaseModel):
 
 def _author_names(engine: Engine) -> dict[str, str]:
     """Folded name -> name as written, for every author in the corpus (built once)."""
-    if not hasattr(engine, "_author_names"):
-        names: dict[str, str] = {}
+    names = _AUTHOR_NAMES.get(engine)
+    if names is None:
+        names = {}
         for entry in engine.reader.documents.values():
             for author in entry.authors:
                 names.setdefault(fold_name(author), author)
-        engine._author_names = names
-    return engine._author_names
+        _AUTHOR_NAMES[engine] = names
+    return names
 
 
 def nearest_authors(engine: Engine, needle: str, n: int = NEAREST_AUTHORS) -> list[str]:
@@ -108,7 +112,7 @@ def _years_of(engine: Engine, scope: Scope) -> list[int]:
     """Years of the documents the non-year filters select (where to move the year bounds)."""
     allowed = engine.documents_in_scope(Scope(authors=scope.authors, document_ids=scope.document_ids))
     docs = engine.reader.documents
-    return sorted({docs[d].year for d in allowed or () if docs[d].year is not None})
+    return sorted({year for d in allowed or () if (year := docs[d].year) is not None})
 
 
 def _combination(engine: Engine, scope: Scope, range_text: str) -> str:

@@ -12,6 +12,8 @@ import difflib
 import re
 from functools import cache
 
+from pydantic import BaseModel
+
 from corpus.ids import CHUNK_ID_RE, DOCUMENT_ID_RE
 
 CHUNK_SOURCE = ("chunk ids look like chunk-0123456789abcdef: take one from a search_documents, "
@@ -31,7 +33,7 @@ WHOLE = "(arguments)"  # what a rule on several arguments is reported at when it
 
 
 @cache
-def input_schema(model: type) -> dict:
+def input_schema(model: type[BaseModel]) -> dict:
     """A tool input model's JSON schema (as tools/list publishes it), computed once."""
     return model.model_json_schema()
 

@@ -86,7 +86,7 @@ def without_state_paths(text: str, root: Path) -> str:
     return text
 
 
-def describe_validation_error(exc: Exception, tool: str | None = None, model: type | None = None,
+def describe_validation_error(exc: Exception, tool: str | None = None, model: type[BaseModel] | None = None,
                               arguments: dict | None = None) -> InvalidArgument:
     """Turn a pydantic ValidationError into an InvalidArgument naming each field and problem, and,
     given the tool, its input model and the arguments, the next valid call (serving.error_hints).

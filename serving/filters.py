@@ -12,6 +12,7 @@ from corpus.ids import DocumentId
 from serving.context import ScopeContext
 from serving.contract_outputs import PeriodOut
 from serving.engine import Engine
+from serving.errors import ErrorCode
 from serving.periods import apply_period
 from serving.scope import Scope
 from serving.session_refs import SessionRef, scope_from_session
@@ -20,9 +21,9 @@ from serving.tool_spec import ToolInput
 
 YEAR_MIN, YEAR_MAX = 1900, 2099
 # What the filters can refuse (the "Errors:" line of search_documents and timeline).
-FILTER_ERRORS = (("not_found", "an unknown document_id or scope session, or a scope naming "
-                               "unknown documents"),
-                 ("invalid_argument", "year_min after year_max, or a session that is not a scope"))
+FILTER_ERRORS: tuple[tuple[ErrorCode, str], ...] = (
+    ("not_found", "an unknown document_id or scope session, or a scope naming unknown documents"),
+    ("invalid_argument", "year_min after year_max, or a session that is not a scope"))
 
 
 @dataclass
@@ -104,7 +105,7 @@ def resolve_filters(ctx: ScopeContext, args: Filters, text: str) -> tuple[Scope,
                 f"'{unapplied}' stays in the searched text")
     period = PeriodOut(year_min=year_min, year_max=year_max, clause=clause,
                        source_min=source_min, source_max=source_max, note=note,
-                       words_min=applied.parsed.words_min if source_min == "question" else None,
-                       words_max=applied.parsed.words_max if source_max == "question" else None)
+                       words_min=applied.parsed.words_min if applied is not None and source_min == "question" else None,
+                       words_max=applied.parsed.words_max if applied is not None and source_max == "question" else None)
     return scope, period, text, provenance
 

@@ -75,16 +75,16 @@ def parse_period(question: str, newest_year: int | None) -> Period:
     """Year bounds said by the question, the words that set each, and the question without them."""
     found = clauses(question, newest_year)
     said = [s for c in found for s in c.said]
-    low = [s for s in said if s.year_min is not None]
-    high = [s for s in said if s.year_max is not None]
-    lo = max(low, key=lambda s: s.year_min) if low else None
-    hi = min(high, key=lambda s: s.year_max) if high else None
-    if not found or (lo and hi and lo.year_min > hi.year_max):
+    year_min = max((s.year_min for s in said if s.year_min is not None), default=None)
+    year_max = min((s.year_max for s in said if s.year_max is not None), default=None)
+    lo = next(s for s in said if s.year_min == year_min) if year_min is not None else None  # the first to say it
+    hi = next(s for s in said if s.year_max == year_max) if year_max is not None else None
+    if not found or (year_min is not None and year_max is not None and year_min > year_max):
         return Period(query=question.strip())
     spans = [(c.start, c.end) for c in found]
     words = [" ".join(question[s:e].strip(" ,;:").split()) for s, e in spans]
     rules = [f"“{w}” → {'; '.join(s.rule for s in c.said)}" for w, c in zip(words, found)]
-    return Period(year_min=lo.year_min if lo else None, year_max=hi.year_max if hi else None,
+    return Period(year_min=year_min, year_max=year_max,
                   clause="; ".join(words), words_min=lo.words if lo else None,
                   words_max=hi.words if hi else None, rules=rules, query=_tidy(question, spans))
 

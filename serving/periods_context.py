@@ -89,9 +89,16 @@ def chain(question: str, start: int, end: int, said: Said, newest: int | None) -
     return Clause(start, end, tuple(clauses))
 
 
+def _led(question: str, start: int) -> re.Match[str] | None:
+    """The period read from the direction or 'around' words right before `start` on ("Since 2010")."""
+    pre = _DIRECTION_BEFORE.search(question, 0, start)
+    return _TEMPORAL.match(question, pre.start()) if pre else None
+
+
 def adjectives(question: str, newest: int | None) -> list[Clause]:
     found = []
     for m in _ADJECTIVE.finditer(question):
+        said: Said | None
         g, words, start = m.groupdict(), " ".join(m.group(0).split()), m.start()
         if counts(question, m, adjective=True):
             continue
@@ -105,9 +112,9 @@ def adjectives(question: str, newest: int | None) -> list[Clause]:
         elif g["ar1"]:
             y1, y2 = sorted((int(g["ar1"]), int(g["ar2"])))
             said = Said(y1, y2, f"{y1}–{y2} inclusive", words, "range")
-        elif g["jy"] and (pre := _DIRECTION_BEFORE.search(question, 0, m.start())):
-            said = read(_TEMPORAL.match(question, pre.start()), newest)  # "Since 2010 papers", "circa 1990 research"
-            start = pre.start()
+        elif g["jy"] and (led := _led(question, m.start())):
+            said = read(led, newest)  # "Since 2010 papers", "circa 1990 research"
+            start = led.start()
         elif g["jy"]:
             said = Said(int(g["jy"]), int(g["jy"]), f"a {g['jy']} publication: {g['jy']} only", words, "in")
         else:

@@ -94,15 +94,20 @@ def decade_start(full: str | None, tens: str | None, written: str | None) -> int
         return int(full)
     if tens:
         return 1900 + int(tens) if int(tens) >= 30 else 2000 + int(tens)
+    if written is None:
+        raise ValueError("a decade is written as its year, its tens or its word")
     return WRITTEN_DECADES[written.lower()]
 
 
 def _direction_decade(word: str, bound: str, shift: int, span: Said) -> Said:
     """'since the 2000s' → from 2000; 'before the 2000s' → up to 1999; 'after the 2000s' → from 2010."""
+    first, last = span.year_min, span.year_max
+    if first is None or last is None:
+        raise ValueError(f"not a decade: {span.rule}")
     if bound == "max":
-        year = span.year_min - 1 if shift else span.year_max
+        year = first - 1 if shift else last
         return Said(None, year, f"'{word}' {span.rule}: up to {year}", span.words, "direction")
-    year = span.year_max + 1 if shift else span.year_min
+    year = last + 1 if shift else first
     return Said(year, None, f"'{word}' {span.rule}: from {year}", span.words, "direction")
 
 

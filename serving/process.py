@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import sys
+from types import ModuleType
+from typing import cast
 
 # One query's vector scoring is a small matrix-vector product: a second BLAS thread spins on a core
 # another process may need and gains nothing (library over stdio, idle: search p50 the same within
@@ -19,6 +21,12 @@ def single_threaded_blas() -> None:
     """One BLAS thread in this process unless the operator chose otherwise (before numpy loads)."""
     for variable in BLAS_THREAD_VARIABLES:
         os.environ.setdefault(variable, "1")
+
+
+def _import_table() -> dict[str, ModuleType | None]:
+    """sys.modules as the import system reads it: a None entry makes that import raise
+    ModuleNotFoundError (documented; typeshed types every value as a module)."""
+    return cast("dict[str, ModuleType | None]", sys.modules)
 
 
 SDK_PACKAGES = ("mcp", "mcp.server")
@@ -53,7 +61,7 @@ def lean_sdk_imports() -> None:
 def without_numba() -> None:
     """bm25s imports numba whenever it is installed (≈ 0.15 s idle, 0.45 s loaded) for a backend the
     server never uses (scores come from its numpy path); the server process never needs numba."""
-    sys.modules.setdefault("numba", None)
+    _import_table().setdefault("numba", None)
 
 
 def import_bm25s_without_scipy() -> None:
@@ -65,7 +73,7 @@ def import_bm25s_without_scipy() -> None:
     before `initialize` is answered (no tool call can run yet)."""
     if "bm25s" in sys.modules or "scipy.sparse" in sys.modules:
         return
-    sys.modules["scipy.sparse"] = None
+    _import_table()["scipy.sparse"] = None
     try:
         import bm25s  # noqa: F401  (kept in sys.modules for corpus.indexes.bm25_store)
     finally:

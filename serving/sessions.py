@@ -9,12 +9,13 @@ JSON.
 
 from __future__ import annotations
 
+import builtins
 import os
 import re
 import threading
 from collections import OrderedDict
 from datetime import datetime, timezone
-from typing import Any, Literal, Mapping, get_args
+from typing import Any, Literal, Mapping, TypeGuard, get_args
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -63,7 +64,15 @@ class SessionSummary(BaseModel):
         return cls(**entry.model_dump(exclude={"value"}))
 
 
-def _coerce(kind: str, value: Any) -> BaseModel:
+def _is_kind(kind: str) -> TypeGuard[Kind]:
+    return kind in KIND_MODELS
+
+
+def _is_provenance(provenance: str) -> TypeGuard[SessionProvenance]:
+    return provenance in get_args(SessionProvenance)
+
+
+def _coerce(kind: str, value: Any) -> StoredScope | Evidence:
     """Validate `value` for `kind`; evidence may be given as a bare list of items."""
     model = KIND_MODELS[kind]
     if isinstance(value, model):
@@ -131,9 +140,9 @@ class SessionStore:
     def store(self, name: str, kind: str, value: Any, provenance: str) -> tuple[SessionEntry, list[str]]:
         """Store (or replace) an entry; return it with the names evicted to make room."""
         self._check_name(name)
-        if kind not in KIND_MODELS:
+        if not _is_kind(kind):
             raise SessionError(f"unknown kind {kind!r}: expected one of {', '.join(KIND_MODELS)}")
-        if provenance not in get_args(SessionProvenance):
+        if not _is_provenance(provenance):
             raise SessionError(f"unknown provenance {provenance!r}: expected {PROVENANCE_HELP}; recalled "
                                "or invented content has none")
         checked = _coerce(kind, value)
@@ -190,7 +199,7 @@ class SessionStore:
             self._bytes -= entry.bytes if entry else 0
             return entry is not None
 
-    def summaries(self) -> list[SessionSummary]:
+    def summaries(self) -> builtins.list[SessionSummary]:  # `list` here is the method above
         """Names, kinds, sizes and provenance of all entries, most recently used first."""
         return [SessionSummary.of(entry) for entry in self.list()]
 

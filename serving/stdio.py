@@ -20,8 +20,12 @@ import fcntl
 import os
 import stat
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, cast
 
 from mcp.server.stdio import stdio_server
+
+if TYPE_CHECKING:
+    from anyio import AsyncFile
 
 # A request line can be long (a 50-quote verification batch); asyncio's default limit is 64 KiB.
 LINE_LIMIT = 256 * 1024 * 1024
@@ -96,7 +100,10 @@ async def stdio_streams() -> AsyncIterator[tuple]:
             asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0))
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
         try:
-            async with stdio_server(_Lines(reader), _Answers(writer)) as streams:
+            # The SDK only iterates its stdin and calls write and flush on its stdout, what these
+            # two do; its annotation names anyio's file wrapper, which they stand in for.
+            lines, answers = cast("AsyncFile[str]", _Lines(reader)), cast("AsyncFile[str]", _Answers(writer))
+            async with stdio_server(lines, answers) as streams:
                 yield streams
         finally:
             read_transport.close()
