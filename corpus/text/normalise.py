@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from corpus.text.markup import skip_markup, to_original
 
@@ -130,7 +131,7 @@ def _emit_other(text: str, start: int, end: int, out: list[str], origin: list[in
     return last_space
 
 
-def canonical_end(text: str, origin: list[int], last: int) -> int:
+def canonical_end(text: str, origin: Sequence[int], last: int) -> int:
     """Canonical end offset (exclusive) of a match whose last normalised character is `last`:
     one past its origin, extended over trailing combining marks of the same cluster."""
     end = origin[last] + 1
