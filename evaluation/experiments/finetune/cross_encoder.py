@@ -20,8 +20,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from evaluation.experiments.finetune.negatives import TrainingTriple
-from evaluation.experiments.finetune.training import (TrainReport, TrainSettings, batches, optimiser_with_schedule,
-                                                     take_step)
+from evaluation.experiments.finetune.training import (
+    TrainReport,
+    TrainSettings,
+    batches,
+    optimiser_with_schedule,
+    take_step,
+)
 
 SERVED_WINDOW = 256   # tokens of [query, passage] the saved model reads (MiniLM's window)
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib
 
 import pytest
-
 from test_import_graph import REPO, import_graph
 
 PRODUCT = ("ingest", "serving", "corpus", "assets", "orchestration")
