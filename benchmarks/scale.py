@@ -57,26 +57,18 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
     from serving.engine import Engine
     from serving.scope import Scope
 
-    class FolderEngine(Engine):
-        """The server's engine, serving the Edge generation folder `vectors` instead of the state's."""
-
-        def __init__(self, *args, **kwargs) -> None:
-            from corpus.vectors.vector_store_edge import EdgeVectorStore
-
-            super().__init__(*args, **kwargs)
-            self.folder_vectors = EdgeVectorStore(vectors, self.embedder.dimension, read_only=True)
-
-        @property
-        def vectors(self):
-            return self.folder_vectors
-
     if memory_passages:
         import corpus.reading.reader
         corpus.reading.reader.LARGE_STATE_PASSAGES = float("inf")
     view = open_published(StateLayout(home))
     config = ServedConfig.from_env()
-    served = Engine if vectors is None else FolderEngine
-    engine = served(view.layout, config, signature=recorded_signature(view.layout))
+    signature = recorded_signature(view.layout)
+    engine = Engine(view.layout, config, signature=signature)
+    if vectors is not None:  # the Edge generation folder `vectors` instead of the state's
+        from corpus.vectors.vector_store_edge import EdgeVectorStore
+
+        folder = EdgeVectorStore(vectors, engine.embedder.dimension, read_only=True)
+        engine = Engine(view.layout, config, signature=signature, embedder=engine.embedder, vectors=folder)
     texts = questions(limit)
     engine.retrieve(texts[0], config.default_mode, Scope(), limit=10)
     first = {"first_answer_cpu_s": round(time.process_time(), 2), "rss_after_first_mb": round(rss_mb())}

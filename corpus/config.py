@@ -80,9 +80,6 @@ class ServedConfig(BaseModel):
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
     bm25_stopwords: StopWords = "none"
-    bm25_stemmer: str | None = None
-    bm25_drop_scaffolding: bool = False     # BM25 ignores question-framing words ("papers", "explain")
-    query_expansion: bool = False           # BM25 also searches the graph's synonyms of the question's terms
     # hybrid beat dense on TAT-QA dev (+0.098 nDCG@10 [+0.088, +0.109]) and was not worse on the
     # library dev set (+0.035 [-0.046, +0.118]); see docs/measurements.md.
     default_mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
@@ -95,10 +92,7 @@ class ServedConfig(BaseModel):
     # [+0.045, +0.127]; cap 5 and 3 lose to 10 significantly); docs/measurements.md "Retrieval
     # quality".
     per_document: int = 10                  # passages per document before other documents run out
-    document_weight: float = 0.0            # share of the document's summed candidate scores added to a passage
     document_best_weight: float = 0.0       # share of the document's best candidate score added to a passage
-    document_decay: float = 1.0             # soft cap: a document's n-th candidate scores x decay**n (1 = off)
-    neighbour_weight: float = 0.0           # share of the best reading-order neighbour's score added
     fill_limit: bool = True                 # fill `limit` past the per-document cap when the scope is small
     # 0: TAT-QA's short table and paragraph passages are often the only gold (+0.036 [+0.024, +0.049]);
     # no effect on the library, whose headings-only passages are dropped by their kind.
@@ -117,10 +111,9 @@ class ServedConfig(BaseModel):
     # other input its weight here (never more than the question's); chosen by 5-fold
     # cross-validation over the library dev set's questions (docs/measurements.md "Retrieval
     # quality"). A hypothetical passage ranks by its own dense + BM25 fusion: its hundreds of token
-    # vectors in MaxSim cost ten times the question's (coop_hypothetical_maxsim, an arm).
+    # vectors in MaxSim would cost ten times the question's.
     coop_alternative_weight: float = Field(default=1.0, ge=0.0, le=1.0)
     coop_hypothetical_weight: float = Field(default=1.0, ge=0.0, le=1.0)
-    coop_hypothetical_maxsim: bool = False
     # Second stage (serving.rescan): every passage of the first ranking's leading `rescan_documents`
     # documents (0 = off) scored as the pool is, the best `rescan_per_document` of each not yet in
     # the pool joining it, so a top document's answering passage outside the pool can surface.
@@ -204,7 +197,7 @@ class ServedConfig(BaseModel):
     @property
     def analyzer(self) -> Analyzer:
         """The BM25 analyser this configuration serves (and builds indexes with)."""
-        return Analyzer(self.bm25_stopwords, self.bm25_stemmer)
+        return Analyzer(self.bm25_stopwords)
 
     @property
     def weights_key(self) -> str:

@@ -1,6 +1,6 @@
 """Evaluation arms: a retrieval mode, a candidate pool and configuration overrides.
 
-    MODE[@POOL][+FIELD=VALUE...]     e.g. hybrid, hybrid@100, hybrid+per_document=10+bm25_stemmer=english
+    MODE[@POOL][+FIELD=VALUE...]     e.g. hybrid, hybrid@100, hybrid+per_document=5+bm25_stopwords=en
 
 MODE may also name a cooperative arm (serving.cooperative): the default mode's search fed the
 question set's blind expansions as a caller would pass them, `coop` both the rephrasings and the
@@ -8,13 +8,15 @@ hypothetical passage, `coop_alt` the rephrasings only, `coop_hyp` the hypothetic
 
 FIELD is any `ServedConfig` field that changes ranking (validated by the config model itself), so
 every lever of the engine can be compared paired against the served default without editing code.
-An arm's engine shares the base engine's reader, model and vector store; a BM25 index built with
-another analyser or other parameters is built in memory from the served passages.
+An arm's engine is the base engine's variant (`Engine.variant`): it shares the reader, model and
+vector store; a BM25 index built with another analyser or other parameters is built in memory from
+the served passages.
 """
 
 from __future__ import annotations
 
 import typing
+import weakref
 from dataclasses import dataclass
 
 from corpus.indexes.bm25_store import BM25Index
@@ -31,7 +33,9 @@ COOPERATIVE_MODE = "hybrid"
 # "Ingestion").
 FIXED_FIELDS = frozenset({"embedding_model", "embedding_model_path", "embedding_revision",
                           "query_instruction", "vector_backend", "qdrant_url", "passage_runtime"})
-BM25_FIELDS = ("bm25_k1", "bm25_b", "bm25_stopwords", "bm25_stemmer")
+BM25_FIELDS = ("bm25_k1", "bm25_b", "bm25_stopwords")
+# base engine -> its arms' engines; an engine's arms go with it
+_VARIANTS: weakref.WeakKeyDictionary[Engine, dict[ServedConfig, Engine]] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -77,26 +81,17 @@ def parse_arm(spec: str) -> Arm:
 
 
 def arm_engine(base: Engine, config: ServedConfig) -> Engine:
-    """An engine for `config` sharing `base`'s reader, model and vector store (built once per config)."""
+    """An engine for `config` sharing `base`'s reader, model and vector store (built once per config);
+    a BM25 index with other settings is built in memory from the served passages."""
     if config == base.config:
         return base
-    variants = base.__dict__.setdefault("_arm_variants", {})
+    variants = _VARIANTS.setdefault(base, {})
     if config not in variants:
-        variants[config] = _variant(base, config)
+        bm25 = {}
+        if any(getattr(config, f) != getattr(base.config, f) for f in BM25_FIELDS):
+            reader = base.reader
+            rows = bm25_rows((reader.title(p.document_id), p) for p in reader.passages.values())
+            bm25["bm25"] = BM25Index.in_memory(rows, config.bm25_k1, config.bm25_b, config.analyzer,
+                                               base.signature or "")
+        variants[config] = base.variant(config, **bm25)
     return variants[config]
-
-
-def _variant(base: Engine, config: ServedConfig) -> Engine:
-    engine = Engine(base.layout, config, signature=base.signature)
-    engine._reader, engine._vectors = base.reader, base.vectors
-    if config.query_runtime == base.config.query_runtime:  # else the arm loads its own encoder
-        engine._embedder = base.embedder
-    engine._graph = base.graph if base.layout.graph.exists() else None
-    if any(getattr(config, f) != getattr(base.config, f) for f in BM25_FIELDS):
-        reader = base.reader
-        rows = bm25_rows((reader.title(p.document_id), p) for p in reader.passages.values())
-        engine._bm25 = BM25Index.in_memory(rows, config.bm25_k1, config.bm25_b, config.analyzer,
-                                           base.signature or "")
-    else:
-        engine._bm25 = base.bm25
-    return engine

@@ -223,7 +223,7 @@ def run_arms(target: Target, arms: list[str]) -> RunResult:
                          f"(<questions>_expansions.jsonl beside the question file)")
     engine = target.engine
     if not isinstance(engine.embedder, _RememberedQueries):
-        engine._embedder = _RememberedQueries(engine.embedder)
+        target.engine = engine.variant(engine.config, embedder=_RememberedQueries(engine.embedder))
     per_query = {arm: {} for arm in modes}
     seconds = dict.fromkeys(modes, 0.0)
     records = []

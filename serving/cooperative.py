@@ -79,8 +79,10 @@ class Ordering:
     def __init__(self, inputs: list[QueryInput], first_stage: list[list[Candidate]],
                  index: TokenIndex | None, tokens: list[np.ndarray | None], config: ServedConfig) -> None:
         self.inputs, self.first_stage, self.index, self.config = inputs, first_stage, index, config
+        # a hypothetical passage's hundreds of token vectors would cost MaxSim ten times the
+        # question's: it ranks by its own first stage
         self.scored = [i for i, (inp, t) in enumerate(zip(inputs, tokens)) if index is not None and t is not None
-                       and (inp.kind != "hypothetical" or config.coop_hypothetical_maxsim)]
+                       and inp.kind != "hypothetical"]
         self.tokens = [tokens[i] for i in self.scored]
         self.scores: list[dict[str, float]] = [{} for _ in self.scored]
         self.rankings: list[list[Candidate]] = []

@@ -1,7 +1,9 @@
 """The retrieval engine: scope filters, dense / BM25 / hybrid retrieval, fusion and selection.
 
 Stores and the embedding model are opened on first use (never at import), each under its own
-lock, so a background warm-up and the first request can race safely.
+lock, so a background warm-up and the first request can race safely. A caller that already holds
+a part passes it to the constructor; `Engine.variant` serves another ranking configuration over
+the same state, sharing the parts that configuration leaves unchanged.
 """
 
 from __future__ import annotations
@@ -25,15 +27,11 @@ from serving.abstention import DENSE_K, term_statistics
 from serving.coherence import INGEST_COMMAND
 from serving.cooperative import Contribution, Ordering, QueryInput, contributions
 from serving.errors import IncoherentState, InvalidArgument, Unavailable
-from serving.expansion import QueryExpander
 from serving.furniture import drop_furniture
 from serving.rescan import rescan
-from serving.scaffolding import drop_scaffolding
 from serving.scope import Scope
 from serving.selection import (Candidate, convex_fusion, is_headings_only,
-                               reciprocal_rank_fusion, select,
-                               with_document_best, with_document_decay, with_document_evidence,
-                               with_neighbour_evidence)
+                               reciprocal_rank_fusion, select, with_document_best)
 
 if TYPE_CHECKING:  # opened lazily: the server must start without duckdb, bm25s or a model
     from corpus.indexes.bm25_store import BM25Index
@@ -69,40 +67,82 @@ class Retrieval:
     inputs: list[Contribution] = field(default_factory=list)  # the question first, then the caller's others
 
 
+class _Part:
+    """One lazily opened part and its lock; an engine and its variants hold the same one for a part
+    they share, so it is opened once, by whichever uses it first."""
+
+    __slots__ = ("value", "lock")
+
+    def __init__(self, value: Any = None) -> None:
+        self.value, self.lock = value, threading.Lock()
+
+
+# The parts a caller may hand to the constructor, already open.
+PARTS = ("reader", "embedder", "vectors", "bm25", "graph")
+# The settings each part is opened with beyond the state: a variant shares a part when they are equal
+# (the reader and the graph are the state's alone).
+PART_SETTINGS = {
+    "embedder": ("embedding_model", "embedding_model_path", "embedding_revision", "query_instruction",
+                 "query_runtime"),
+    "vectors": ("embedding_model", "embedding_model_path", "embedding_revision", "passage_runtime",
+                "vector_backend", "qdrant_url", "vector_index"),
+    "bm25": ("bm25_stopwords", "bm25_k1", "bm25_b"),
+}
+
+
 class Engine:
     """Everything a tool needs to find passages; opened lazily."""
 
-    def __init__(self, layout: StateLayout, config: ServedConfig, signature: str | None = None) -> None:
+    def __init__(self, layout: StateLayout, config: ServedConfig, signature: str | None = None, *,
+                 reader: CorpusReader | None = None, embedder: QueryEmbedder | None = None,
+                 vectors: VectorStore | None = None, bm25: BM25Index | None = None,
+                 graph: GraphStore | None = None) -> None:
         """`signature`: the corpus signature the state was checked coherent at (BM25 files are
-        named by it); None when unknown, and then the BM25 index cannot be opened."""
+        named by it); None when unknown, and then the BM25 index cannot be opened. The parts
+        passed are used as they are (a BM25 index built in memory, an embedder that remembers its
+        queries); the others open on first use."""
         self.layout = layout
         self.config = config
         self.signature = signature
-        self._locks = {name: threading.Lock()
-                       for name in ("reader", "embedder", "vectors", "bm25", "graph", "reranker", "expander",
-                                    "tokens")}
-        self._reader: CorpusReader | None = None
-        self._embedder: QueryEmbedder | None = None
-        self._vectors: VectorStore | None = None
-        self._bm25: BM25Index | None = None
-        self._graph: GraphStore | None = None
-        self._reranker: Any = None  # sentence_transformers.CrossEncoder, when configured
-        self._expander: QueryExpander | None = None
-        self._tokens: tuple[TokenIndex, TokenEncoder] | None = None  # or () when not built
+        self._reader = _Part(reader)
+        self._embedder = _Part(embedder)
+        self._vectors = _Part(vectors)
+        self._bm25 = _Part(bm25)
+        self._graph = _Part(graph)
+        self._reranker = _Part()  # sentence_transformers.CrossEncoder, when configured
+        self._tokens = _Part()    # (TokenIndex, TokenEncoder), or () when not built
         # Hybrid mode over a large corpus embeds the query and searches vectors here while BM25
         # scores in the caller's thread (ONNX Runtime and numpy release the GIL).
         self._dense_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="engine-dense")
 
+    def variant(self, config: ServedConfig, **parts: Any) -> Engine:
+        """An engine serving `config` over this engine's state and signature, sharing with this one
+        every part `config` opens the same way (PART_SETTINGS): the reader and the entity graph
+        always, the query embedder, the vector store and the BM25 index when their settings are
+        unchanged. A shared part is opened once, by whichever engine uses it first. `parts` (see
+        the constructor) replace any of them: an evaluation arm passes the BM25 index of its own
+        settings, which the state's files do not hold."""
+        unknown = set(parts) - set(PARTS)
+        if unknown:
+            raise TypeError(f"unknown engine parts {sorted(unknown)}; expected some of {PARTS}")
+        engine = Engine(self.layout, config, self.signature, **parts)
+        for name in PARTS:
+            settings = PART_SETTINGS.get(name, ())
+            if name not in parts and all(getattr(config, f) == getattr(self.config, f) for f in settings):
+                setattr(engine, f"_{name}", getattr(self, f"_{name}"))
+        return engine
+
     # -- lazily opened parts (one lock each, so a model load never blocks the reader) ---
     def _lazy(self, name: str, factory: Callable[[], T]) -> T:
-        with self._locks[name]:
-            if getattr(self, f"_{name}") is None:
-                setattr(self, f"_{name}", factory())
-            return getattr(self, f"_{name}")
+        part = getattr(self, f"_{name}")
+        with part.lock:
+            if part.value is None:
+                part.value = factory()
+            return part.value
 
     def is_open(self, name: str) -> bool:
         """Whether the part `name` (reader, embedder, vectors, bm25...) is already loaded."""
-        return getattr(self, f"_{name}") is not None
+        return getattr(self, f"_{name}").value is not None
 
     @property
     def reader(self) -> CorpusReader:
@@ -160,21 +200,21 @@ class Engine:
         return Path(path).name if path and Path(path).exists() else "none"
 
     def close(self) -> None:
-        """Release the vector store (a Qdrant server connection; in-memory readers hold no file)."""
-        with self._locks["vectors"]:
-            if self._vectors is not None:
-                self._vectors.close()
-                self._vectors = None
+        """Release the vector store (a Qdrant server connection; in-memory readers hold no file), for
+        every variant that shares it."""
+        part = self._vectors
+        with part.lock:
+            if part.value is not None:
+                part.value.close()
+                part.value = None
 
     def warm_up(self) -> None:
         """Open everything a search in any mode needs: the reader, the model and vector store, BM25
         (its files are named by the signature, so only when that is known) and, when configured,
-        the query expander. Each part on its own, so one that fails leaves the others loaded."""
+        the token index. Each part on its own, so one that fails leaves the others loaded."""
         parts = ["reader", "vectors"]  # the vector store loads the model (it asks its dimension)
         if self.signature is not None:
             parts.append("bm25")
-        if self.config.query_expansion:
-            parts.append("expander")
         if self.config.late_interaction:
             parts.append("tokens")
         for part in parts:
@@ -246,10 +286,6 @@ class Engine:
         return [Candidate(cid, float(score)) for cid, score in found]
 
     def lexical(self, text: str, pool: int, allowed: set[str] | None) -> list[Candidate]:
-        if self.config.query_expansion:
-            text = self.expander.expand(text)
-        if self.config.bm25_drop_scaffolding:
-            text = drop_scaffolding(text)
         return [Candidate(cid, float(score))
                 for cid, score in self.bm25.search(text, pool, document_ids=allowed)]
 
@@ -274,17 +310,6 @@ class Engine:
             index.open_product()  # ≈ 20 ms: paid by the warm-up, not by the first search
             return index, encoder
         return self._lazy("tokens", load)
-
-    @property
-    def expander(self) -> QueryExpander:
-        """Synonyms from the entity graph; none when the graph is absent (expansion is a bonus)."""
-        def load() -> QueryExpander:
-            try:
-                return QueryExpander(self.graph.synonyms())
-            except Unavailable:
-                log.warning("no entity graph: queries are not expanded")
-                return QueryExpander({})
-        return self._lazy("expander", load)
 
     def retrieve(self, text: str, mode: Mode, scope: Scope, *, limit: int,
                  per_document: int | None = None, pool: int | None = None,
@@ -341,7 +366,7 @@ class Engine:
         """(pool, each input's dense ranking, whether MaxSim ordered the pool, each input's own
         order): every input's dense and BM25 fused, the inputs fused by weight and cut to `size`,
         reordered by late interaction when its index is there (serving.cooperative), the second
-        stage (serving.rescan), then the opt-in evidence rules. All inputs are embedded in one
+        stage (serving.rescan), then the opt-in document rule. All inputs are embedded in one
         call, with their tokens when late interaction runs."""
         tokens = self.tokens if self.config.late_interaction else ()
         encoded = (tokens[1].queries([i.text for i in inputs]) if tokens
@@ -356,14 +381,8 @@ class Engine:
             vector = encoded[0][0] if encoded[0][0] is not None else self.embedder.embed_query(inputs[0].text)
             ranked = rescan(ranked, passages, lambda d: self._rank_document(d, inputs[0].text, vector, ordering),
                             self.config.rescan_documents, self.config.rescan_per_document)
-        if self.config.document_weight:
-            ranked = with_document_evidence(ranked, passages, self.config.document_weight)
         if self.config.document_best_weight:
             ranked = with_document_best(ranked, passages, self.config.document_best_weight)
-        if self.config.neighbour_weight:
-            ranked = with_neighbour_evidence(ranked, passages, self.config.neighbour_weight)
-        if self.config.document_decay < 1.0:
-            ranked = with_document_decay(ranked, passages, self.config.document_decay)
         return ranked, [dense for _, dense in stages], ordering.late, ordering.rankings
 
     def _rank_document(self, document_id: str, text: str, vector: np.ndarray, ordering: Ordering) -> list[str]:

@@ -17,7 +17,7 @@ from serving.selection import Candidate
 
 def passage_text(title: str | None, section: list[str], text: str) -> str:
     """What the cross-encoder reads for a passage: the embedder's lead line (title > section path),
-    then the text — the form ingest/finetune trains the library's cross-encoder on."""
+    then the text — the form evaluation/experiments/finetune trains the library's cross-encoder on."""
     head = embedding_prefix(title, section).strip()
     return f"{head}\n{text}" if head else text
 

@@ -128,30 +128,14 @@ def _by_score(rescored: list[Candidate]) -> list[Candidate]:
     return [rescored[i] for i in order]
 
 
-def with_document_evidence(ranked: list[Candidate], passages: dict[str, Passage],
-                           weight: float) -> list[Candidate]:
-    """Add to each passage's score `weight` times the summed score of its document's candidates.
-
-    A document that many candidates come from is likely about the question as a whole, so its
-    passages rise; a lone passage of an off-topic document sinks. Ties keep the prior order.
-    """
-    totals: dict[str, float] = {}
-    for candidate in ranked:
-        passage = passages.get(candidate.chunk_id)
-        if passage is not None:
-            totals[passage.document_id] = totals.get(passage.document_id, 0.0) + candidate.score
-    rescored = [Candidate(c.chunk_id, c.score + weight * totals.get(
-        passages[c.chunk_id].document_id if c.chunk_id in passages else "", 0.0)) for c in ranked]
-    return _by_score(rescored)
-
 
 def with_document_best(ranked: list[Candidate], passages: dict[str, Passage],
                        weight: float) -> list[Candidate]:
     """Add to each passage's score `weight` times the best score among its document's candidates.
 
-    Unlike the summed evidence, a document is not lifted by how many of its passages merely touch
-    the question, only by how well its best one answers it; its other passages (a table beside
-    the paragraph that names it) rise with it. Ties keep the prior order.
+    A document is not lifted by how many of its passages merely touch the question, only by how
+    well its best one answers it; its other passages (a table beside the paragraph that names it)
+    rise with it. Ties keep the prior order.
     """
     best: dict[str, float] = {}
     for candidate in ranked:
@@ -160,37 +144,4 @@ def with_document_best(ranked: list[Candidate], passages: dict[str, Passage],
             best[passage.document_id] = max(best.get(passage.document_id, candidate.score), candidate.score)
     rescored = [Candidate(c.chunk_id, c.score + weight * best.get(
         passages[c.chunk_id].document_id if c.chunk_id in passages else "", 0.0)) for c in ranked]
-    return _by_score(rescored)
-
-
-def with_document_decay(ranked: list[Candidate], passages: dict[str, Passage],
-                        decay: float) -> list[Candidate]:
-    """A soft per-document cap: the n-th candidate (0-based, in ranked order) of a document has its
-    score multiplied by decay**n, then the pool is re-sorted (ties keep the prior order). Unlike
-    the hard cap, a strong third passage of one document still beats a weak first of another."""
-    seen: dict[str, int] = {}
-    rescored = []
-    for candidate in ranked:
-        passage = passages.get(candidate.chunk_id)
-        document = passage.document_id if passage is not None else candidate.chunk_id
-        rescored.append(Candidate(candidate.chunk_id, candidate.score * decay ** seen.get(document, 0)))
-        seen[document] = seen.get(document, 0) + 1
-    return _by_score(rescored)
-
-
-def with_neighbour_evidence(ranked: list[Candidate], passages: dict[str, Passage],
-                            weight: float) -> list[Candidate]:
-    """Add to each passage's score `weight` times the best score of its reading-order neighbours
-    in the pool: an answer that spans a passage boundary lifts both halves."""
-    at = {}
-    for candidate in ranked:
-        passage = passages.get(candidate.chunk_id)
-        if passage is not None:
-            at[(passage.document_id, passage.ordinal)] = candidate.score
-    def bonus(c: Candidate) -> float:
-        passage = passages.get(c.chunk_id)
-        if passage is None:
-            return 0.0
-        return max(at.get((passage.document_id, passage.ordinal + step), 0.0) for step in (-1, 1))
-    rescored = [Candidate(c.chunk_id, c.score + weight * bonus(c)) for c in ranked]
     return _by_score(rescored)

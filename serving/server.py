@@ -120,8 +120,7 @@ class ServingContext:
         engine = self._engine
         if not self.loaded or engine is None or engine.reranker_name != "none":
             return False
-        parts = ("embedder", "vectors", "bm25") + (("expander",) if self.config.query_expansion else ())
-        return all(engine.is_open(part) for part in parts) and not self.large
+        return all(engine.is_open(part) for part in ("embedder", "vectors", "bm25")) and not self.large
 
     @cached_property
     def large(self) -> bool:

@@ -103,9 +103,9 @@ def test_arm_names_are_checked():
     assert arm_modes(["hybrid@100", "hybrid", PLACEBO])[PLACEBO] == "hybrid@100"
     assert (parse_arm("hybrid@100").mode, parse_arm("hybrid@100").pool) == ("hybrid", 100)
     assert (parse_arm("bm25").mode, parse_arm("bm25").pool, parse_arm("bm25").overrides) == ("bm25", None, ())
-    arm = parse_arm("hybrid+per_document=10+bm25_stopwords=en+bm25_stemmer=none")
+    arm = parse_arm("hybrid+per_document=10+bm25_stopwords=en+reranker_model_path=none")
     config = arm.config(ServedConfig())
-    assert (config.per_document, config.bm25_stopwords, config.bm25_stemmer) == (10, "en", None)
+    assert (config.per_document, config.bm25_stopwords, config.reranker_model_path) == (10, "en", None)
     # "none" is None only for a field that may be None; for the stop-word list it is a value
     stopless = parse_arm("hybrid+bm25_stopwords=none").config(ServedConfig(bm25_stopwords="en"))
     assert stopless.bm25_stopwords == "none"
@@ -132,10 +132,11 @@ def test_an_arm_with_another_analyser_searches_an_index_built_with_it(tiny):
     target = beir_target(home, ServedConfig(), folder)
     try:
         base = target.engine
-        stemmed = arm_engine(base, parse_arm("bm25+bm25_stemmer=english").config(base.config))
-        assert stemmed is arm_engine(base, stemmed.config)      # built once per configuration
-        assert stemmed.reader is base.reader and stemmed.bm25 is not base.bm25
-        assert stemmed.bm25.manifest["analyzer"] == stemmed.config.analyzer.name != base.config.analyzer.name
+        stopped = arm_engine(base, parse_arm("bm25+bm25_stopwords=en").config(base.config))
+        assert stopped is arm_engine(base, stopped.config)      # built once per configuration
+        assert stopped.reader is base.reader and stopped.bm25 is not base.bm25
+        assert stopped.bm25.manifest["analyzer"] == stopped.config.analyzer.name != base.config.analyzer.name
+        assert stopped.embedder is base.embedder and stopped.vectors is base.vectors
         assert arm_engine(base, base.config) is base
     finally:
         target.close()

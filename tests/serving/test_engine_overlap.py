@@ -45,7 +45,7 @@ def test_a_years_only_scope_searches_vectors_by_year_range_with_the_same_answers
         years = sorted({e.year for e in engine.reader.documents.values() if e.year is not None})
         calls = []
         search = engine.vectors.search
-        engine._vectors.search = lambda *a, **k: calls.append(k) or search(*a, **k)
+        engine.vectors.search = lambda *a, **k: calls.append(k) or search(*a, **k)
         for scope in (Scope(year_min=years[len(years) // 2]), Scope(year_max=years[len(years) // 2]),
                       Scope(year_min=years[0], year_max=years[-1])):
             allowed = engine.documents_in_scope(scope)

@@ -43,19 +43,13 @@ def test_a_large_state_searches_in_a_thread_even_when_warm(served_home, monkeypa
     assert runs_inline(tool_specs()["get_passage"], context)
 
 
-def test_a_warm_search_still_runs_in_a_thread_when_it_reranks_or_expands(served_home, tmp_path):
+def test_a_warm_search_still_runs_in_a_thread_when_it_reranks(served_home, tmp_path):
     model = tmp_path / "cross-encoder"
     model.mkdir()
-    search = tool_specs()["search_documents"]
-    for config, missing in (({"reranker_model_path": str(model)}, None),
-                            ({"query_expansion": True}, "expander")):
-        context = _context(served_home, **config)
-        context.ensure_coherent()
-        _ = context.engine.reader, context.engine.embedder, context.engine.vectors, context.engine.bm25
-        assert not runs_inline(search, context), config
-        if missing:
-            _ = getattr(context.engine, missing)
-            assert runs_inline(search, context), config
+    context = _context(served_home, reranker_model_path=str(model))
+    context.ensure_coherent()
+    _ = context.engine.reader, context.engine.embedder, context.engine.vectors, context.engine.bm25
+    assert not runs_inline(tool_specs()["search_documents"], context)
 
 
 def test_cheap_is_what_puts_a_tool_on_the_event_loop(served_home):
@@ -68,9 +62,8 @@ def test_cheap_is_what_puts_a_tool_on_the_event_loop(served_home):
 
 
 def test_the_warm_up_opens_every_part_a_search_needs(served_home):
-    for config in ({}, {"query_expansion": True}):
-        context = _context(served_home, **config)
-        context.ensure_coherent()
-        context.engine.warm_up()
-        assert context.search_ready, config
-        assert runs_inline(tool_specs()["search_documents"], context)
+    context = _context(served_home)
+    context.ensure_coherent()
+    context.engine.warm_up()
+    assert context.search_ready
+    assert runs_inline(tool_specs()["search_documents"], context)

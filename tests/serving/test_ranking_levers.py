@@ -1,13 +1,11 @@
-"""Ranking levers: filling past the per-document cap, weighted fusion, document evidence, expansion."""
+"""Ranking levers: filling past the per-document cap, weighted fusion, the document rule."""
 
 from __future__ import annotations
 
 import pytest
 
 from corpus.models import BlockKind, Passage
-from serving.expansion import QueryExpander
-from serving.selection import (Candidate, convex_fusion, reciprocal_rank_fusion, select, with_document_best,
-                               with_document_decay, with_document_evidence, with_neighbour_evidence)
+from serving.selection import Candidate, convex_fusion, reciprocal_rank_fusion, select, with_document_best
 
 LONG = "x " * 150
 
@@ -56,18 +54,10 @@ def test_weighted_fusion_scales_each_ranking():
     assert [c.chunk_id for c in reciprocal_rank_fusion([dense, lexical], 60, [1.0, 2.0])] == ["b", "a"]
 
 
-def test_document_evidence_lifts_passages_of_documents_with_many_candidates():
-    passages = {c: _passage(c, c[0]) for c in ["x1", "y1", "y2", "y3"]}
-    ranked = [Candidate("x1", 0.030), Candidate("y1", 0.029), Candidate("y2", 0.010), Candidate("y3", 0.010)]
-    assert [c.chunk_id for c in with_document_evidence(ranked, passages, 0.0)] == ["x1", "y1", "y2", "y3"]
-    lifted = with_document_evidence(ranked, passages, 0.5)
-    assert [c.chunk_id for c in lifted] == ["y1", "x1", "y2", "y3"]
-    assert lifted[0].score == pytest.approx(0.029 + 0.5 * 0.049)
-
 
 def test_document_best_lifts_the_companions_of_a_strong_passage_not_of_many_weak_ones():
-    """x has one strong passage and a weak companion; y has three middling ones. The sum rule keeps
-    x's companion under y's crowd; the best rule lifts it over them, and keeps x1 first."""
+    """x has one strong passage and a weak companion; y has three middling ones. The best rule lifts
+    x's companion over y's crowd, and keeps x1 first."""
     passages = {c: _passage(c, c[0]) for c in ["x1", "x2", "y1", "y2", "y3"]}
     ranked = [Candidate("x1", 0.9), Candidate("y1", 0.5), Candidate("y2", 0.45), Candidate("y3", 0.4),
               Candidate("x2", 0.2)]
@@ -75,46 +65,3 @@ def test_document_best_lifts_the_companions_of_a_strong_passage_not_of_many_weak
     best = with_document_best(ranked, passages, 1.0)
     assert [c.chunk_id for c in best] == ["x1", "x2", "y1", "y2", "y3"]
     assert best[1].score == pytest.approx(0.2 + 0.9) and best[2].score == pytest.approx(0.5 + 0.5)
-    assert [c.chunk_id for c in with_document_evidence(ranked, passages, 1.0)][-1] == "x2"  # y's crowd wins
-
-
-def test_document_decay_is_a_soft_cap_a_strong_repeat_still_beats_a_weak_newcomer():
-    passages = {c: _passage(c, c[0]) for c in ["a1", "a2", "a3", "b1", "c1"]}
-    ranked = [Candidate("a1", 1.0), Candidate("a2", 0.9), Candidate("b1", 0.85), Candidate("a3", 0.8),
-              Candidate("c1", 0.3)]
-    decayed = with_document_decay(ranked, passages, 0.9)
-    # a2 -> 0.81 falls behind b1; a3 -> 0.648 still beats the weak c1 (a hard cap of 1 would not)
-    assert [c.chunk_id for c in decayed] == ["a1", "b1", "a2", "a3", "c1"]
-    assert decayed[2].score == pytest.approx(0.81) and decayed[3].score == pytest.approx(0.648)
-    assert with_document_decay(ranked, passages, 1.0) == ranked
-
-
-def test_expansion_adds_the_synonyms_the_question_lacks():
-    forms = frozenset({"cvar", "conditional value at risk", "expected shortfall"})
-    expander = QueryExpander({form: forms for form in forms})
-    assert expander.expansions("How is CVaR estimated?") == ["conditional value at risk", "expected shortfall"]
-    assert expander.expansions("Why is expected shortfall coherent?") == ["conditional value at risk", "cvar"]
-    assert expander.expansions("What is a Sharpe ratio?") == []
-    assert expander.expand("What is a Sharpe ratio?") == "What is a Sharpe ratio?"
-    assert expander.expand("CVaR (expected shortfall)").endswith("conditional value at risk")
-
-
-def test_neighbour_evidence_lifts_the_other_half_of_a_split_answer():
-    passages = {c: _passage(c, "d").model_copy(update={"ordinal": i}) for i, c in enumerate(["n0", "n1", "n2"])}
-    passages["z"] = _passage("z", "e")
-    ranked = [Candidate("n0", 0.03), Candidate("z", 0.02), Candidate("n2", 0.019)]
-    assert [c.chunk_id for c in with_neighbour_evidence(ranked, passages, 0.0)] == ["n0", "z", "n2"]
-    # n2's neighbour n1 is not in the pool, n0's neighbour n1 neither: nothing moves
-    assert [c.chunk_id for c in with_neighbour_evidence(ranked, passages, 0.5)] == ["n0", "z", "n2"]
-    ranked = [Candidate("n0", 0.03), Candidate("z", 0.02), Candidate("n1", 0.019)]
-    lifted = with_neighbour_evidence(ranked, passages, 0.5)
-    assert [c.chunk_id for c in lifted] == ["n0", "n1", "z"]
-    assert lifted[1].score == pytest.approx(0.019 + 0.5 * 0.03)
-
-
-def test_scaffolding_words_leave_the_question_but_its_terms_stay():
-    from serving.scaffolding import drop_scaffolding
-
-    kept = drop_scaffolding("According to the literature, what do papers say about CVaR estimation?")
-    assert kept.split() == ["to", "the", ",", "what", "do", "about", "CVaR", "estimation?"]
-    assert drop_scaffolding("papers") == "papers"  # nothing else would be left

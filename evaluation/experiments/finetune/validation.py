@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from corpus.models import Passage
-from ingest.finetune.mining import PseudoQuery, embedded_text
+from evaluation.experiments.finetune.mining import PseudoQuery, embedded_text
 
 CUTOFF = 10
 

@@ -6,11 +6,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ingest.finetune.cross_encoder import (SERVED_WINDOW, RerankSettings, group_loss, groups, load_base,
-                                           save_cross_encoder, train_cross_encoder)
-from ingest.finetune.mining import mine_document
-from ingest.finetune.negatives import hard_negatives
-from tests.ingest.test_finetune_mining import library
+from evaluation.experiments.finetune.cross_encoder import (
+    SERVED_WINDOW,
+    RerankSettings,
+    group_loss,
+    groups,
+    load_base,
+    save_cross_encoder,
+    train_cross_encoder,
+)
+from evaluation.experiments.finetune.mining import mine_document
+from evaluation.experiments.finetune.negatives import hard_negatives
+from tests.evaluation.experiments.test_finetune_mining import library
 
 TITLE = "Covariance"
 

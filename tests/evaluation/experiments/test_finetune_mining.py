@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from corpus.models import BlockKind, Passage
-from ingest.finetune.mining import mine_document, split_documents
-from ingest.finetune.negatives import hard_negatives
-from ingest.finetune.training import TrainSettings, batches
+from evaluation.experiments.finetune.mining import mine_document, split_documents
+from evaluation.experiments.finetune.negatives import hard_negatives
+from evaluation.experiments.finetune.training import TrainSettings, batches
 
 BODY = ("Shrinkage pulls the extreme entries of a sample covariance matrix towards a structured "
         "target, which lowers the estimation error when the number of assets is large relative to "

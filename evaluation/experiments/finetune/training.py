@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest.finetune.negatives import TrainingTriple
+from evaluation.experiments.finetune.negatives import TrainingTriple
 
 NOT_COPIED = ("*.safetensors", "*.bin", "*.onnx", "onnx", "openvino", "README.md", ".gitattributes",
               "data_config.json", ".git", ".cache")

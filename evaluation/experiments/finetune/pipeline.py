@@ -16,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
+from evaluation.experiments.finetune.mining import PseudoQuery, mine_document, split_documents
+from evaluation.experiments.finetune.negatives import hard_negatives
+from evaluation.experiments.finetune.training import TrainSettings, save_model, train
+from evaluation.experiments.finetune.validation import per_query_metrics, ranks
 from ingest.corpus_view import IndexedDocument
-from ingest.finetune.mining import PseudoQuery, mine_document, split_documents
-from ingest.finetune.negatives import hard_negatives
-from ingest.finetune.training import TrainSettings, save_model, train
-from ingest.finetune.validation import per_query_metrics, ranks
 
 REPORT_FILE = "finetune.json"
 HELD_OUT_SHARE = 0.2
