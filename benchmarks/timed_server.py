@@ -29,7 +29,7 @@ def instrument(marks: list) -> None:
     import serving.server as server
     import serving.stdio as stdio
 
-    next_line, write_line, call_tool = stdio._Lines.__anext__, stdio._Answers.write, server.call_tool
+    next_line, write_line, call_tool = stdio.RequestLines.__anext__, stdio.AnswerWriter.write, server.call_tool
 
     async def read(self):
         line = await next_line(self)
@@ -47,7 +47,7 @@ def instrument(marks: list) -> None:
         finally:
             marks.append(("handled", time.perf_counter(), spec.name))
 
-    stdio._Lines.__anext__, stdio._Answers.write = read, write
+    stdio.RequestLines.__anext__, stdio.AnswerWriter.write = read, write
     server.call_tool = timed_call  # run_tool looks it up at each call
 
 

@@ -109,9 +109,8 @@ def term_statistics(bm25) -> TermStatistics:
     """The statistics of a loaded corpus.indexes.bm25_store.BM25Index (computed on first use, then kept)."""
     found = _STATISTICS.get(bm25)
     if found is None:
-        retriever = bm25._retriever
-        indptr = np.asarray(retriever.scores["indptr"])
-        found = _STATISTICS[bm25] = TermStatistics(retriever.vocab_dict, np.diff(indptr), bm25.doc_count)
+        vocabulary, document_counts = bm25.term_document_counts()
+        found = _STATISTICS[bm25] = TermStatistics(vocabulary, document_counts, bm25.doc_count)
     return found
 
 

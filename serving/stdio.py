@@ -38,13 +38,13 @@ def _pollable(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
 
 
-class _Lines:
+class RequestLines:
     """The request lines, decoded as the SDK's transport decodes them."""
 
     def __init__(self, reader: asyncio.StreamReader) -> None:
         self._reader = reader
 
-    def __aiter__(self) -> _Lines:
+    def __aiter__(self) -> RequestLines:
         return self
 
     async def __anext__(self) -> str:
@@ -54,7 +54,7 @@ class _Lines:
         return line.decode("utf-8", errors="replace")
 
 
-class _Answers:
+class AnswerWriter:
     """write + flush, as the SDK's transport calls them, on a non-blocking pipe."""
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
@@ -102,7 +102,7 @@ async def stdio_streams() -> AsyncIterator[tuple]:
         try:
             # The SDK only iterates its stdin and calls write and flush on its stdout, what these
             # two do; its annotation names anyio's file wrapper, which they stand in for.
-            lines, answers = cast("AsyncFile[str]", _Lines(reader)), cast("AsyncFile[str]", _Answers(writer))
+            lines, answers = cast("AsyncFile[str]", RequestLines(reader)), cast("AsyncFile[str]", AnswerWriter(writer))
             async with stdio_server(lines, answers) as streams:
                 yield streams
         finally:

@@ -12,19 +12,8 @@ from functools import cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-# The packages whose private names are guarded.
-DEFINING = ("corpus", "ingest", "assets", "orchestration", "serving", "evaluation", "cli", "benchmarks")
-# The packages whose accesses are checked.
-CHECKED = ("corpus", "ingest", "assets", "orchestration", "evaluation", "cli", "benchmarks")
-# Benchmark scripts that still write or read another package's private state, being rewritten to
-# use public constructors and accessors. This list must go empty; the test below fails when a file
-# on it no longer reaches into another package, so the list cannot outlive the fix.
-PENDING_BENCHMARK_FIXES: frozenset[str] = frozenset({
-    "benchmarks/scale.py",            # Engine's vector store
-    "benchmarks/scale_indexes.py",    # a vector reader's chunk ids
-    "benchmarks/timed_server.py",     # serving.stdio's line reader and writer
-    "benchmarks/vector_readers.py",   # a vector reader's vectors and years
-})
+# Every package's private names are guarded, and every package's accesses checked.
+PACKAGES = ("corpus", "ingest", "assets", "orchestration", "serving", "evaluation", "cli", "benchmarks")
 ATTRIBUTE_FUNCTIONS = ("getattr", "setattr", "hasattr", "delattr")
 
 
@@ -78,7 +67,7 @@ def _defined(tree: ast.Module) -> set[str]:
 def private_names() -> dict[str, set[str]]:
     """Private name -> the packages that define it."""
     owners: dict[str, set[str]] = defaultdict(set)
-    for package in DEFINING:
+    for package in PACKAGES:
         for path in _files(package):
             for name in _defined(_parse(path)):
                 owners[name].add(package)
@@ -127,7 +116,7 @@ def violations(path: Path, owners: dict[str, set[str]]) -> list[str]:
                 found.append(f"{where}:{node.lineno} {node.func.id}(…, {node.args[1].value!r})")
         elif isinstance(node, ast.ImportFrom):
             module = _imported_module(node, path)
-            if module.split(".")[0] not in DEFINING or module.split(".")[0] == package:
+            if module.split(".")[0] not in PACKAGES or module.split(".")[0] == package:
                 continue
             private = [part for part in module.split(".") if _is_private(part)]
             private += [alias.name for alias in node.names if _is_private(alias.name)]
@@ -135,7 +124,7 @@ def violations(path: Path, owners: dict[str, set[str]]) -> list[str]:
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
-                if parts[0] in DEFINING and parts[0] != package and any(map(_is_private, parts)):
+                if parts[0] in PACKAGES and parts[0] != package and any(map(_is_private, parts)):
                     found.append(f"{where}:{node.lineno} import {alias.name}")
     return found
 
@@ -143,18 +132,12 @@ def violations(path: Path, owners: dict[str, set[str]]) -> list[str]:
 @cache
 def _all_violations() -> dict[str, list[str]]:
     owners = private_names()
-    return {path.relative_to(REPO).as_posix(): found for package in CHECKED for path in _files(package)
+    return {path.relative_to(REPO).as_posix(): found for package in PACKAGES for path in _files(package)
             if (found := violations(path, owners))}
 
 
 def test_no_package_reaches_into_another_packages_private_names():
-    strays = {where: found for where, found in _all_violations().items() if where not in PENDING_BENCHMARK_FIXES}
-    assert strays == {}
-
-
-def test_the_pending_list_names_only_files_that_still_reach_in():
-    stale = sorted(PENDING_BENCHMARK_FIXES - set(_all_violations()))
-    assert stale == [], f"no longer reaching into private names: drop {stale} from PENDING_BENCHMARK_FIXES"
+    assert _all_violations() == {}
 
 
 def test_the_walk_sees_attributes_string_attributes_and_imports(tmp_path, monkeypatch):

@@ -110,6 +110,11 @@ class BM25Index:
         """The indexed chunk ids in row order: row i of `scores(query)` scores chunk_ids[i]."""
         return self._chunk_ids
 
+    def term_document_counts(self) -> tuple[dict[str, int], np.ndarray]:
+        """The vocabulary (term -> column) and, per column, how many passages hold the term."""
+        indptr = np.asarray(self._retriever.scores["indptr"])
+        return self._retriever.vocab_dict, np.diff(indptr)
+
     @classmethod
     def in_memory(cls, rows: list[tuple[str, str, str]], k1: float, b: float,
                   analyzer: Analyzer, signature: str) -> "BM25Index":
