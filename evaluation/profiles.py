@@ -1,7 +1,7 @@
 """Per-corpus ranking profiles: ServedConfig overrides a benchmark records for its corpus.
 
 The served defaults were chosen on the library. A corpus of another kind may rank better with
-other settings (issue 8 allows "a per-corpus setting the benchmark records"); such a profile is
+other settings, provided the benchmark records the setting it ran with; such a profile is
 chosen by cross-validation on the corpus's dev split, never fitted on the split it is reported
 on, and every report and MLflow run names the profile it ran under. A user serving such a corpus
 sets the same fields through their QUANT_RAG_* variables (README, Configuration).

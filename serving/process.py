@@ -10,9 +10,8 @@ from types import ModuleType
 from typing import cast
 
 # One query's vector scoring is a small matrix-vector product: a second BLAS thread spins on a core
-# another process may need and gains nothing (library over stdio, idle: search p50 the same within
-# noise, server CPU per search 36-40 -> 17-18 ms; beside a CPU hog p50 40.6 -> 22.5 ms;
-# docs/measurements.md).
+# another process may need and gains nothing: one thread halves the server's CPU per search and
+# beside a busy process answers faster (docs/measurements.md, Serving).
 # Read by numpy at its import, which the server defers until after `initialize`.
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 

@@ -187,8 +187,7 @@ async def _raise_when_cancelled(flag: threading.Event) -> None:
 # Searches never read the cancel flag (only the closest-passage search of the verification tools
 # does) and take tens of milliseconds once every part is open: on the event loop they skip the
 # worker thread's two hand-overs, which on a busy two-core machine cost CPU and a wait for a core
-# (library at the wire, two servers at once with calls alternated, load ≈ 4: p50 27.8 -> 25.1 ms,
-# server CPU 18.4 -> 17.0 ms per search).
+# (docs/measurements.md, Serving).
 # Until then (the first search may load a model) they run in a worker thread like any other tool.
 SEARCH_TOOLS = frozenset({"search_documents"})
 
