@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from evaluation.families import format_families
@@ -54,7 +56,7 @@ def summary_json(arms: dict[str, dict[str, dict[str, float]]], pairs: list[dict]
     summary: dict = {"arms": {}, "pairs": []}
     for arm, per_question in arms.items():
         rows = list(per_question.values())
-        entry = {m: float(np.mean([r[m] for r in rows])) for m in SUMMARY_METRICS}
+        entry: dict[str, Any] = {m: float(np.mean([r[m] for r in rows])) for m in SUMMARY_METRICS}
         _, lo, hi = mean_ci([r[PRIMARY_METRIC] for r in rows])
         entry.update(ci=[lo, hi], n=len(rows), misses=int(sum(r["miss"] for r in rows)))
         summary["arms"][arm] = entry

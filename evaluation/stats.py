@@ -9,6 +9,7 @@ floor: a difference whose interval overlaps the placebo's is not a result.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -76,7 +77,7 @@ def compare_arms(per_query: dict[str, dict], metric: str, placebo: str | None = 
         if set(per_query[arm]) != set(questions):
             raise ValueError(f"arms {reference!r} and {arm!r} were not run on the same questions")
     base = _values(per_query[reference], metric, questions)
-    pairs = []
+    pairs: list[dict[str, Any]] = []
     for arm in arms[1:]:
         diff, lo, hi = paired_bootstrap_ci(_values(per_query[arm], metric, questions), base, **bootstrap)
         pairs.append({"a": arm, "b": reference, "metric": metric, "n": len(questions), "diff": diff,

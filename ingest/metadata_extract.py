@@ -167,7 +167,7 @@ def _pick(*candidates: tuple[object, str]) -> MetadataField:
     """The first non-empty candidate value with its provenance."""
     for value, provenance in candidates:
         if value not in (None, "", []):
-            return MetadataField(value=value, provenance=provenance)  # type: ignore[arg-type]
+            return MetadataField(value=value, provenance=provenance)
     return MetadataField()
 
 

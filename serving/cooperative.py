@@ -58,7 +58,8 @@ def other_inputs(alternatives: list[str], hypothetical: str | None, config: Serv
                  newest_year: int | None) -> list[OtherInput]:
     """Each rephrasing, then the hypothetical passage, with the configured weights; blank texts
     are dropped and a period clause is taken out of the searched text, as the question's is."""
-    said = [("alternative", a, config.coop_alternative_weight) for a in alternatives]
+    said: list[tuple[Kind, str, float]] = [("alternative", a, config.coop_alternative_weight)
+                                           for a in alternatives]
     if hypothetical is not None:
         said.append(("hypothetical", hypothetical, config.coop_hypothetical_weight))
     found = []
@@ -83,7 +84,7 @@ class Ordering:
         # question's: it ranks by its own first stage
         self.scored = [i for i, (inp, t) in enumerate(zip(inputs, tokens)) if index is not None and t is not None
                        and inp.kind != "hypothetical"]
-        self.tokens = [tokens[i] for i in self.scored]
+        self.tokens = [t for i in self.scored if (t := tokens[i]) is not None]
         self.scores: list[dict[str, float]] = [{} for _ in self.scored]
         self.rankings: list[list[Candidate]] = []
 
@@ -102,7 +103,7 @@ class Ordering:
     def score(self, chunk_ids: list[str]) -> None:
         """MaxSim of the scored inputs for the candidates not scored yet."""
         missing = [c for c in chunk_ids if c not in self.scores[0]] if self.scored else []
-        if missing:
+        if missing and self.index is not None:
             for known, found in zip(self.scores, self.index.maxsim_groups(self.tokens, missing)):
                 known.update(found)
 

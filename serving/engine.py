@@ -177,6 +177,8 @@ class Engine:
         def load() -> BM25Index:
             from corpus.indexes.bm25_store import BM25Index, StaleIndexError
 
+            if self.signature is None:  # BM25 files are named by the signature the state was checked at
+                raise IncoherentState("no corpus signature recorded for this state", rebuild=[INGEST_COMMAND])
             try:
                 return BM25Index.load(self.layout.bm25, self.signature, self.config.analyzer,
                                       k1=self.config.bm25_k1, b=self.config.bm25_b)
@@ -324,7 +326,9 @@ class Engine:
         size = max(pool or self.config.candidate_pool, limit)
         if allowed is not None and not allowed:
             return Retrieval([], 0, 0, False, inputs=contributions(inputs, [], [], self.config.rrf_k, limit))
-        reranked, denses, late, rankings = False, [], False, []
+        reranked, late = False, False
+        denses: list[list[Candidate]] = []
+        rankings: list[list[Candidate]] = []
         if mode == "hybrid":
             ranked, denses, late, rankings = self._hybrid(inputs, size, allowed, scope)
             if self.reranker_name != "none":

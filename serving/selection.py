@@ -8,6 +8,7 @@ Scores are never modified; order is the retrieval order.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from corpus.models import BlockKind, Passage
@@ -23,7 +24,7 @@ def is_headings_only(passage: Passage) -> bool:
     return bool(passage.block_kinds) and all(k == BlockKind.heading for k in passage.block_kinds)
 
 
-def select(ranked: list[Candidate], passages: dict[str, Passage], near_duplicates: dict[str, str],
+def select(ranked: list[Candidate], passages: Mapping[str, Passage], near_duplicates: dict[str, str],
            *, limit: int, per_document: int, min_chars: int, fill: bool = False) -> list[Candidate]:
     """Keep at most `limit` candidates, at most `per_document` per document, in ranked order.
 
@@ -129,7 +130,7 @@ def _by_score(rescored: list[Candidate]) -> list[Candidate]:
 
 
 
-def with_document_best(ranked: list[Candidate], passages: dict[str, Passage],
+def with_document_best(ranked: list[Candidate], passages: Mapping[str, Passage],
                        weight: float) -> list[Candidate]:
     """Add to each passage's score `weight` times the best score among its document's candidates.
 

@@ -33,6 +33,7 @@ import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -117,7 +118,7 @@ def validate(source: Path, model: Path, depths: list[int], weights: list[float],
     lines = [f"held-out pseudo-queries: {len(pools)} from {len(held_ids)} documents; hybrid nDCG@10 "
              f"{np.mean(base):.3f}; scoring {scoring_cpu:.0f} CPU s at depth {max(depths)}",
              f"{'depth':>5} {'weight':>6} {'nDCG@10':>8}   rerank − hybrid, 95 % paired CI"]
-    figures = {"hybrid": float(np.mean(base)), "arms": {}}
+    figures: dict[str, Any] = {"hybrid": float(np.mean(base)), "arms": {}}
     for depth in depths:
         for weight in weights:
             values = [ndcg_at_10(blend(p.ranked, s[:depth], weight), p.target) for p, s in zip(pools, scores)]
@@ -131,7 +132,7 @@ def validate(source: Path, model: Path, depths: list[int], weights: list[float],
     return figures
 
 
-def latency(cross, pools, depths: list[int]) -> dict[str, list[float]]:
+def latency(cross, pools, depths: list[int]) -> dict[str, list[int]]:
     out = {}
     for depth in depths:
         times = []

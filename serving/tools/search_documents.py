@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
 from pydantic import BaseModel, Field, field_validator
 
+from serving.abstention import no_answer_probability
 from serving.context import ToolContext
-from serving.cooperative import Kind, other_inputs
 from serving.contract import SEARCH_WINDOW, render_passage, render_trace
 from serving.contract_outputs import PassageOut, PeriodOut, Trace
+from serving.cooperative import Kind, other_inputs
+from serving.empty_scope import EmptyScope, diagnose
+from serving.empty_scope import render as render_empty_scope
 from serving.engine import Mode as ModeName
+from serving.filters import FILTER_ERRORS, Filters, resolve_filters
 from serving.known_ids import require_known_documents
 from serving.served import passage_out
-from serving.abstention import no_answer_probability
-from serving.empty_scope import EmptyScope, diagnose, render as render_empty_scope
-from serving.filters import FILTER_ERRORS, Filters, resolve_filters
 from serving.tool_spec import ToolSpec
 
 MAX_QUERY_CHARS = 2000
@@ -140,7 +142,7 @@ def no_answer_likely(probability: float | None, threshold: float) -> bool:
 
 
 def render_header(mode: str, period: PeriodOut, in_scope: int | None, count: int,
-                  inputs: list[SearchedInput] = ()) -> str:
+                  inputs: Sequence[SearchedInput] = ()) -> str:
     parts = [f"mode: {mode}", f"{count} result(s)"]
     if len(inputs) > 1:
         parts.append("fused: " + ", ".join(f"{i.kind} ×{i.weight:g} ({i.in_own_top} in its top)"

@@ -98,7 +98,7 @@ def train_cross_encoder(model, tokenizer, data: list[Group], settings: RerankSet
 
     torch.manual_seed(settings.seed)
     plan = batches(data, replace(TrainSettings(), steps=settings.steps, batch_size=settings.queries_per_batch,
-                                 seed=settings.seed))  # type: ignore[arg-type]
+                                 seed=settings.seed))
     _freeze(model, settings.frozen_layers)
     optimiser, schedule = optimiser_with_schedule(model, settings.learning_rate, len(plan), settings.warmup_share)
     report = TrainReport()

@@ -15,8 +15,18 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from evaluation.experiments.finetune.negatives import TrainingTriple
+
+
+class _OnePositive(Protocol):
+    @property
+    def chunk_id(self) -> str:
+        """The positive's passage."""
+
+
+Example = TypeVar("Example", bound=_OnePositive)
 
 NOT_COPIED = ("*.safetensors", "*.bin", "*.onnx", "onnx", "openvino", "README.md", ".gitattributes",
               "data_config.json", ".git", ".cache")
@@ -45,17 +55,19 @@ class TrainReport:
     losses: list[float] = field(default_factory=list)
 
 
-def batches(triples: list[TrainingTriple], settings: TrainSettings) -> list[list[TrainingTriple]]:
+def batches(triples: list[Example], settings: TrainSettings) -> list[list[Example]]:
     """settings.steps batches from seeded passes over the triples; within a batch no passage is
     the positive of two queries (it would be a false in-batch negative for one of them)."""
     rng = random.Random(settings.seed)
-    out: list[list[TrainingTriple]] = []
-    pending: list[TrainingTriple] = []
+    out: list[list[Example]] = []
+    pending: list[Example] = []
     while len(out) < settings.steps and triples:
         if not pending:
             pending = list(triples)
             rng.shuffle(pending)
-        batch, used, left = [], set(), []
+        batch: list[Example] = []
+        used: set[str] = set()
+        left: list[Example] = []
         for t in pending:
             if len(batch) < settings.batch_size and t.chunk_id not in used:
                 batch.append(t)
