@@ -5,7 +5,7 @@ it repairs a glyph or joins a broken word, and the yardstick of a document's tex
 A frozen file, so a parse never depends on what else is in the corpus (offsets are opposable: the
 same parser version on the same bytes gives the same text). Rebuild, then bump PARSER_VERSION:
 
-    .venv/bin/python -m ingest.parsing.vocabulary_build
+    .venv/bin/python scripts/rebuild_vocabulary.py
 """
 
 from __future__ import annotations
