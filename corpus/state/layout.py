@@ -17,7 +17,7 @@ from corpus.ids import validate_document_id
 
 HOME_ENV = "QUANT_RAG_HOME"
 DEFAULT_HOME = "./var"
-SOURCE_SUFFIX = {"pdf": ".pdf", "markdown": ".md"}
+SOURCE_SUFFIX = {"pdf": ".pdf", "markdown": ".md", "beir": ".json"}
 
 
 def state_home() -> Path:
@@ -107,13 +107,16 @@ class StateLayout:
     @property
     def benchmarks(self) -> Path: return self.root / "benchmarks"
     @property
-    def scratch(self) -> Path: return self.root / "scratch"
-    @property
     def mlflow(self) -> Path: return self.root / "mlflow"
     @property
     def dagster_home(self) -> Path: return self.root / "dagster"
     @property
     def page_images(self) -> Path: return self.root / "page_images"  # corpus.reading.page_images cache
+
+    def benchmark_home(self, key: str) -> Path:
+        """The state directory of a benchmark's corpus (`key`: its name and corpus hash), written
+        by the same ingestion jobs as the library (ingest.benchmark)."""
+        return self.benchmarks / key
 
     def onnx_model(self, model_key: str) -> Path:
         """The embedding model exported to ONNX (the server's torch-free query encoder)."""
@@ -152,7 +155,7 @@ class StateLayout:
     def ensure(self) -> "StateLayout":
         for folder in (self.inbox, self.sources, self.registry, self.quarantine, self.journal,
                        self.documents, self.overlays, self.embedding_cache, self.bm25,
-                       self.benchmarks, self.scratch, self.mlflow, self.dagster_home):
+                       self.benchmarks, self.mlflow, self.dagster_home):
             folder.mkdir(parents=True, exist_ok=True)
         return self
 
