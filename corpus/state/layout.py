@@ -107,6 +107,8 @@ class StateLayout:
     @property
     def benchmarks(self) -> Path: return self.root / "benchmarks"
     @property
+    def scratch(self) -> Path: return self.root / "scratch"
+    @property
     def mlflow(self) -> Path: return self.root / "mlflow"
     @property
     def dagster_home(self) -> Path: return self.root / "dagster"
@@ -155,7 +157,7 @@ class StateLayout:
     def ensure(self) -> "StateLayout":
         for folder in (self.inbox, self.sources, self.registry, self.quarantine, self.journal,
                        self.documents, self.overlays, self.embedding_cache, self.bm25,
-                       self.benchmarks, self.mlflow, self.dagster_home):
+                       self.benchmarks, self.scratch, self.mlflow, self.dagster_home):
             folder.mkdir(parents=True, exist_ok=True)
         return self
 
