@@ -2,8 +2,8 @@
 
 local: `dagster dev`, the daemon, sensors and schedules; the state is QUANT_RAG_HOME, read when a
 step starts. production: a run started in process by the CLI (orchestration.runner) on the state
-directory it was given (a benchmark's state with its ranking profile). Tests use the production set on a temporary directory: there is no
-separate test set to drift from what production runs.
+directory it was given (a benchmark's state with its ranking profile). Tests use the production
+set on a temporary directory: there is no separate test set to drift from what production runs.
 """
 
 from assets.resources import StateResource

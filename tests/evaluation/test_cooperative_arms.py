@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tiny_benchmark import NAME, TOPICS
+from tiny_benchmark import write_beir as write_corpus
 
-from tiny_benchmark import NAME, TOPICS, write_beir as write_corpus
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
 from evaluation.arms import parse_arm
@@ -16,8 +17,9 @@ from evaluation.datasets import Expansion, expansions_file, load_expansions
 from evaluation.families import family_pairs, family_table, format_families
 from evaluation.runs import beir_target, run_arms
 
+
 def write_beir(folder: Path) -> Path:
-    """The tiny corpus (tests/evaluation/conftest.py); queries q0, q1 on topics 0 and 2, each judged
+    """The tiny corpus (tests/tiny_benchmark.py); queries q0, q1 on topics 0 and 2, each judged
     relevant to its document."""
     return write_corpus(folder, {"q0": TOPICS[0], "q1": TOPICS[2]}, {"q0": "d0", "q1": "d2"})
 

@@ -14,8 +14,14 @@ from ingest.integrity import anchor_mismatches, forbidden_cuts, load_passages
 from ingest.metadata import extract_stored_metadata
 from ingest.overlays import near_duplicates, write_overlays
 from ingest.parse import parse_document
-from ingest.parsing.beir import (beir_passages, corpus_documents, document_source, parse_beir, read_corpus,
-                                 source_records)
+from ingest.parsing.beir import (
+    beir_passages,
+    corpus_documents,
+    document_source,
+    parse_beir,
+    read_corpus,
+    source_records,
+)
 
 TWIN = " ".join(f"word{i}" for i in range(40))  # a text long enough to be a near-duplicate candidate
 ROWS = [{"_id": "a", "title": "A study.", "text": "Alpha\x96 text, as written.  "},
