@@ -15,7 +15,7 @@ from evaluation.datasets import load_beir
 from evaluation.arms import arm_engine, parse_arm
 from evaluation.profiles import describe as describe_profile, with_profile
 from evaluation.runs import PLACEBO, StateNotReady, arm_modes, beir_target, run_arms
-from ingest.benchmark import benchmark_layout, read_state
+from ingest.benchmark import benchmark_layout, index_key, read_state
 
 
 def write_beir(folder: Path) -> Path:
@@ -141,28 +141,25 @@ def test_an_arm_with_another_analyser_searches_an_index_built_with_it(tiny):
         target.close()
 
 
-def test_a_corpus_with_a_profile_is_indexed_and_runs_under_it(tiny, tmp_path):
-    from ingest.parsing.beir import read_corpus
-    from orchestration.runner import prepare_benchmark
-
+def test_a_corpus_with_a_profile_runs_under_it_and_says_so(tiny, tmp_path):
     folder, home = tiny
     plain = beir_target(home, ServedConfig(), folder)
     plain.close()
     assert plain.profile == "none" and plain.config == ServedConfig()
-    # the same corpus under the name of a profiled benchmark: its state is indexed under the profile
-    # (BM25's k1 and stop words), its overrides apply, arms stack on top
+    # the same corpus under the name of a profiled benchmark: its overrides change what the indexes
+    # are built with (BM25's k1 and stop words), so the plain state does not serve it
     named = write_beir(tmp_path / "tatqa")
-    profiled_home = StateLayout(tmp_path / "home").ensure()
-    prepare_benchmark(profiled_home, "tatqa", read_corpus(named / "corpus.jsonl"))
-    target = beir_target(profiled_home, ServedConfig(), named)
+    profiled = with_profile(ServedConfig(), "tatqa")
+    assert profiled.fusion == "convex" and profiled != ServedConfig() and describe_profile("tatqa") != "none"
+    assert index_key(profiled) != index_key(ServedConfig())
+    with pytest.raises(StateNotReady):
+        beir_target(home, ServedConfig(), named)
+    # the profile written as arm overrides is the same configuration: reproducible on any bench
+    assert parse_arm("hybrid+" + describe_profile("tatqa")).config(ServedConfig()) == profiled
+    # arms stack on top of the profile of the state they run on
+    target = beir_target(home, ServedConfig(), folder)
     try:
-        assert target.profile == describe_profile("tatqa") != "none"
-        assert target.config == with_profile(ServedConfig(), "tatqa") != ServedConfig()
-        assert target.config.fusion == "convex"
-        assert target.engine.bm25.manifest["analyzer"] == target.config.analyzer.name != ServedConfig().analyzer.name
-        # the profile written as arm overrides is the same configuration: reproducible on any bench
-        assert parse_arm("hybrid+" + target.profile).config(ServedConfig()) == target.config
-        result = run_arms(target, ["hybrid", "hybrid+fusion=rrf"])
+        result = run_arms(target, ["hybrid", "hybrid+fusion=convex"])
         assert {r["id"] for r in result.records} == {q.id for q in target.questions}
     finally:
         target.close()

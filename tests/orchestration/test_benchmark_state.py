@@ -38,6 +38,17 @@ def test_the_benchmark_state_is_materialised_by_the_ingestion_jobs(benchmark_roo
     assert read_state(layout, ServedConfig()) is not None and (layout.root / MARKER).exists()
 
 
+def test_a_benchmark_state_is_indexed_under_its_profile():
+    """The state resource a benchmark's jobs run with applies its ranking profile (BM25's k1 and
+    stop words reach the index build); the library's applies none."""
+    from evaluation.profiles import with_profile
+    from orchestration.resources import production_resources
+
+    layout = StateLayout(Path("/nonexistent"))
+    assert production_resources(layout, "tatqa")["state"].config == with_profile(ServedConfig.from_env(), "tatqa")
+    assert production_resources(layout)["state"].config == ServedConfig.from_env()
+
+
 def test_cli_eval_reads_the_published_benchmark_state_and_ingests_nothing(benchmark_root, tmp_path):
     home = tmp_path / "home"
     # the tiny state, linked (read only) into a fresh home: the eval writes its own runs and MLflow
