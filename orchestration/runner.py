@@ -198,7 +198,8 @@ def ingest_benchmark(layout: StateLayout, name: str, corpus: dict[str, dict], pr
     through the library's jobs, indexed under the ranking `profile` (the benchmark's, "" for none),
     publish it and write its marker (ingest.benchmark). A record set aside fails the build: every
     judged record must be served."""
-    report = _ingest(layout, lambda: register_corpus(layout, name, corpus), {"benchmark": name}, {}, profile)
+    report = _ingest(layout, lambda: register_corpus(layout, name, corpus), {"benchmark": name}, {}, profile,
+                     registration_order=True)
     if report.set_aside:
         raise RunFailed(f"{name}: {len(report.set_aside)} document(s) set aside, e.g. "
                         f"{next(iter(report.set_aside.items()))}")
@@ -211,9 +212,14 @@ def ingest_benchmark(layout: StateLayout, name: str, corpus: dict[str, dict], pr
 
 
 def _ingest(layout: StateLayout, register: Callable[[], list[Registration]], intent_detail: dict,
-            skipped: dict[str, str], profile: str = "") -> IngestReport:
+            skipped: dict[str, str], profile: str = "", registration_order: bool = False) -> IngestReport:
     """Register (under the writer lock, inside a journal intent), run the document job over what is
-    not yet complete, then the corpus job; report what was registered, set aside and checked."""
+    not yet complete, then the corpus job; report what was registered, set aside and checked.
+
+    `registration_order`: the documents' partitions follow the order they were registered in (a
+    benchmark's corpus order) instead of their ids'. The embedding stage batches pieces of equal
+    length in partition order, and under bf16 a batch's composition moves vectors in the fourth
+    decimal: in corpus order a benchmark's vectors, hence its figures, do not depend on content ids."""
     layout.ensure()
     instance = instance_for(layout)
     report = IngestReport(skipped=skipped)
@@ -221,7 +227,8 @@ def _ingest(layout: StateLayout, register: Callable[[], list[Registration]], int
     with writer_lock(layout.lock_file):
         repair(layout, instance, profile)
         intent = open_intent(layout, "ingest", [], intent_detail)
-        for registration in register():
+        registrations = register()
+        for registration in registrations:
             if registration.rejected:
                 report.set_aside[registration.name] = registration.rejected
             elif registration.new:
@@ -229,6 +236,9 @@ def _ingest(layout: StateLayout, register: Callable[[], list[Registration]], int
             else:
                 report.already_known.append(registration.document_id)
         pending = _incomplete(layout, instance)
+        if registration_order:
+            position = {r.document_id: n for n, r in enumerate(registrations)}
+            pending.sort(key=lambda d: position.get(d, len(position)))
         _add_partitions(instance, pending)
         documents = run_documents(layout, instance, pending, profile)
         report.set_aside.update(dict(documents.set_aside.values()))
