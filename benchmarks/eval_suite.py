@@ -4,7 +4,7 @@
     QUANT_RAG_HOME=<ingested state> python benchmarks/eval_suite.py --bench library
 
 Runs what `quant-rag eval` runs, timing each phase: the benchmark's state ingested by the
-pipeline's jobs or reused (orchestration.runner.prepare_benchmark), then `evaluation.cli.evaluate`:
+pipeline's jobs or reused (orchestration.benchmark.prepare_benchmark), then `evaluation.cli.evaluate`:
 retrieval per arm (from the run itself), bootstrap + MLflow logging. Set
 OMP_NUM_THREADS to bound the threads the embedding model uses.
 """
@@ -25,7 +25,7 @@ from corpus.config import ServedConfig  # noqa: E402
 from corpus.state.layout import StateLayout  # noqa: E402
 from evaluation.cli import DEFAULT_ARMS, evaluate, resolve_bench  # noqa: E402
 from evaluation.report import format_table  # noqa: E402
-from orchestration.runner import prepare_benchmark  # noqa: E402
+from orchestration.benchmark import prepare_benchmark  # noqa: E402
 
 
 def timed_evaluation(bench: str, arms: list[str], split: str | None, limit: int | None) -> dict:

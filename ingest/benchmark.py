@@ -1,7 +1,7 @@
 """A benchmark's corpus as a state of its own: where it lives, how its records are registered, and
 the marker that says it is complete.
 
-A BEIR corpus is ingested by the library's own jobs (orchestration.runner.ingest_benchmark) into
+A BEIR corpus is ingested by the library's own jobs (orchestration.benchmark) into
 `<home>/benchmarks/<name>-<corpus hash>/`: one registered document per record or group of records
 (ingest.parsing.beir), then the same parse, chunk, metadata, embedding, overlays, indexes and
 publication as a library. MARKER, written once that state is published, maps BEIR ids to chunk ids

@@ -18,11 +18,8 @@ from assets.partitions import documents_partitions, retire_set_aside_partitions
 from corpus.config import ServedConfig
 from corpus.state.journal import close_intent, open_intent, open_intents
 from corpus.state.lock import writer_lock
-from corpus.state.generations import pointed_generation
 from corpus.state.signature import recorded_signature
 from corpus.state.layout import StateLayout
-from assets.evaluation import benchmark_corpus
-from ingest.benchmark import BenchmarkState, benchmark_layout, read_state, register_corpus, write_marker
 from ingest.intake import Intake, register_batch
 from ingest.register import Registration
 from ingest.retire import retire_document
@@ -111,29 +108,11 @@ def refresh_corpus(layout: StateLayout, instance, profile: str = "") -> dict[str
     return _run(layout, instance, corpus_job.name, profile=profile).checks
 
 
-def prepare_benchmark(home: StateLayout, name: str, corpus: dict[str, dict]) -> BenchmarkState:
-    """The published state of benchmark `name`'s BEIR corpus under `home` (ingest.benchmark): reused
-    when complete for the index settings its evaluation reads, else ingested through the jobs first."""
-    layout = benchmark_layout(home, name, corpus)
-    config = production_resources(layout, name)["state"].config  # the benchmark's profile applied
-    state = read_state(layout, config)
-    if state is None:
-        CONSOLE.lines([f"ingesting benchmark {name} ({len(corpus)} records) into {layout.root}"])
-        ingest_benchmark(layout, name, corpus, profile=name)
-        state = read_state(layout, config)
-    if state is None:
-        raise RunFailed(f"{name}: the benchmark state under {layout.root} is not complete after its ingestion")
-    return state
-
-
 def evaluate(layout: StateLayout, bench: str, arms: list[str], split: str | None = None,
              limit: int | None = None) -> dict:
     """Run `evaluate` (benchmarks, then evaluation_runs for this request) on the state's instance;
     returns the summary evaluation_runs recorded in its materialisation (MLflow run ids included).
-    A BEIR benchmark's corpus is first ingested into its own state, unless published already."""
-    corpus = benchmark_corpus(bench)
-    if corpus is not None:
-        prepare_benchmark(layout.ensure(), *corpus)
+    A BEIR benchmark's state must be published first (orchestration.benchmark)."""
     request = {"bench": bench, "arms": arms, "split": split, "limit_queries": limit}
     outcome = _run(layout, instance_for(layout), evaluation_job.name, ops={"evaluation_runs": {"config": request}},
                    raise_on_error=False)  # a refused request is a message, not a traceback
@@ -189,32 +168,16 @@ def ingest(layout: StateLayout, files: list[tuple[Path, str | None]] | Intake) -
     """Register, ingest and index `files` ((path, manifest key), or an intake with the paths it
     skipped); bad files are set aside, and every file set aside during the run is reported."""
     intake = files if isinstance(files, Intake) else Intake(files=list(files))
-    return _ingest(layout, lambda: register_batch(layout, intake),
+    return ingest_registered(layout, lambda: register_batch(layout, intake),
                    {"files": [str(p) for p, _ in intake.files]}, dict(intake.skipped))
 
 
-def ingest_benchmark(layout: StateLayout, name: str, corpus: dict[str, dict], profile: str = "") -> IngestReport:
-    """Ingest benchmark `name`'s BEIR corpus (BEIR id -> record) into its own state `layout`
-    through the library's jobs, indexed under the ranking `profile` (the benchmark's, "" for none),
-    publish it and write its marker (ingest.benchmark). A record set aside fails the build: every
-    judged record must be served."""
-    report = _ingest(layout, lambda: register_corpus(layout, name, corpus), {"benchmark": name}, {}, profile,
-                     registration_order=True)
-    if report.set_aside:
-        raise RunFailed(f"{name}: {len(report.set_aside)} document(s) set aside, e.g. "
-                        f"{next(iter(report.set_aside.items()))}")
-    generation = pointed_generation(layout.published)
-    if generation is None or recorded_signature(layout.viewing(generation)) != report.signature:
-        raise RunFailed(f"{name}: the benchmark state was not published (checks failed: "
-                        f"{sorted(k for k, ok in report.checks.items() if not ok)})")
-    write_marker(layout, name, corpus, report.signature, production_resources(layout, profile)["state"].config)
-    return report
-
-
-def _ingest(layout: StateLayout, register: Callable[[], list[Registration]], intent_detail: dict,
-            skipped: dict[str, str], profile: str = "", registration_order: bool = False) -> IngestReport:
-    """Register (under the writer lock, inside a journal intent), run the document job over what is
-    not yet complete, then the corpus job; report what was registered, set aside and checked.
+def ingest_registered(layout: StateLayout, register: Callable[[], list[Registration]], intent_detail: dict,
+                      skipped: dict[str, str], profile: str = "", registration_order: bool = False) -> IngestReport:
+    """The writer's one ingestion path (files, or a benchmark's records: orchestration.benchmark):
+    `register()` runs under the writer lock inside a journal intent (`intent_detail` says what it
+    reads), then the document job over every document not yet complete and the corpus job, under
+    the ranking `profile` ("" for the library). Reports what was registered, set aside and checked.
 
     `registration_order`: the documents' partitions follow the order they were registered in (a
     benchmark's corpus order) instead of their ids'. The embedding stage batches pieces of equal

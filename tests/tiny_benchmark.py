@@ -42,7 +42,7 @@ def build(root: Path) -> None:
     """`root/tiny`: the BEIR folder; `root/home`: a home whose benchmark state of it is published."""
     from corpus.state.layout import StateLayout
     from ingest.parsing.beir import read_corpus
-    from orchestration.runner import prepare_benchmark
+    from orchestration.benchmark import prepare_benchmark
 
     folder = write_beir(root / NAME, {"q0": TOPICS[0]}, {"q0": "d0"})
     prepare_benchmark(StateLayout(root / "home").ensure(), NAME, read_corpus(folder / "corpus.jsonl"))
