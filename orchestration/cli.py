@@ -60,9 +60,9 @@ def evaluate(argv: list[str]) -> int:
     materialised with the arm table and the MLflow run ids; the arms are still logged to MLflow. A
     BEIR set's corpus is first ingested into its own state by the ingestion jobs, unless published."""
     from assets.evaluation import eval_command
+    from orchestration.benchmark import evaluate_over_state
     from orchestration.console import use_terminal
     from orchestration.outcome import RunFailed
-    from orchestration.benchmark import evaluate_over_state
     use_terminal(verbose="--verbose" in argv)
     return eval_command([a for a in argv if a != "--verbose"], run=evaluate_over_state, errors=(RunFailed,))
 
