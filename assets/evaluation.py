@@ -11,9 +11,10 @@ import dagster as dg
 from assets.resources import StateResource
 from corpus.state.signature import recorded_signature
 from corpus.state.layout import StateLayout, atomic_write_json
-from evaluation.cli import BUNDLED, DEFAULT_ARMS, REQUEST_ERRORS, evaluate, main as evaluation_main
+from evaluation.cli import BUNDLED, DEFAULT_ARMS, REQUEST_ERRORS, evaluate, main as evaluation_main, resolve_bench
 from evaluation.datasets import load_beir, load_library_questions, questions_hash
 from evaluation.metrics import PRIMARY_METRIC
+from ingest.parsing.beir import read_corpus
 from evaluation.report import format_table
 
 LIBRARY_BENCH = "library"
@@ -91,6 +92,13 @@ def evaluation_runs(context: dg.AssetExecutionContext, state: StateResource,
     context.log.info(f"evaluation {summary['benchmark']}: " + ", ".join(
         f"{arm} {row[PRIMARY_METRIC]:.3f}" for arm, row in summary["arms"].items()))
     return dg.MaterializeResult(metadata=evaluation_metadata(summary))
+
+
+def benchmark_corpus(bench: str) -> tuple[str, dict[str, dict]] | None:
+    """(name, corpus) of the BEIR set `bench` names (bundled name or folder); None for a library
+    question set. What the runner ingests into the benchmark's own state before evaluating it."""
+    path = resolve_bench(bench)
+    return (path.name, read_corpus(path / "corpus.jsonl")) if path.is_dir() else None
 
 
 def eval_command(argv: list[str], run, errors: tuple) -> int:

@@ -11,6 +11,7 @@ from pydantic import PrivateAttr
 from corpus.config import ServedConfig
 from corpus.state.lock import writer_lock
 from corpus.state.layout import StateLayout, state_home
+from evaluation.profiles import with_profile
 
 
 # A step launched by the daemon (sensor, schedule, UI) waits this long for another writer to finish.
@@ -24,6 +25,9 @@ class StateResource(dg.ConfigurableResource):
     the UI or the CLI never write the state at the same time."""
 
     home: str = ""
+    # A benchmark's ranking profile (evaluation.profiles): its index settings (BM25's k1 and
+    # stop words, the token index) are built as its evaluation reads them. "" for the library.
+    profile: str = ""
     _lock: Any = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
@@ -41,4 +45,4 @@ class StateResource(dg.ConfigurableResource):
 
     @property
     def config(self) -> ServedConfig:
-        return ServedConfig.from_env()
+        return with_profile(ServedConfig.from_env(), self.profile) if self.profile else ServedConfig.from_env()

@@ -60,7 +60,7 @@ class SourceRecord(BaseModel):
     """Registry entry of one source file (written before anything is derived from it)."""
 
     document_id: str
-    format: Literal["pdf", "markdown"]
+    format: Literal["pdf", "markdown", "beir"]   # beir: a benchmark corpus's record(s) (ingest.parsing.beir)
     source_sha256: str
     bytes: int
     original_name: str
@@ -122,7 +122,8 @@ class Passage(BaseModel):
     role: PassageRole = "body"                 # what the passage is for (ingest.passage_roles)
 
 
-Provenance = Literal["pdf_metadata", "first_page", "manifest", "override", "markdown_heading", "none"]
+# benchmark: a benchmark corpus's own field, kept as written (ingest.parsing.beir).
+Provenance = Literal["pdf_metadata", "first_page", "manifest", "override", "markdown_heading", "benchmark", "none"]
 
 
 class MetadataField(BaseModel):

@@ -17,20 +17,17 @@ from pydantic import BaseModel, field_validator, model_validator
 from corpus.ids import sha256_hex
 from corpus.reading.reader import CorpusReader
 from evaluation.metrics import GOLD_GAIN
+from ingest.parsing.beir import read_corpus
 from serving.citation import MIN_QUOTE_CHARS, verify_quote
 
 DEFAULT_SPLIT = "test"
-# A BEIR corpus cut from multi-passage sources names the source in each row's metadata (TAT-QA:
-# a table and its paragraphs from one annual report share a `context_id`). Such rows are indexed
-# as the passages of one document, as a library document holds its passages (evaluation.beir_state).
-GROUP_FIELD = "context_id"
 Family = Literal["single", "table", "formula", "dated", "exact", "multi", "negative"]
 
 
 class BeirSet(BaseModel):
     name: str
     split: str
-    corpus: dict[str, dict]             # _id -> {"title", "text"[, "group": the source's GROUP_FIELD]}
+    corpus: dict[str, dict]             # _id -> {"title", "text"[, "group"]} (ingest.parsing.beir.read_corpus)
     queries: dict[str, str]             # only queries that have judgements
     qrels: dict[str, dict[str, int]]    # query id -> corpus id -> grade
     content_hash: str                   # SHA-256 over the three files read
@@ -70,15 +67,7 @@ def load_beir(folder: Path, split: str | None = None) -> BeirSet:
     digest = hashlib.sha256()
     for path in paths:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    corpus = {}
-    for line in paths[0].read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            entry = {"title": row.get("title") or "", "text": row.get("text") or ""}
-            metadata = row.get("metadata")
-            if isinstance(metadata, dict) and metadata.get(GROUP_FIELD):
-                entry["group"] = str(metadata[GROUP_FIELD])
-            corpus[str(row["_id"])] = entry
+    corpus = read_corpus(paths[0])  # rows naming one source (TAT-QA's context) carry its group
     qrels = _read_qrels(qrels_path)
     queries = {}
     for line in paths[1].read_text(encoding="utf-8").splitlines():

@@ -17,7 +17,7 @@ from corpus.config import ServedConfig
 # with English stop words out of BM25 (its questions' "what was the ... in ..." otherwise match
 # every table) and a lower k1 (a question's line-item terms saturate sooner). MaxSim alone
 # loses to that fusion here, but blended with it (late_interaction_weight 0.5) it adds what the
-# pooled vector missed. A context's table and paragraphs are one document (evaluation.beir_state)
+# pooled vector missed. A context's table and paragraphs are one document (ingest.parsing.beir)
 # and each passage gets its document's best candidate score on top: a question's table rises with
 # the paragraph that names its line item, and the other way round. Every value was chosen by 2-fold
 # cross-validation on TAT-QA dev, folds split by context, over a grid of product arms

@@ -21,13 +21,13 @@ from corpus.ids import sha256_hex
 from corpus.reading.published import open_published
 from corpus.state.layout import StateLayout
 from evaluation.arms import arm_engine, parse_arm
-from evaluation.beir_state import build_beir_state
 from evaluation.datasets import (Expansion, GoldQuoteNotFound, chunk_documents, embedded_expansions,
                                  expansions_file, gold_passages,
                                  library_file_map, load_beir, load_expansions, load_library_questions,
                                  questions_hash)
 from evaluation.metrics import MISS_K, NDCG_K, RECALL_KS, score_query
 from evaluation.profiles import describe as describe_profile, with_profile
+from ingest.benchmark import benchmark_layout, read_state
 from serving.abstention import no_answer_probability
 from serving.coherence import check_state
 from serving.contract import WINDOWS
@@ -162,15 +162,21 @@ def absent_companion(path: Path) -> Path | None:
 
 def beir_target(home: StateLayout, config: ServedConfig, folder: Path, split: str | None = None,
                 limit: int | None = None) -> Target:
-    """A BEIR set over its scratch state (indexed on first use, cached after)."""
+    """A BEIR set over its corpus's published state under `home` (ingest.benchmark), leased until
+    `close`; `quant-rag eval` ingests that state through the pipeline's jobs when it is missing."""
     beir = load_beir(folder, split)
     config = with_profile(config, beir.name)
-    state = build_beir_state(home, beir, config)
-    engine = Engine(state.layout, config, signature=state.signature)
+    state = read_state(benchmark_layout(home, beir.name, beir.corpus), config)
+    if state is None:
+        raise StateNotReady(f"{beir.name}: no published state of its corpus under {home.benchmarks} for this "
+                            f"configuration: `quant-rag eval --bench {folder}` ingests it first")
+    published = open_published(state.layout)
+    engine = Engine(published.layout, config, signature=state.signature)
     corpus_of = state.corpus_of
     questions = [Question(qid, text, beir.qrels[qid]) for qid, text in beir.queries.items()]
     return Target(f"{beir.name}-{beir.split}", beir.content_hash[:12], engine, state.signature,
-                  questions[:limit], corpus_of.__getitem__, profile=describe_profile(beir.name))
+                  questions[:limit], corpus_of.__getitem__, profile=describe_profile(beir.name),
+                  release=published.close)
 
 
 def retrieve(engine: Engine, text: str, arm_spec: str, expansion: Expansion | None = None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ingest.chunker import chunk_document
+from ingest.parsing.beir import BEIR_PARSER, beir_passages
+from ingest.register import load_source
 from corpus.models import ParsedDocument
 from corpus.state.layout import read_text_exact, StateLayout, atomic_write_json, atomic_write_jsonl, read_json
 from corpus.versions import CHUNKER_VERSION, PASSAGE_ROLES_VERSION
@@ -17,7 +19,10 @@ def chunk_stored_document(layout: StateLayout, document_id: str) -> int:
     if meta.exists() and layout.passages(document_id).exists() and read_json(meta) == wanted:
         return -1
     canonical = read_text_exact(layout.canonical_text(document_id))
-    passages = chunk_document(document_id, canonical, parsed.blocks, garbled=parsed.garbled_text)
+    if parsed.parser == BEIR_PARSER:  # a benchmark's judged records: one passage each, never windowed
+        passages = beir_passages(document_id, canonical, load_source(layout, document_id)[1].read_bytes())
+    else:
+        passages = chunk_document(document_id, canonical, parsed.blocks, garbled=parsed.garbled_text)
     atomic_write_jsonl(layout.passages(document_id), [p.model_dump(mode="json") for p in passages])
     atomic_write_json(meta, wanted)
     return len(passages)

@@ -13,6 +13,8 @@ import re
 from collections import defaultdict
 
 from ingest.integrity import load_passages
+from ingest.parsing.beir import BEIR_FORMAT
+from ingest.register import load_source
 from corpus.config import ServedConfig
 from corpus.models import DocumentMetadata, Passage
 from corpus.state.layout import StateLayout, atomic_write_json, read_json
@@ -96,7 +98,8 @@ def consolidated_titles(metadata: list[DocumentMetadata]) -> dict[str, str]:
     titles: dict[str, str] = {}
     for entry in metadata:
         value = entry.title_text
-        if value and (clean := clean_display_title(value)):
+        verbatim = entry.title.provenance == "benchmark"  # a benchmark's title is indexed as it is given
+        if value and (clean := value if verbatim else clean_display_title(value)):
             titles[entry.document_id] = clean
     return titles
 
@@ -105,7 +108,9 @@ def write_overlays(layout: StateLayout) -> dict[str, int]:
     """Recompute both overlays from every materialised document; rewrite only what changed."""
     ids = [d for d in layout.registered_document_ids()
            if layout.passages(d).exists() and layout.metadata(d).exists()]
-    all_passages = [p for d in ids for p in load_passages(layout, d)]
+    # A benchmark's records are judged one by one: folding a twin into another would hide it.
+    all_passages = [p for d in ids if load_source(layout, d)[0].format != BEIR_FORMAT
+                    for p in load_passages(layout, d)]
     metadata = [DocumentMetadata(**read_json(layout.metadata(d))) for d in ids]
     overlays = {layout.near_duplicates_file: near_duplicates(all_passages),
                 layout.titles_file: consolidated_titles(metadata)}

@@ -6,7 +6,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
-from ingest.parsing import MARKDOWN_PARSER, parse_source, parser_version, pdf_parser_name
+from ingest.parsing import MARKDOWN_PARSER, ParseOutput, parse_source, parser_version, pdf_parser_name
+from ingest.parsing.beir import BEIR_FORMAT, BEIR_PARSER, BEIR_PARSER_VERSION, parse_beir
 from ingest.register import load_source
 from corpus.text.canonical import assemble_canonical
 from corpus.ids import sha256_hex
@@ -17,8 +18,12 @@ from corpus.state.layout import read_text_exact, StateLayout, atomic_write_json,
 def parse_document(layout: StateLayout, document_id: str) -> ParsedDocument:
     """Parse one registered document and store its canonical text (rewritten only by a new parser version)."""
     record, path = load_source(layout, document_id)
-    output = parse_source(path, record.format)
-    canonical, blocks = assemble_canonical(output.raw_blocks)
+    if record.format == BEIR_FORMAT:  # a benchmark's records: their text as written, no assembly
+        canonical, blocks = parse_beir(path.read_bytes())
+        output = ParseOutput([], BEIR_PARSER, BEIR_PARSER_VERSION, None, False, 0.0)
+    else:
+        output = parse_source(path, record.format)
+        canonical, blocks = assemble_canonical(output.raw_blocks)
     if not canonical.strip():
         raise ValueError("no text could be extracted (scanned or empty document)")
     canonical_path = layout.canonical_text(document_id)
@@ -36,6 +41,8 @@ def parse_document(layout: StateLayout, document_id: str) -> ParsedDocument:
 
 
 def expected_parser_version(fmt: str) -> str:
+    if fmt == BEIR_FORMAT:
+        return BEIR_PARSER_VERSION
     return parser_version(MARKDOWN_PARSER if fmt == "markdown" else pdf_parser_name())
 
 

@@ -41,13 +41,19 @@ def register_file(layout: StateLayout, path: Path, library_file: str | None = No
         quarantine(layout, path, rejected, name=name)
         return Registration(name, rejected=rejected)
     data = path.read_bytes()
+    return register_bytes(layout, data, fmt, name,
+                          library_file or manifest_key_by_sha256().get(sha256_hex(data)))
+
+
+def register_bytes(layout: StateLayout, data: bytes, fmt: str, name: str,
+                   library_file: str | None = None) -> Registration:
+    """Record validated source bytes under their content id: the source first, then its registry
+    entry (the commit point). Bytes already registered are left as they are."""
     document_id = document_id_for_bytes(data)
     entry = layout.registry_entry(document_id)
     if entry.exists():
         return Registration(name, document_id=document_id)
-    digest = sha256_hex(data)
-    library_file = library_file or manifest_key_by_sha256().get(digest)
-    record = SourceRecord(document_id=document_id, format=fmt, source_sha256=digest,
+    record = SourceRecord(document_id=document_id, format=fmt, source_sha256=sha256_hex(data),
                           bytes=len(data), original_name=name, library_file=library_file,
                           registered_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     atomic_write_bytes(source_path(layout, record), data)

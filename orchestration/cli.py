@@ -58,13 +58,14 @@ def ingest(argv: list[str]) -> int:
 
 def evaluate(argv: list[str]) -> int:
     """`quant-rag eval`: the `evaluate` job on the state's Dagster instance, so `evaluation_runs` is
-    materialised with the arm table and the MLflow run ids; the arms are still logged to MLflow."""
+    materialised with the arm table and the MLflow run ids; the arms are still logged to MLflow. A
+    BEIR set's corpus is first ingested into its own state by the ingestion jobs, unless published."""
     from assets.evaluation import eval_command
+    from orchestration.benchmark import evaluate_over_state
     from orchestration.console import use_terminal
     from orchestration.outcome import RunFailed
-    from orchestration.runner import evaluate as run_evaluate
     use_terminal(verbose="--verbose" in argv)
-    return eval_command([a for a in argv if a != "--verbose"], run=run_evaluate, errors=(RunFailed,))
+    return eval_command([a for a in argv if a != "--verbose"], run=evaluate_over_state, errors=(RunFailed,))
 
 
 def remove(argv: list[str]) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from corpus.state.lock import writer_lock
 from corpus.state.signature import recorded_signature
 from corpus.state.layout import StateLayout
 from ingest.intake import Intake, register_batch
+from ingest.register import Registration
 from ingest.retire import retire_document
 from ingest.setaside import quarantined_since
 from orchestration.jobs import corpus_job, document_job, evaluation_job
@@ -54,21 +56,22 @@ def instance_for(layout: StateLayout) -> dg.DagsterInstance:
     return dg.DagsterInstance.from_config(str(home))
 
 
-def _definitions(layout: StateLayout) -> dg.Definitions:
-    """The pipeline's jobs bound to this state directory: CLI runs are recorded under the jobs'
-    names (ingest_documents, refresh_corpus, evaluate), so their histories fill in the UI."""
+def _definitions(layout: StateLayout, profile: str = "") -> dg.Definitions:
+    """The pipeline's jobs bound to this state directory (and ranking profile, for a benchmark's
+    state): CLI runs are recorded under the jobs' names (ingest_documents, refresh_corpus,
+    evaluate), so their histories fill in the UI."""
     return dg.Definitions(assets=ASSETS, asset_checks=ASSET_CHECKS, jobs=[document_job, corpus_job, evaluation_job],
-                          resources=production_resources(layout))
+                          resources=production_resources(layout, profile))
 
 
 def _run(layout: StateLayout, instance, job_name: str, tags: dict | None = None, ops: dict | None = None,
-         raise_on_error: bool = True) -> RunOutcome:
+         raise_on_error: bool = True, profile: str = "") -> RunOutcome:
     """Run one job in process (`ops`: the run config of its assets). Dagster's event log goes to the
     instance (the UI shows it); the terminal gets it only when VERBOSE is set (`--verbose`). A failed
     step raises its own exception, or RunFailed with its message when not `raise_on_error`."""
     level = "DEBUG" if CONSOLE.verbose else "CRITICAL"
     run_config = {"loggers": {"console": {"config": {"log_level": level}}}, **({"ops": ops} if ops else {})}
-    result = _definitions(layout).resolve_job_def(job_name).execute_in_process(
+    result = _definitions(layout, profile).resolve_job_def(job_name).execute_in_process(
         instance=instance, tags=tags or {}, run_config=run_config, raise_on_error=raise_on_error)
     outcome = RunOutcome.of(result)
     if not result.success:
@@ -77,14 +80,14 @@ def _run(layout: StateLayout, instance, job_name: str, tags: dict | None = None,
     return outcome
 
 
-def run_documents(layout: StateLayout, instance, document_ids: list[str]) -> RunOutcome:
+def run_documents(layout: StateLayout, instance, document_ids: list[str], profile: str = "") -> RunOutcome:
     """Run `ingest_documents` over the documents' partitions, one run per block of consecutive keys
     (a run never spans a document it was not asked for); then retire the documents it set aside."""
     keys = instance.get_dynamic_partitions(documents_partitions.name)
     outcome = RunOutcome()
     for block in consecutive_blocks(keys, document_ids):
         tags = {PARTITION_RANGE_START_TAG: block[0], PARTITION_RANGE_END_TAG: block[-1]}
-        outcome.merge(_run(layout, instance, document_job.name, tags))
+        outcome.merge(_run(layout, instance, document_job.name, tags, profile=profile))
         outcome.set_aside.update(retire_set_aside_partitions(layout, instance))
     return outcome
 
@@ -101,14 +104,15 @@ def consecutive_blocks(keys: list[str], wanted: list[str]) -> list[list[str]]:
     return blocks + ([current] if current else [])
 
 
-def refresh_corpus(layout: StateLayout, instance) -> dict[str, bool]:
-    return _run(layout, instance, corpus_job.name).checks
+def refresh_corpus(layout: StateLayout, instance, profile: str = "") -> dict[str, bool]:
+    return _run(layout, instance, corpus_job.name, profile=profile).checks
 
 
 def evaluate(layout: StateLayout, bench: str, arms: list[str], split: str | None = None,
              limit: int | None = None) -> dict:
     """Run `evaluate` (benchmarks, then evaluation_runs for this request) on the state's instance;
-    returns the summary evaluation_runs recorded in its materialisation (MLflow run ids included)."""
+    returns the summary evaluation_runs recorded in its materialisation (MLflow run ids included).
+    A BEIR benchmark's state must be published first (orchestration.benchmark)."""
     request = {"bench": bench, "arms": arms, "split": split, "limit_queries": limit}
     outcome = _run(layout, instance_for(layout), evaluation_job.name, ops={"evaluation_runs": {"config": request}},
                    raise_on_error=False)  # a refused request is a message, not a traceback
@@ -123,7 +127,7 @@ def _incomplete(layout: StateLayout, instance) -> list[str]:
             if d not in known or not layout.embeddings(d, config.model_key).exists()]
 
 
-def repair(layout: StateLayout, instance) -> int:
+def repair(layout: StateLayout, instance, profile: str = "") -> int:
     """Roll forward every open intent (ingest or remove); returns how many were repaired."""
     intents = open_intents(layout)
     for path, intent in intents:
@@ -136,8 +140,8 @@ def repair(layout: StateLayout, instance) -> int:
         retire_set_aside_partitions(layout, instance)  # a crash after the run, before its retirement
         pending = _incomplete(layout, instance)
         _add_partitions(instance, pending)
-        run_documents(layout, instance, pending)
-        refresh_corpus(layout, instance)
+        run_documents(layout, instance, pending, profile)
+        refresh_corpus(layout, instance, profile)
         close_intent(path)
     return len(intents)
 
@@ -163,15 +167,31 @@ def _drop_orphan_sources(layout: StateLayout) -> None:
 def ingest(layout: StateLayout, files: list[tuple[Path, str | None]] | Intake) -> IngestReport:
     """Register, ingest and index `files` ((path, manifest key), or an intake with the paths it
     skipped); bad files are set aside, and every file set aside during the run is reported."""
+    intake = files if isinstance(files, Intake) else Intake(files=list(files))
+    return ingest_registered(layout, lambda: register_batch(layout, intake),
+                   {"files": [str(p) for p, _ in intake.files]}, dict(intake.skipped))
+
+
+def ingest_registered(layout: StateLayout, register: Callable[[], list[Registration]], intent_detail: dict,
+                      skipped: dict[str, str], profile: str = "", registration_order: bool = False) -> IngestReport:
+    """The writer's one ingestion path (files, or a benchmark's records: orchestration.benchmark):
+    `register()` runs under the writer lock inside a journal intent (`intent_detail` says what it
+    reads), then the document job over every document not yet complete and the corpus job, under
+    the ranking `profile` ("" for the library). Reports what was registered, set aside and checked.
+
+    `registration_order`: the documents' partitions follow the order they were registered in (a
+    benchmark's corpus order) instead of their ids'. The embedding stage batches pieces of equal
+    length in partition order, and under bf16 a batch's composition moves vectors in the fourth
+    decimal: in corpus order a benchmark's vectors, hence its figures, do not depend on content ids."""
     layout.ensure()
     instance = instance_for(layout)
-    intake = files if isinstance(files, Intake) else Intake(files=list(files))
-    report = IngestReport(skipped=dict(intake.skipped))
+    report = IngestReport(skipped=skipped)
     started = time.time() - 0.05  # file times come from the kernel's coarse clock, a tick behind
     with writer_lock(layout.lock_file):
-        repair(layout, instance)
-        intent = open_intent(layout, "ingest", [], {"files": [str(p) for p, _ in intake.files]})
-        for registration in register_batch(layout, intake):
+        repair(layout, instance, profile)
+        intent = open_intent(layout, "ingest", [], intent_detail)
+        registrations = register()
+        for registration in registrations:
             if registration.rejected:
                 report.set_aside[registration.name] = registration.rejected
             elif registration.new:
@@ -179,12 +199,15 @@ def ingest(layout: StateLayout, files: list[tuple[Path, str | None]] | Intake) -
             else:
                 report.already_known.append(registration.document_id)
         pending = _incomplete(layout, instance)
+        if registration_order:
+            position = {r.document_id: n for n, r in enumerate(registrations)}
+            pending.sort(key=lambda d: position.get(d, len(position)))
         _add_partitions(instance, pending)
-        documents = run_documents(layout, instance, pending)
+        documents = run_documents(layout, instance, pending, profile)
         report.set_aside.update(dict(documents.set_aside.values()))
         report.registered = [d for d in report.registered if d not in documents.set_aside]
         report.checks.update(documents.checks)
-        report.checks.update(refresh_corpus(layout, instance))
+        report.checks.update(refresh_corpus(layout, instance, profile))
         close_intent(intent)
     report.set_aside.update(quarantined_since(layout, started))  # a repair's retirements included
     report.signature = recorded_signature(layout)

@@ -13,6 +13,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from library_slice import slice_files  # noqa: E402
 from shared_state import build_once, copy_state  # noqa: E402
+from tiny_benchmark import build as build_tiny_benchmark  # noqa: E402
 
 
 def _ingest_slice(home: Path) -> None:
@@ -37,3 +38,11 @@ def state_copy(ingested_home, tmp_path) -> Path:
     """A private copy of the ingested state that a test may damage or extend."""
     target = tmp_path / "state"
     return copy_state(ingested_home, target)
+
+
+@pytest.fixture(scope="session")
+def benchmark_root(tmp_path_factory) -> Path:
+    """A folder holding `home/`, a QUANT_RAG_HOME whose benchmarks/ holds the tiny BEIR corpus's
+    published state (tests/tiny_benchmark.py), ingested by the pipeline's jobs once per test run;
+    read it, never write it."""
+    return build_once(tmp_path_factory, "benchmark", build_tiny_benchmark)

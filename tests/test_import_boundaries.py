@@ -22,7 +22,7 @@ BOUNDARIES = {  # entry modules -> top-level modules they must not load
      "ingest.embed", "ingest.vectors", "ingest.bm25", "ingest.graph", "ingest.catalogue", "ingest.checks"):
         PIPELINE | {"mcp", "serving", "evaluation"},
     ("serving.server", "serving.cli"): PIPELINE | {"ingest", "evaluation"} | MODELS,
-    ("evaluation.cli", "evaluation.runs", "evaluation.beir_state"): PIPELINE | {"mcp"},
+    ("evaluation.cli", "evaluation.runs"): PIPELINE | {"mcp"},
 }
 
 

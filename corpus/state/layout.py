@@ -17,7 +17,7 @@ from corpus.ids import validate_document_id
 
 HOME_ENV = "QUANT_RAG_HOME"
 DEFAULT_HOME = "./var"
-SOURCE_SUFFIX = {"pdf": ".pdf", "markdown": ".md"}
+SOURCE_SUFFIX = {"pdf": ".pdf", "markdown": ".md", "beir": ".json"}
 
 
 def state_home() -> Path:
@@ -114,6 +114,11 @@ class StateLayout:
     def dagster_home(self) -> Path: return self.root / "dagster"
     @property
     def page_images(self) -> Path: return self.root / "page_images"  # corpus.reading.page_images cache
+
+    def benchmark_home(self, key: str) -> Path:
+        """The state directory of a benchmark's corpus (`key`: its name and corpus hash), written
+        by the same ingestion jobs as the library (ingest.benchmark)."""
+        return self.benchmarks / key
 
     def onnx_model(self, model_key: str) -> Path:
         """The embedding model exported to ONNX (the server's torch-free query encoder)."""

@@ -3,11 +3,12 @@ per-family table with intervals."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tiny_benchmark import NAME, TOPICS
+from tiny_benchmark import write_beir as write_corpus
 
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
@@ -16,22 +17,11 @@ from evaluation.datasets import Expansion, expansions_file, load_expansions
 from evaluation.families import family_pairs, family_table, format_families
 from evaluation.runs import beir_target, run_arms
 
-TOPICS = ["volcanic ash aviation", "sourdough fermentation yeast", "glacier meltwater runoff",
-          "chess opening theory", "honeybee colony collapse", "tidal turbine energy"]
-FILLER = ("This abstract reports observations, methods and results in plain words so that every "
-          "document is long enough to be served as a passage by the retrieval engine. ")
-
 
 def write_beir(folder: Path) -> Path:
-    """One document per topic; queries q0, q1 on topics 0 and 2, each judged relevant to its document."""
-    (folder / "qrels").mkdir(parents=True)
-    docs = [{"_id": f"d{i}", "title": f"On {t}", "text": f"Study of {t}. " + FILLER * 2} for i, t in enumerate(TOPICS)]
-    (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
-    queries = [{"_id": f"q{i}", "text": TOPICS[i * 2]} for i in range(2)]
-    (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
-    (folder / "qrels" / "test.tsv").write_text(
-        "query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{i * 2}\t1\n" for i in range(2)))
-    return folder
+    """The tiny corpus (tests/tiny_benchmark.py); queries q0, q1 on topics 0 and 2, each judged
+    relevant to its document."""
+    return write_corpus(folder, {"q0": TOPICS[0], "q1": TOPICS[2]}, {"q0": "d0", "q1": "d2"})
 
 QUESTIONS = Path(__file__).resolve().parents[2] / "evaluation" / "questions"
 
@@ -55,9 +45,9 @@ def test_both_splits_carry_blind_expansions_for_every_question():
         assert all(len(e.alternatives) == 3 and e.hypothetical_passage for e in expansions.values())
 
 
-def test_a_cooperative_arm_searches_the_expansions_and_a_bare_arm_does_not(tmp_path):
-    folder = write_beir(tmp_path / "tiny")
-    target = beir_target(StateLayout(tmp_path / "home").ensure(), ServedConfig(), folder)
+def test_a_cooperative_arm_searches_the_expansions_and_a_bare_arm_does_not(benchmark_root, tmp_path):
+    folder = write_beir(tmp_path / NAME)
+    target = beir_target(StateLayout(benchmark_root / "home"), ServedConfig(), folder)
     try:
         with pytest.raises(ValueError, match="expansions"):
             run_arms(target, ["hybrid", "coop"])

@@ -1,86 +1,86 @@
-"""Arms over a tiny BEIR set indexed into a scratch state with the served engine."""
+"""Arms over a tiny BEIR set whose corpus the pipeline's jobs ingested into its own published state."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
+from tiny_benchmark import GROUPED, NAME, TOPICS, corpus_rows, write_beir as write_corpus
 from corpus.config import ServedConfig
+from corpus.reading.published import open_published
 from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout
-from evaluation.beir_state import build_beir_state, scratch_layout
 from evaluation.datasets import load_beir
 from evaluation.arms import arm_engine, parse_arm
 from evaluation.profiles import describe as describe_profile, with_profile
-from evaluation.runs import PLACEBO, arm_modes, beir_target, run_arms
-
-TOPICS = ["volcanic ash aviation", "sourdough fermentation yeast", "glacier meltwater runoff",
-          "chess opening theory", "honeybee colony collapse", "tidal turbine energy",
-          "medieval manuscript illumination", "zebrafish cartilage regeneration",
-          "railway signalling interlocks", "coral reef bleaching"]
-FILLER = ("This abstract reports observations, methods and results in plain words so that every "
-          "document is long enough to be served as a passage by the retrieval engine. ")
+from evaluation.runs import PLACEBO, StateNotReady, arm_modes, beir_target, run_arms
+from ingest.benchmark import benchmark_layout, index_key, read_state
 
 
 def write_beir(folder: Path) -> Path:
-    """10 documents, one topic each; 5 queries, each judged relevant to one document."""
-    (folder / "qrels").mkdir(parents=True)
-    docs = [{"_id": f"d{i}", "title": f"On {topic}", "text": f"Study of {topic}. " + FILLER * 2}
-            for i, topic in enumerate(TOPICS)]
-    (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
-    queries = [{"_id": f"q{i}", "text": TOPICS[i * 2]} for i in range(5)]
-    (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
-    (folder / "qrels" / "test.tsv").write_text(
-        "query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{i * 2}\t1\n" for i in range(5)))
-    return folder
+    """The tiny corpus with 5 queries, q<i> on topic 2i, each judged relevant to document d<2i>."""
+    return write_corpus(folder, {f"q{i}": TOPICS[i * 2] for i in range(5)}, {f"q{i}": f"d{i * 2}" for i in range(5)})
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    root = tmp_path_factory.mktemp("beir")
-    return write_beir(root / "tiny"), StateLayout(root / "home").ensure()
+def tiny(benchmark_root, tmp_path_factory):
+    """(BEIR folder with 5 queries, the home whose benchmarks/ holds the corpus's published state)."""
+    return write_beir(tmp_path_factory.mktemp("beir") / NAME), StateLayout(benchmark_root / "home")
 
 
-def test_scratch_state_is_a_readable_corpus_and_is_cached(tiny):
+def test_the_benchmark_state_is_a_published_corpus_of_the_records(tiny):
     folder, home = tiny
     beir, config = load_beir(folder), ServedConfig()
-    state = build_beir_state(home, beir, config)
-    assert state.layout.root.parent == home.scratch and state.layout == scratch_layout(home, beir)
-    reader = CorpusReader.open(state.layout)
-    assert len(reader.documents) == len(beir.corpus) == len(state.chunk_of)
-    for beir_id, chunk_id in state.chunk_of.items():
-        passage = reader.passages[chunk_id]
-        canonical = reader.canonical_text(passage.document_id)
-        assert canonical[slice(*passage.ranges[0])] == passage.text == beir.corpus[beir_id]["text"]
-        assert reader.title(passage.document_id) == beir.corpus[beir_id]["title"]
+    layout = benchmark_layout(home, NAME, beir.corpus)
+    assert layout.root.parent == home.benchmarks and layout.root.name.startswith(f"{NAME}-")
+    state = read_state(layout, config)
+    assert state is not None and set(state.chunk_of) == set(beir.corpus) == {r["_id"] for r in corpus_rows()}
+    published = open_published(layout)
+    try:
+        assert published.generation is not None and published.manifest["signature"] == state.signature
+        reader = CorpusReader.open(published.layout)
+        for beir_id, chunk_id in state.chunk_of.items():
+            passage = reader.passages[chunk_id]
+            canonical = reader.canonical_text(passage.document_id)
+            assert canonical[slice(*passage.ranges[0])] == passage.text == beir.corpus[beir_id]["text"]
+            assert passage.granularity == "exact" and passage.role == "body"
+            assert (reader.title(passage.document_id) or "") == beir.corpus[beir_id]["title"]
+    finally:
+        published.close()
+    # titles are indexed as written (no display cleaning), and no record is folded into a twin
+    assert reader.near_duplicates == {}
     # queries are embedded by the ONNX encoder, as the served library's are (no torch fallback)
-    assert state.layout.onnx_model(config.weights_key).exists()
-    again = build_beir_state(home, beir, config)
-    assert not again.built and again.signature == state.signature
+    assert layout.onnx_model(config.weights_key).exists()
 
 
-def test_rows_naming_one_source_become_the_passages_of_one_document(tmp_path):
+def test_rows_naming_one_source_become_the_passages_of_one_document(tiny):
     """TAT-QA-style rows (metadata.context_id): one document per context, its rows as passages in
-    corpus order, each exactly its row's text at its offsets; a row without a context stays alone."""
-    folder = tmp_path / "grouped"
-    (folder / "qrels").mkdir(parents=True)
-    rows = [{"_id": f"r{i}", "title": "", "text": f"{TOPICS[i]} figures. " + FILLER,
-             "metadata": {"context_id": f"ctx{i // 3}"} if i < 6 else {}} for i in range(8)]
-    (folder / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (folder / "queries.jsonl").write_text(json.dumps({"_id": "q0", "text": TOPICS[4]}) + "\n")
-    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq0\tr4\t1\n")
+    corpus order; a row without a context stays alone."""
+    folder, home = tiny
     beir = load_beir(folder)
-    state = build_beir_state(StateLayout(tmp_path / "home").ensure(), beir, ServedConfig())
-    reader = CorpusReader.open(state.layout)
+    state = read_state(benchmark_layout(home, NAME, beir.corpus), ServedConfig())
+    published = open_published(state.layout)
+    try:
+        reader = CorpusReader.open(published.layout)
+    finally:
+        published.close()
     documents = {}
     for beir_id, chunk_id in state.chunk_of.items():
-        passage = reader.passages[chunk_id]
-        assert reader.canonical_text(passage.document_id)[slice(*passage.ranges[0])] == beir.corpus[beir_id]["text"]
-        documents.setdefault(passage.document_id, []).append((passage.ordinal, beir_id))
+        if beir_id.startswith("r"):
+            passage = reader.passages[chunk_id]
+            documents.setdefault(passage.document_id, []).append((passage.ordinal, beir_id))
     assert sorted(sorted(members) for members in documents.values()) == [
         [(0, "r0"), (1, "r1"), (2, "r2")], [(0, "r3"), (1, "r4"), (2, "r5")], [(0, "r6")], [(0, "r7")]]
+    assert len(GROUPED) == 8
+
+
+def test_a_state_not_built_is_refused_not_built(tmp_path):
+    """Evaluation only reads: a benchmark whose state is absent is a request error."""
+    folder = write_beir(tmp_path / NAME)
+    with pytest.raises(StateNotReady, match="quant-rag eval --bench"):
+        beir_target(StateLayout(tmp_path / "home").ensure(), ServedConfig(), folder)
+    assert not any((tmp_path / "home" / "benchmarks").iterdir())
 
 
 def test_words_of_one_document_rank_it_first_under_bm25(tiny):
@@ -147,16 +147,20 @@ def test_a_corpus_with_a_profile_runs_under_it_and_says_so(tiny, tmp_path):
     plain = beir_target(home, ServedConfig(), folder)
     plain.close()
     assert plain.profile == "none" and plain.config == ServedConfig()
-    # the same corpus under the name of a profiled benchmark: its overrides apply, arms stack on top
+    # the same corpus under the name of a profiled benchmark: its overrides change what the indexes
+    # are built with (BM25's k1 and stop words), so the plain state does not serve it
     named = write_beir(tmp_path / "tatqa")
-    target = beir_target(home, ServedConfig(), named)
+    profiled = with_profile(ServedConfig(), "tatqa")
+    assert profiled.fusion == "convex" and profiled != ServedConfig() and describe_profile("tatqa") != "none"
+    assert index_key(profiled) != index_key(ServedConfig())
+    with pytest.raises(StateNotReady):
+        beir_target(home, ServedConfig(), named)
+    # the profile written as arm overrides is the same configuration: reproducible on any bench
+    assert parse_arm("hybrid+" + describe_profile("tatqa")).config(ServedConfig()) == profiled
+    # arms stack on top of the profile of the state they run on
+    target = beir_target(home, ServedConfig(), folder)
     try:
-        assert target.profile == describe_profile("tatqa") != "none"
-        assert target.config == with_profile(ServedConfig(), "tatqa") != ServedConfig()
-        assert target.config.fusion == "convex"
-        # the profile written as arm overrides is the same configuration: reproducible on any bench
-        assert parse_arm("hybrid+" + target.profile).config(ServedConfig()) == target.config
-        result = run_arms(target, ["hybrid", "hybrid+fusion=rrf"])
+        result = run_arms(target, ["hybrid", "hybrid+fusion=convex"])
         assert {r["id"] for r in result.records} == {q.id for q in target.questions}
     finally:
         target.close()

@@ -1,0 +1,63 @@
+"""A benchmark's corpus through the library's ingestion jobs, into a state of its own.
+
+`quant-rag eval --bench <BEIR set>` evaluates over the published state of the set's corpus under
+`<home>/benchmarks/<name>-<corpus hash>/` (ingest.benchmark): reused when complete, else ingested
+first by the same jobs as the library (its own Dagster instance, one partition per document), with
+the benchmark's ranking profile applied to what the indexes are built with. The evaluation itself
+only runs queries and statistics over that state.
+"""
+
+from __future__ import annotations
+
+from assets.evaluation import benchmark_corpus
+from corpus.state.generations import pointed_generation
+from corpus.state.layout import StateLayout
+from corpus.state.signature import recorded_signature
+from ingest.benchmark import BenchmarkState, benchmark_layout, read_state, register_corpus, write_marker
+from orchestration.console import CONSOLE
+from orchestration.outcome import RunFailed
+from orchestration.resources import production_resources
+from orchestration.runner import IngestReport, evaluate, ingest_registered
+
+
+def ingest_benchmark(layout: StateLayout, name: str, corpus: dict[str, dict], profile: str = "") -> IngestReport:
+    """Ingest benchmark `name`'s BEIR corpus (BEIR id -> record) into its own state `layout`
+    through the library's jobs, indexed under the ranking `profile` (the benchmark's, "" for none),
+    publish it and write its marker (ingest.benchmark). A record set aside fails the build: every
+    judged record must be served."""
+    report = ingest_registered(layout, lambda: register_corpus(layout, name, corpus), {"benchmark": name}, {},
+                               profile, registration_order=True)
+    if report.set_aside:
+        raise RunFailed(f"{name}: {len(report.set_aside)} document(s) set aside, e.g. "
+                        f"{next(iter(report.set_aside.items()))}")
+    generation = pointed_generation(layout.published)
+    if generation is None or recorded_signature(layout.viewing(generation)) != report.signature:
+        raise RunFailed(f"{name}: the benchmark state was not published (checks failed: "
+                        f"{sorted(k for k, ok in report.checks.items() if not ok)})")
+    write_marker(layout, name, corpus, report.signature, production_resources(layout, profile)["state"].config)
+    return report
+
+
+def prepare_benchmark(home: StateLayout, name: str, corpus: dict[str, dict]) -> BenchmarkState:
+    """The published state of benchmark `name`'s BEIR corpus under `home` (ingest.benchmark): reused
+    when complete for the index settings its evaluation reads, else ingested through the jobs first."""
+    layout = benchmark_layout(home, name, corpus)
+    config = production_resources(layout, name)["state"].config  # the benchmark's profile applied
+    state = read_state(layout, config)
+    if state is None:
+        CONSOLE.lines([f"ingesting benchmark {name} ({len(corpus)} records) into {layout.root}"])
+        ingest_benchmark(layout, name, corpus, profile=name)
+        state = read_state(layout, config)
+    if state is None:
+        raise RunFailed(f"{name}: the benchmark state under {layout.root} is not complete after its ingestion")
+    return state
+
+
+def evaluate_over_state(layout: StateLayout, bench: str, arms: list[str], split: str | None = None,
+                        limit: int | None = None) -> dict:
+    """`quant-rag eval`: a BEIR benchmark's state prepared (ingested unless published already),
+    then the `evaluate` job on `layout`'s instance (orchestration.runner.evaluate)."""
+    corpus = benchmark_corpus(bench)
+    if corpus is not None:
+        prepare_benchmark(layout.ensure(), *corpus)
+    return evaluate(layout, bench, arms, split, limit)
