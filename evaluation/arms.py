@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from corpus.indexes.bm25_store import BM25Index
 from corpus.config import ServedConfig
 from ingest.bm25 import bm25_rows
-from serving.engine import MODES, Engine
+from serving.engine import MODES, Engine, Mode
 
 MIN_POOL, MAX_POOL = 10, 500
 # cooperative arm -> the expansions it passes (alternatives, hypothetical passage)
@@ -40,7 +40,7 @@ _VARIANTS: weakref.WeakKeyDictionary[Engine, dict[ServedConfig, Engine]] = weakr
 
 @dataclass(frozen=True)
 class Arm:
-    mode: str
+    mode: Mode
     pool: int | None
     overrides: tuple[tuple[str, str], ...]
     expansions: tuple[bool, bool] = (False, False)  # passes the alternatives, the hypothetical passage
@@ -75,7 +75,8 @@ def parse_arm(spec: str) -> Arm:
         if not sep or name not in ServedConfig.model_fields or name in FIXED_FIELDS:
             raise ValueError(f"arm {spec!r}: {pair!r} is not FIELD=VALUE of a ranking field of ServedConfig")
         overrides.append((name, value))
-    arm = Arm(mode, int(pool) if pool else None, tuple(overrides), expansions)
+    known: dict[str, Mode] = {m: m for m in typing.get_args(Mode)}
+    arm = Arm(known[mode], int(pool) if pool else None, tuple(overrides), expansions)
     arm.config(ServedConfig())  # refuse a bad value now, not mid-run
     return arm
 

@@ -62,7 +62,7 @@ def _side_facts(result: RunResult) -> dict:
     negative = {q.id for q in result.target.questions if not q.gains}
     for arm in result.arms:
         rows = [r for r in result.records if r["arm"] == arm]
-        tops = {True: [], False: []}  # is negative -> top scores (0 when nothing was found)
+        tops: dict[bool, list[float]] = {True: [], False: []}  # is negative -> top scores (0 when nothing was found)
         for r in rows:
             tops[r["id"] in negative].append(r["top_score"] or 0.0)
         mean = lambda xs: float(np.mean(xs)) if xs else None  # noqa: E731
@@ -78,7 +78,7 @@ def _side_facts(result: RunResult) -> dict:
                            for arm in result.arms}
     dated = [r for r in result.records if r["arm"] == first and questions[r["id"]].period is not None]
     facts["dated"] = {"n": len(dated), "period_matched": sum(
-        tuple(r["period"]) == tuple(questions[r["id"]].period) for r in dated)}
+        tuple(r["period"]) == tuple(questions[r["id"]].period or ()) for r in dated)}
     return facts
 
 

@@ -14,7 +14,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from corpus.config import ServedConfig
 from corpus.ids import sha256_hex
@@ -212,7 +212,8 @@ class _RememberedQueries:
     the same questions, and a vector depends only on the text and the model."""
 
     def __init__(self, encoder) -> None:
-        self._encoder, self._vectors = encoder, {}
+        self._encoder = encoder
+        self._vectors: dict[str, Any] = {}
         self.dimension = encoder.dimension
 
     def embed_query(self, text: str):
@@ -230,7 +231,7 @@ def run_arms(target: Target, arms: list[str]) -> RunResult:
     engine = target.engine
     if not isinstance(engine.embedder, _RememberedQueries):
         target.engine = engine.variant(engine.config, embedder=_RememberedQueries(engine.embedder))
-    per_query = {arm: {} for arm in modes}
+    per_query: dict[str, dict[str, dict[str, float]]] = {arm: {} for arm in modes}
     seconds = dict.fromkeys(modes, 0.0)
     records = []
     for q in target.questions:

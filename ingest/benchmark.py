@@ -65,7 +65,7 @@ def register_corpus(layout: StateLayout, name: str, corpus: dict[str, dict]) -> 
 
 def chunk_ids(layout: StateLayout) -> dict[str, str]:
     """BEIR id -> chunk id over the state's documents (a document's passages follow its records)."""
-    found = {}
+    found: dict[str, str] = {}
     for document_id in layout.registered_document_ids():
         record, path = load_source(layout, document_id)
         if record.format == BEIR_FORMAT:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.partitions import documents_partitions, retire_set_aside_partitions
+from assets.partitions import DOCUMENTS_PARTITIONS, retire_set_aside_partitions
 from corpus.config import ServedConfig
 from corpus.state.journal import close_intent, open_intent, open_intents
 from corpus.state.lock import writer_lock
@@ -83,7 +83,7 @@ def _run(layout: StateLayout, instance, job_name: str, tags: dict | None = None,
 def run_documents(layout: StateLayout, instance, document_ids: list[str], profile: str = "") -> RunOutcome:
     """Run `ingest_documents` over the documents' partitions, one run per block of consecutive keys
     (a run never spans a document it was not asked for); then retire the documents it set aside."""
-    keys = instance.get_dynamic_partitions(documents_partitions.name)
+    keys = instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS)
     outcome = RunOutcome()
     for block in consecutive_blocks(keys, document_ids):
         tags = {PARTITION_RANGE_START_TAG: block[0], PARTITION_RANGE_END_TAG: block[-1]}
@@ -116,13 +116,16 @@ def evaluate(layout: StateLayout, bench: str, arms: list[str], split: str | None
     request = {"bench": bench, "arms": arms, "split": split, "limit_queries": limit}
     outcome = _run(layout, instance_for(layout), evaluation_job.name, ops={"evaluation_runs": {"config": request}},
                    raise_on_error=False)  # a refused request is a message, not a traceback
-    return outcome.metadata("evaluation_runs")["summary"]
+    summary = outcome.metadata("evaluation_runs")["summary"]
+    if not isinstance(summary, dict):
+        raise RunFailed(f"evaluation_runs recorded no summary for {bench}")
+    return summary
 
 
 def _incomplete(layout: StateLayout, instance) -> list[str]:
     """Registered documents whose last per-document artefact (their vectors) is missing."""
     config = ServedConfig.from_env()
-    known = set(instance.get_dynamic_partitions(documents_partitions.name))
+    known = set(instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS))
     return [d for d in layout.registered_document_ids()
             if d not in known or not layout.embeddings(d, config.model_key).exists()]
 
@@ -134,8 +137,8 @@ def repair(layout: StateLayout, instance, profile: str = "") -> int:
         if intent["action"] == "remove":
             for document_id in intent["document_ids"]:
                 retire_document(layout, document_id)
-                if instance.has_dynamic_partition(documents_partitions.name, document_id):
-                    instance.delete_dynamic_partition(documents_partitions.name, document_id)
+                if instance.has_dynamic_partition(DOCUMENTS_PARTITIONS, document_id):
+                    instance.delete_dynamic_partition(DOCUMENTS_PARTITIONS, document_id)
         _drop_orphan_sources(layout)
         retire_set_aside_partitions(layout, instance)  # a crash after the run, before its retirement
         pending = _incomplete(layout, instance)
@@ -147,8 +150,8 @@ def repair(layout: StateLayout, instance, profile: str = "") -> int:
 
 
 def _add_partitions(instance, document_ids: list[str]) -> None:
-    new = [d for d in document_ids if not instance.has_dynamic_partition(documents_partitions.name, d)]
-    instance.add_dynamic_partitions(documents_partitions.name, new)
+    new = [d for d in document_ids if not instance.has_dynamic_partition(DOCUMENTS_PARTITIONS, d)]
+    instance.add_dynamic_partitions(DOCUMENTS_PARTITIONS, new)
 
 
 def _drop_orphan_sources(layout: StateLayout) -> None:
@@ -194,6 +197,8 @@ def ingest_registered(layout: StateLayout, register: Callable[[], list[Registrat
         for registration in registrations:
             if registration.rejected:
                 report.set_aside[registration.name] = registration.rejected
+            elif registration.document_id is None:  # a registration is either rejected or has an id
+                raise RunFailed(f"{registration.name}: registered without a document id")
             elif registration.new:
                 report.registered.append(registration.document_id)
             else:
@@ -222,8 +227,8 @@ def remove(layout: StateLayout, document_id: str) -> str | None:
         repair(layout, instance)
         intent = open_intent(layout, "remove", [document_id])
         retire_document(layout, document_id)
-        if instance.has_dynamic_partition(documents_partitions.name, document_id):
-            instance.delete_dynamic_partition(documents_partitions.name, document_id)
+        if instance.has_dynamic_partition(DOCUMENTS_PARTITIONS, document_id):
+            instance.delete_dynamic_partition(DOCUMENTS_PARTITIONS, document_id)
         refresh_corpus(layout, instance)
         close_intent(intent)
     return recorded_signature(layout)
