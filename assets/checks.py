@@ -1,18 +1,19 @@
 """Corpus-wide asset checks: whole passages, anchors, metadata coverage, index coherence."""
 
-
 import dagster as dg
 
 from assets.resources import StateResource
-from ingest.checks import brute_force_agreement, index_counts, index_signatures, materialised, metadata_coverage
 from corpus.vectors.vector_store_base import MIN_HNSW_RECALL
+from ingest.checks import brute_force_agreement, index_counts, index_signatures, materialised, metadata_coverage
 from ingest.integrity import anchor_mismatches, forbidden_cuts
 
-MIN_TITLE_COVERAGE = 1.0   # every document needs a title to be citable
+MIN_TITLE_COVERAGE = 1.0  # every document needs a title to be citable
 MIN_YEAR_COVERAGE = 0.9
 
 
-@dg.asset_check(asset="catalogue", description="No passage boundary falls inside a word, formula, table row or code fence.")
+@dg.asset_check(
+    asset="catalogue", description="No passage boundary falls inside a word, formula, table row or code fence."
+)
 def passages_whole(state: StateResource) -> dg.AssetCheckResult:
     problems = forbidden_cuts(state.layout, materialised(state.layout))
     return dg.AssetCheckResult(passed=not problems, metadata={"violations": len(problems), "examples": problems[:5]})
@@ -24,26 +25,37 @@ def anchors_round_trip(state: StateResource) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(passed=not bad, metadata={"mismatches": len(bad), "examples": bad[:5]})
 
 
-@dg.asset_check(asset="catalogue", name="metadata_coverage", description="Every document has a title; most have a year.")
+@dg.asset_check(
+    asset="catalogue", name="metadata_coverage", description="Every document has a title; most have a year."
+)
 def metadata_coverage_check(state: StateResource) -> dg.AssetCheckResult:
     coverage = metadata_coverage(state.layout)
-    return dg.AssetCheckResult(passed=coverage["title"] >= MIN_TITLE_COVERAGE and coverage["year"] >= MIN_YEAR_COVERAGE,
-                               metadata=coverage)
+    return dg.AssetCheckResult(
+        passed=coverage["title"] >= MIN_TITLE_COVERAGE and coverage["year"] >= MIN_YEAR_COVERAGE, metadata=coverage
+    )
 
 
-@dg.asset_check(asset="vector_index", additional_deps=["bm25_index"],
-                description="Passages with vectors = passage count = BM25 document count.")
+@dg.asset_check(
+    asset="vector_index",
+    additional_deps=["bm25_index"],
+    description="Passages with vectors = passage count = BM25 document count.",
+)
 def index_counts_agree(state: StateResource) -> dg.AssetCheckResult:
     counts = index_counts(state.layout, state.config)
     return dg.AssetCheckResult(passed=len(set(counts.values())) == 1, metadata=counts)
 
 
-@dg.asset_check(asset="vector_index", additional_deps=["bm25_index", "entity_graph"],
-                description="Every index carries the live corpus signature.")
+@dg.asset_check(
+    asset="vector_index",
+    additional_deps=["bm25_index", "entity_graph"],
+    description="Every index carries the live corpus signature.",
+)
 def signatures_coherent(state: StateResource) -> dg.AssetCheckResult:
     signatures = index_signatures(state.layout, state.config)
-    return dg.AssetCheckResult(passed=len(set(signatures.values())) == 1 and None not in signatures.values(),
-                               metadata={k: v or "missing" for k, v in signatures.items()})
+    return dg.AssetCheckResult(
+        passed=len(set(signatures.values())) == 1 and None not in signatures.values(),
+        metadata={k: v or "missing" for k, v in signatures.items()},
+    )
 
 
 @dg.asset_check(asset="vector_index", description="Qdrant's top-50 equals a brute-force matrix's, in order.")
@@ -54,5 +66,11 @@ def dense_matches_brute_force(state: StateResource) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(passed=result["disagreements"] == 0, metadata=result)
 
 
-CORPUS_CHECKS = [passages_whole, anchors_round_trip, metadata_coverage_check, index_counts_agree,
-                 signatures_coherent, dense_matches_brute_force]
+CORPUS_CHECKS = [
+    passages_whole,
+    anchors_round_trip,
+    metadata_coverage_check,
+    index_counts_agree,
+    signatures_coherent,
+    dense_matches_brute_force,
+]

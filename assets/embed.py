@@ -1,6 +1,5 @@
 """Embedding stage asset: passage vectors per document, cached by text hash and model id."""
 
-
 import dagster as dg
 from tqdm import tqdm
 
@@ -14,8 +13,12 @@ from ingest.embed import DocumentPieces, embed_document, prefill
 from ingest.setaside import live
 
 
-@document_asset(deps=["passages", "document_metadata"], group_name="documents", code_version="embed-v1",
-                description="Passage vectors (several pieces per long passage), cached by text hash and model id.")
+@document_asset(
+    deps=["passages", "document_metadata"],
+    group_name="documents",
+    code_version="embed-v1",
+    description="Passage vectors (several pieces per long passage), cached by text hash and model id.",
+)
 def passage_embeddings(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
     layout, config = state.layout, state.config
     embedder = load_embedder(config)  # outside the loop: a model that cannot load fails the run, not a document
@@ -27,11 +30,12 @@ def passage_embeddings(context: dg.AssetExecutionContext, state: StateResource) 
     def embed(document_id: str) -> dict:
         if document_id not in covered:  # the next documents' pieces, embedded together (ingest.embed.prefill)
             with tqdm(desc="embed pieces", unit="piece", leave=False, disable=None) as bar:
+
                 def progress(done: int, total: int) -> None:
                     bar.total = total
                     bar.update(done - bar.n)
 
-                found, block = prefill(layout, embedder, cache, keys[keys.index(document_id):], progress)
+                found, block = prefill(layout, embedder, cache, keys[keys.index(document_id) :], progress)
             prepared.update(found)
             covered.update(block)
         total, fresh = embed_document(layout, config, embedder, cache, document_id, prepared.pop(document_id, None))

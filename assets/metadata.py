@@ -1,6 +1,5 @@
 """Metadata stage asset: title, authors, year, venue with per-field provenance (one partition per document)."""
 
-
 import dagster as dg
 
 from assets.partitions import document_asset
@@ -13,8 +12,12 @@ from ingest.metadata import extract_stored_metadata
 from ingest.metadata_extract import load_manifest
 
 
-@document_asset(deps=["parsed_document"], group_name="documents", code_version="metadata-v1",
-                description="Bibliographic fields from PDF metadata, the first page and the manifest, with provenance.")
+@document_asset(
+    deps=["parsed_document"],
+    group_name="documents",
+    code_version="metadata-v1",
+    description="Bibliographic fields from PDF metadata, the first page and the manifest, with provenance.",
+)
 def document_metadata(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
     layout = state.layout
     manifest = load_manifest(MANIFEST_PATH)
@@ -22,8 +25,11 @@ def document_metadata(context: dg.AssetExecutionContext, state: StateResource) -
     def describe(document_id: str) -> dict:
         extract_stored_metadata(layout, document_id, manifest)
         meta = DocumentMetadata(**read_json(layout.metadata(document_id)))
-        return {"title": str(meta.title.value or ""), "year": str(meta.year.value or ""),
-                "title_from": meta.title.provenance}
+        return {
+            "title": str(meta.title.value or ""),
+            "year": str(meta.year.value or ""),
+            "title_from": meta.title.provenance,
+        }
 
     per_document(context, layout, "metadata", describe)
     return dg.MaterializeResult()

@@ -1,6 +1,5 @@
 """Parse stage asset: source file → canonical text + typed block spans (one partition per document)."""
 
-
 import dagster as dg
 
 from assets.partitions import document_asset
@@ -15,8 +14,12 @@ from ingest.register import load_source
 from ingest.setaside import live
 
 
-@document_asset(deps=["source_document"], group_name="documents", code_version=PARSER_VERSION,
-                description="Canonical text and typed blocks (heading, paragraph, formula, table, …) with pages.")
+@document_asset(
+    deps=["source_document"],
+    group_name="documents",
+    code_version=PARSER_VERSION,
+    description="Canonical text and typed blocks (heading, paragraph, formula, table, …) with pages.",
+)
 def parsed_document(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
     layout = state.layout
     pdf_parser_name()  # an unknown configured parser fails the run here, before any document is blamed
@@ -38,8 +41,13 @@ def parsed_document(context: dg.AssetExecutionContext, state: StateResource) -> 
             parsed, reused = pool.result(document_id), False
         else:
             parsed, reused = ParsedDocument(**read_json(layout.parsed_blocks(document_id))), True
-        return {"pages": parsed.pages or 0, "characters": parsed.canonical_chars, "parser": parsed.parser,
-                "garbled_text": parsed.garbled_text, "reused": reused}
+        return {
+            "pages": parsed.pages or 0,
+            "characters": parsed.canonical_chars,
+            "parser": parsed.parser,
+            "garbled_text": parsed.garbled_text,
+            "reused": reused,
+        }
 
     with ParsePool(layout, ahead) as pool:
         per_document(context, layout, "parse", parse)

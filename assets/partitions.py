@@ -17,11 +17,14 @@ def document_asset(**kwargs):
     """`@dg.asset` for a per-document stage: a partition per document, and a batch of documents
     materialised in one run (one model load). The single-run backfill policy is a beta parameter
     of Dagster's; its BetaWarning is silenced here, for this use only, not process-wide."""
+
     def decorate(fn):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", dg.BetaWarning)
-            return dg.asset(partitions_def=documents_partitions, backfill_policy=dg.BackfillPolicy.single_run(),
-                            **kwargs)(fn)
+            return dg.asset(
+                partitions_def=documents_partitions, backfill_policy=dg.BackfillPolicy.single_run(), **kwargs
+            )(fn)
+
     return decorate
 
 

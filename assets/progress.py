@@ -1,7 +1,6 @@
 """One loop for every per-document stage: a progress bar on a terminal, failure isolation, and each
 partition's own metadata (never the batch's totals)."""
 
-
 import time
 from collections.abc import Callable
 
@@ -15,8 +14,9 @@ from ingest.setaside import CONFIGURATION_ERRORS, live, mark_set_aside
 StageWork = Callable[[str], dict]
 
 
-def per_document(context: dg.AssetExecutionContext, layout: StateLayout, stage: str,
-                 work: StageWork) -> dict[str, dict]:
+def per_document(
+    context: dg.AssetExecutionContext, layout: StateLayout, stage: str, work: StageWork
+) -> dict[str, dict]:
     """Run `work(document_id) -> that document's metadata` over the run's live partitions.
 
     A document whose work raises is set aside with its reason (retired after the run) and the loop

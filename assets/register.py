@@ -1,7 +1,6 @@
 """Source asset: a registered source file, checked against the hash it was registered under
 (registration itself is ingest.register, called by the sensor and the runner)."""
 
-
 import dagster as dg
 
 from assets.partitions import document_asset
@@ -11,8 +10,11 @@ from corpus.ids import sha256_hex
 from ingest.register import load_source
 
 
-@document_asset(group_name="documents", code_version="source-v1",
-                description="A registered source file, checked against the hash it was registered under.")
+@document_asset(
+    group_name="documents",
+    code_version="source-v1",
+    description="A registered source file, checked against the hash it was registered under.",
+)
 def source_document(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
     layout = state.layout
 

@@ -9,10 +9,9 @@ import dagster as dg
 from pydantic import PrivateAttr
 
 from corpus.config import ServedConfig
-from corpus.state.lock import writer_lock
 from corpus.state.layout import StateLayout, state_home
+from corpus.state.lock import writer_lock
 from evaluation.profiles import with_profile
-
 
 # A step launched by the daemon (sensor, schedule, UI) waits this long for another writer to finish.
 STEP_LOCK_WAIT_SECONDS = 1800

@@ -23,7 +23,7 @@ from contextlib import contextmanager, redirect_stdout
 from functools import cache
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import dagster as dg
 from dagster_dbt import DagsterDbtTranslator, DagsterDbtTranslatorSettings, DbtCliResource, dbt_assets
@@ -62,10 +62,24 @@ def manifest_path() -> Path:
         return manifest
     cache.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="parse-", dir=cache))
-    parsed = subprocess.run([dbt_executable(), "parse", "--quiet", "--project-dir", str(PROJECT_DIR),
-                             "--profiles-dir", str(PROJECT_DIR), "--target-path", str(scratch), "--log-path", str(scratch)],
-                            env={**os.environ, **DBT_ENV, CATALOGUE_ENV: str(scratch / "catalogue.duckdb")},  # never opened
-                            capture_output=True, text=True)
+    parsed = subprocess.run(
+        [
+            dbt_executable(),
+            "parse",
+            "--quiet",
+            "--project-dir",
+            str(PROJECT_DIR),
+            "--profiles-dir",
+            str(PROJECT_DIR),
+            "--target-path",
+            str(scratch),
+            "--log-path",
+            str(scratch),
+        ],
+        env={**os.environ, **DBT_ENV, CATALOGUE_ENV: str(scratch / "catalogue.duckdb")},  # never opened
+        capture_output=True,
+        text=True,
+    )
     if parsed.returncode != 0:
         raise RuntimeError(f"dbt parse of {PROJECT_DIR} failed: {(parsed.stdout + parsed.stderr)[-2000:]}")
     try:
@@ -83,7 +97,7 @@ class CatalogueTranslator(DagsterDbtTranslator):
             return dg.AssetKey("catalogue")
         return dg.AssetKey([KEY_PREFIX, dbt_resource_props["name"]])
 
-    def get_group_name(self, dbt_resource_props: Mapping[str, Any]) -> Optional[str]:
+    def get_group_name(self, dbt_resource_props: Mapping[str, Any]) -> str | None:
         return "corpus"
 
 

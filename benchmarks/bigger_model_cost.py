@@ -11,9 +11,17 @@ from __future__ import annotations
 
 import harness
 
-SHAPES = dict(vocab_size=151669, hidden_size=1024, intermediate_size=3072, num_hidden_layers=28,
-              num_attention_heads=16, num_key_value_heads=8, head_dim=128, max_position_embeddings=32768,
-              tie_word_embeddings=True)
+SHAPES = dict(
+    vocab_size=151669,
+    hidden_size=1024,
+    intermediate_size=3072,
+    num_hidden_layers=28,
+    num_attention_heads=16,
+    num_key_value_heads=8,
+    head_dim=128,
+    max_position_embeddings=32768,
+    tie_word_embeddings=True,
+)
 
 
 def main() -> None:

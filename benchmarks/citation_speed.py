@@ -13,7 +13,7 @@ import random
 import re
 import sys
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,9 +47,16 @@ def build_reader(root: Path, target_chars: int) -> tuple[CorpusReader, str]:
     for block in blocks + [None]:
         if group and (block is None or block.end - group[0].start > 1500):
             start, end = group[0].start, group[-1].end
-            passages.append(Passage(chunk_id=chunk_id_for(document_id, start, end, CHUNKER_VERSION),
-                                    document_id=document_id, ordinal=len(passages), text=text[start:end],
-                                    ranges=[(start, end)], granularity="exact"))
+            passages.append(
+                Passage(
+                    chunk_id=chunk_id_for(document_id, start, end, CHUNKER_VERSION),
+                    document_id=document_id,
+                    ordinal=len(passages),
+                    text=text[start:end],
+                    ranges=[(start, end)],
+                    granularity="exact",
+                )
+            )
             group = []
         if block is not None:
             group.append(block)
@@ -61,14 +68,27 @@ def build_reader(root: Path, target_chars: int) -> tuple[CorpusReader, str]:
 
 def _entry(document_id: str, text: str, blocks: list):
     from corpus.reading.reader import DocumentEntry
+
     sha = sha256_hex(text)
     return DocumentEntry(
-        source=SourceRecord(document_id=document_id, format="markdown", source_sha256=sha,
-                            bytes=len(text.encode()), original_name="bench.md",
-                            registered_at=datetime.now(timezone.utc).isoformat()),
-        parsed=ParsedDocument(document_id=document_id, parser="bench", parser_version=PARSER_VERSION,
-                              canonical_sha256=sha, canonical_chars=len(text), blocks=blocks),
-        metadata=DocumentMetadata(document_id=document_id))
+        source=SourceRecord(
+            document_id=document_id,
+            format="markdown",
+            source_sha256=sha,
+            bytes=len(text.encode()),
+            original_name="bench.md",
+            registered_at=datetime.now(UTC).isoformat(),
+        ),
+        parsed=ParsedDocument(
+            document_id=document_id,
+            parser="bench",
+            parser_version=PARSER_VERSION,
+            canonical_sha256=sha,
+            canonical_chars=len(text),
+            blocks=blocks,
+        ),
+        metadata=DocumentMetadata(document_id=document_id),
+    )
 
 
 def median_ms(fn, repeat: int) -> float:
@@ -91,8 +111,12 @@ def measure(chars: int, repeat: int) -> dict:
         cold = median_ms(lambda: normalise_with_map(text), 5)
         verify_quote(reader, doc, raw)  # warm the cache
         rows = {"normalise_with_map (cold, per call)": cold}
-        for label, quote in (("verify raw", raw), ("verify normalised", loose),
-                             ("verify one word changed (closest)", altered), ("verify ellipsis", ellipsis)):
+        for label, quote in (
+            ("verify raw", raw),
+            ("verify normalised", loose),
+            ("verify one word changed (closest)", altered),
+            ("verify ellipsis", ellipsis),
+        ):
             status = verify_quote(reader, doc, quote).status
             rows[f"{label} → {status}"] = median_ms(lambda q=quote: verify_quote(reader, doc, q), repeat)
     return {"document_chars": len(text), "passages": len(reader.by_document[doc]), "median_ms": rows}

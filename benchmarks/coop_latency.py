@@ -37,8 +37,16 @@ def requests() -> list[tuple[dict, dict]]:
         if row["id"] in expansions:
             bare = {"query": row["question"], "limit": 10}
             extra = expansions[row["id"]]
-            pairs.append((bare, {**bare, "alternatives": extra["alternatives"][:3],
-                                 "hypothetical_passage": extra["hypothetical_passage"]}))
+            pairs.append(
+                (
+                    bare,
+                    {
+                        **bare,
+                        "alternatives": extra["alternatives"][:3],
+                        "hypothetical_passage": extra["hypothetical_passage"],
+                    },
+                )
+            )
     return pairs
 
 
@@ -61,9 +69,15 @@ def measure(home: Path, repeat: int) -> dict:
                 times[arm].append(seconds)
                 inputs = result["structuredContent"]["searched_text"]
                 assert len(inputs) == (1 if arm == "bare" else 5), inputs
-    return {arm: {"p50_ms": round(1000 * percentile(v, 50), 1), "p95_ms": round(1000 * percentile(v, 95), 1),
-                  "server_cpu_ms_per_call": round(1000 * cpu[arm] / repeat, 1), "n": len(v)}
-            for arm, v in times.items()} | {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return {
+        arm: {
+            "p50_ms": round(1000 * percentile(v, 50), 1),
+            "p95_ms": round(1000 * percentile(v, 95), 1),
+            "server_cpu_ms_per_call": round(1000 * cpu[arm] / repeat, 1),
+            "n": len(v),
+        }
+        for arm, v in times.items()
+    } | {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,10 +87,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     meter = harness.StealMeter()
     report = harness.with_hog(args, lambda: measure(args.home, args.repeat))
-    lines = [f"search_documents {arm + suffix:<16} p50 {row['p50_ms']:>7.1f} ms  p95 {row['p95_ms']:>7.1f} ms  "
-             f"server CPU {row['server_cpu_ms_per_call']:>6.1f} ms/call  (n={row['n']})"
-             for suffix, rows in (("", report), (" hog", report.get("hog", {})))
-             for arm, row in rows.items() if arm in ("bare", "cooperative")]
+    lines = [
+        f"search_documents {arm + suffix:<16} p50 {row['p50_ms']:>7.1f} ms  p95 {row['p95_ms']:>7.1f} ms  "
+        f"server CPU {row['server_cpu_ms_per_call']:>6.1f} ms/call  (n={row['n']})"
+        for suffix, rows in (("", report), (" hog", report.get("hog", {})))
+        for arm, row in rows.items()
+        if arm in ("bare", "cooperative")
+    ]
     harness.emit(args, report, lines + [f"at {report['at']}"], meter=meter)
     return 0
 

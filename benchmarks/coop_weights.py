@@ -66,8 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.bench == FROZEN:
         parser.error("the frozen split is measured once, never tuned on")
-    arms = [f"coop+coop_alternative_weight={a}+coop_hypothetical_weight={h}{args.extra}"
-            for a in args.alternatives.split(",") for h in args.hypothetical.split(",")]
+    arms = [
+        f"coop+coop_alternative_weight={a}+coop_hypothetical_weight={h}{args.extra}"
+        for a in args.alternatives.split(",")
+        for h in args.hypothetical.split(",")
+    ]
     target = library_target(StateLayout.from_env(), ServedConfig.from_env(), resolve_bench(args.bench))
     try:
         result = run_arms(target, arms)
@@ -76,15 +79,21 @@ def main(argv: list[str] | None = None) -> int:
     per_query = result.per_query
     parts = folds(target.questions, args.folds)
     cv = cross_validate(per_query, parts)
-    means = {arm: {m: round(float(np.mean([v[m] for v in rows.values()])), 4) for m in ("ndcg@10", "recall@10")}
-             for arm, rows in per_query.items()}
+    means = {
+        arm: {m: round(float(np.mean([v[m] for v in rows.values()])), 4) for m in ("ndcg@10", "recall@10")}
+        for arm, rows in per_query.items()
+    }
     best = max(means, key=lambda arm: (means[arm]["ndcg@10"], arm))
-    report = {"grid": means, "cv": cv, "best_on_all": best, "folds": [sorted(p) for p in parts],
-              "per_query": per_query}
-    lines = [f"{arm:<90}{row['ndcg@10']:.3f}  {row['recall@10']:.3f}"
-             for arm, row in sorted(means.items(), key=lambda item: -item[1]["ndcg@10"])]
-    lines += [f"{args.folds}-fold choices: {cv['chosen']}", f"held-out nDCG@10: {cv['held_out_mean']:.3f}",
-              f"best on all dev: {best}"]
+    report = {"grid": means, "cv": cv, "best_on_all": best, "folds": [sorted(p) for p in parts], "per_query": per_query}
+    lines = [
+        f"{arm:<90}{row['ndcg@10']:.3f}  {row['recall@10']:.3f}"
+        for arm, row in sorted(means.items(), key=lambda item: -item[1]["ndcg@10"])
+    ]
+    lines += [
+        f"{args.folds}-fold choices: {cv['chosen']}",
+        f"held-out nDCG@10: {cv['held_out_mean']:.3f}",
+        f"best on all dev: {best}",
+    ]
     harness.emit(args, report, lines)
     return 0
 

@@ -30,8 +30,11 @@ STEP = "catalogue_models"
 
 
 def _plain() -> DbtCliResource:
-    return DbtCliResource(project_dir=str(sql_models.PROJECT_DIR), profiles_dir=str(sql_models.PROJECT_DIR),
-                          dbt_executable=sql_models.dbt_executable())
+    return DbtCliResource(
+        project_dir=str(sql_models.PROJECT_DIR),
+        profiles_dir=str(sql_models.PROJECT_DIR),
+        dbt_executable=sql_models.dbt_executable(),
+    )
 
 
 def _step_seconds(layout: StateLayout, factory) -> float:
@@ -44,10 +47,25 @@ def _step_seconds(layout: StateLayout, factory) -> float:
 
 def _bare_build(layout: StateLayout) -> float:
     env = {**os.environ, **sql_models.DBT_ENV, sql_models.CATALOGUE_ENV: str(layout.catalogue)}
-    return harness.timed(subprocess.run, [
-        sql_models.dbt_executable(), "build", "--quiet", "--project-dir", str(sql_models.PROJECT_DIR),
-        "--profiles-dir", str(sql_models.PROJECT_DIR), "--target-path", str(layout.dbt_target),
-        "--log-path", str(layout.dbt_target)], env=env, check=True, capture_output=True)[1]
+    return harness.timed(
+        subprocess.run,
+        [
+            sql_models.dbt_executable(),
+            "build",
+            "--quiet",
+            "--project-dir",
+            str(sql_models.PROJECT_DIR),
+            "--profiles-dir",
+            str(sql_models.PROJECT_DIR),
+            "--target-path",
+            str(layout.dbt_target),
+            "--log-path",
+            str(layout.dbt_target),
+        ],
+        env=env,
+        check=True,
+        capture_output=True,
+    )[1]
 
 
 def _summary(values: list[float]) -> dict:

@@ -40,12 +40,18 @@ def timed_evaluation(bench: str, arms: list[str], split: str | None, limit: int 
     summary, evaluation_s = harness.timed(evaluate, layout, config, bench, arms, split, limit)
     retrieval = sum(summary["seconds"].values())
     questions = summary["questions"]
-    return {"bench": bench, "path": str(resolve_bench(bench)), "arms": arms, "questions": questions,
-            "total_s": round(state_s + evaluation_s, 1),
-            "retrieval_s": {a: round(s, 1) for a, s in summary["seconds"].items()},
-            "ms_per_question_per_arm": round(1000 * retrieval / max(1, questions * len(arms)), 1),
-            "benchmark_state_s": round(state_s, 1), "setup_and_logging_s": round(evaluation_s - retrieval, 1),
-            "summary": summary}
+    return {
+        "bench": bench,
+        "path": str(resolve_bench(bench)),
+        "arms": arms,
+        "questions": questions,
+        "total_s": round(state_s + evaluation_s, 1),
+        "retrieval_s": {a: round(s, 1) for a, s in summary["seconds"].items()},
+        "ms_per_question_per_arm": round(1000 * retrieval / max(1, questions * len(arms)), 1),
+        "benchmark_state_s": round(state_s, 1),
+        "setup_and_logging_s": round(evaluation_s - retrieval, 1),
+        "summary": summary,
+    }
 
 
 def main() -> int:
@@ -57,10 +63,13 @@ def main() -> int:
     args = parser.parse_args()
     meter = harness.StealMeter()
     result = timed_evaluation(args.bench, args.arms.split(","), args.split, args.limit_queries)
-    lines = [f"{result['bench']}: {result['questions']} questions × {len(result['arms'])} arms in "
-             f"{result['total_s']} s (benchmark state {result['benchmark_state_s']} s, retrieval "
-             f"{result['retrieval_s']}, {result['ms_per_question_per_arm']} ms/question/arm; setup+logging "
-             f"{result['setup_and_logging_s']} s)", format_table(result["summary"])]
+    lines = [
+        f"{result['bench']}: {result['questions']} questions × {len(result['arms'])} arms in "
+        f"{result['total_s']} s (benchmark state {result['benchmark_state_s']} s, retrieval "
+        f"{result['retrieval_s']}, {result['ms_per_question_per_arm']} ms/question/arm; setup+logging "
+        f"{result['setup_and_logging_s']} s)",
+        format_table(result["summary"]),
+    ]
     harness.emit(args, result, lines, meter=meter)
     return 0
 

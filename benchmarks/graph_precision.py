@@ -25,10 +25,11 @@ from collections import Counter
 from pathlib import Path
 
 import harness
-from ingest.graph_extract import load_extractor
+
 from corpus.graph.graph_store import ENTITY_TYPES, entity_key
 from corpus.ids import document_id_for_bytes, sha256_hex
 from corpus.models import Passage
+from ingest.graph_extract import load_extractor
 
 HERE = Path(__file__).resolve().parent
 SAMPLE = HERE / "graph_labelled_sample.jsonl"
@@ -39,10 +40,18 @@ def load_sample() -> tuple[list[dict], list[Passage], dict[str, list[str]]]:
     rows = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]
     manifest = list(csv.DictReader((LIBRARY / "manifest.csv").open(encoding="utf-8")))
     doc_ids = {m["file"]: document_id_for_bytes((LIBRARY / m["file"]).read_bytes()) for m in manifest}
-    authors = {doc_ids[m["file"]]: [m["authors"]] for m in manifest}   # the whole catalogue, as in a build
-    passages = [Passage(chunk_id="chunk-" + sha256_hex(row["id"])[:16], document_id=doc_ids[row["source"]],
-                        ordinal=0, text=row["text"], ranges=[(0, len(row["text"]))], granularity="block")
-                for row in rows]
+    authors = {doc_ids[m["file"]]: [m["authors"]] for m in manifest}  # the whole catalogue, as in a build
+    passages = [
+        Passage(
+            chunk_id="chunk-" + sha256_hex(row["id"])[:16],
+            document_id=doc_ids[row["source"]],
+            ordinal=0,
+            text=row["text"],
+            ranges=[(0, len(row["text"]))],
+            granularity="block",
+        )
+        for row in rows
+    ]
     return rows, passages, authors
 
 
@@ -55,12 +64,20 @@ def score(rows: list[dict], passages: list[Passage], mentions) -> tuple[dict, li
     for row, passage in zip(rows, passages):
         gold = [(g["type"], {entity_key(a) for a in g["name"].split("|")}, g["name"]) for g in row["entities"]]
         predicted = {}
-        for m in by_chunk.get(passage.chunk_id, []):   # one prediction per (entity, type) and passage
-            predicted.setdefault((entity_key(m.name), m.entity_type), {entity_key(m.name), entity_key(m.surface or m.name)})
+        for m in by_chunk.get(passage.chunk_id, []):  # one prediction per (entity, type) and passage
+            predicted.setdefault(
+                (entity_key(m.name), m.entity_type), {entity_key(m.name), entity_key(m.surface or m.name)}
+            )
         matched_gold = set()
         for (key, kind), forms in sorted(predicted.items()):
-            hit = next((i for i, (t, accepted, _) in enumerate(gold)
-                        if i not in matched_gold and t == kind and forms & accepted), None)
+            hit = next(
+                (
+                    i
+                    for i, (t, accepted, _) in enumerate(gold)
+                    if i not in matched_gold and t == kind and forms & accepted
+                ),
+                None,
+            )
             tally[kind]["predicted"] += 1
             if hit is None:
                 notes.append(f"{row['id']} FP {kind}:{key}")
@@ -81,9 +98,13 @@ def rates(tally: dict[str, Counter]) -> dict[str, dict]:
         c = total if kind == "all" else tally[kind]
         if kind != "all":
             total.update(c)
-        out[kind] = {"predicted": c["predicted"], "gold": c["gold"], "correct": c["correct"],
-                     "precision": round(c["correct"] / c["predicted"], 3) if c["predicted"] else None,
-                     "recall": round(c["correct"] / c["gold"], 3) if c["gold"] else None}
+        out[kind] = {
+            "predicted": c["predicted"],
+            "gold": c["gold"],
+            "correct": c["correct"],
+            "precision": round(c["correct"] / c["predicted"], 3) if c["predicted"] else None,
+            "recall": round(c["correct"] / c["gold"], 3) if c["gold"] else None,
+        }
     return out
 
 

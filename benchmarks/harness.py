@@ -32,8 +32,23 @@ from typing import Any
 import numpy as np
 from host import StealMeter, host_line, host_report
 
-__all__ = ["StealMeter", "conditions", "cpu_hog", "emit", "parser", "peak_rss_mb", "percentile",
-           "percentiles_ms", "report", "rss_mb", "say", "seconds_each", "stage_timer", "timed", "with_hog"]
+__all__ = [
+    "StealMeter",
+    "conditions",
+    "cpu_hog",
+    "emit",
+    "parser",
+    "peak_rss_mb",
+    "percentile",
+    "percentiles_ms",
+    "report",
+    "rss_mb",
+    "say",
+    "seconds_each",
+    "stage_timer",
+    "timed",
+    "with_hog",
+]
 
 # The hypervisor's steal share is counted from here (the script's start) unless a script passes
 # its own meter, started where its measured part begins.
@@ -74,6 +89,7 @@ def stage_timer() -> tuple[dict[str, list[float]], Callable[..., Any]]:
         value, seconds = timed(fn, *args, **kwargs)
         stages.setdefault(name, []).append(seconds)
         return value
+
     return stages, timed_stage
 
 
@@ -110,7 +126,7 @@ def cpu_hog(active: bool = True) -> Iterator[subprocess.Popen | None]:
 
 
 def conditions(args: argparse.Namespace) -> list[str]:
-    """"idle", then "hog" when --hog was given: for `with cpu_hog(condition == "hog")`."""
+    """ "idle", then "hog" when --hog was given: for `with cpu_hog(condition == "hog")`."""
     return ["idle", "hog"] if getattr(args, "hog", False) else ["idle"]
 
 
@@ -131,8 +147,7 @@ def parser(script: str, doc: str | None, hog: bool = False) -> argparse.Argument
     made.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     made.add_argument("--out", type=Path, default=None, metavar="PATH", help="also write the JSON report here")
     if hog:
-        made.add_argument("--hog", action="store_true",
-                          help="also measure while another process burns one core")
+        made.add_argument("--hog", action="store_true", help="also measure while another process burns one core")
     return made
 
 
@@ -144,8 +159,11 @@ def say(args: argparse.Namespace, *parts: Any) -> None:
 def report(name: str, figures: dict, meter: StealMeter | None = None, host: dict | None = None) -> dict:
     """The one JSON shape: {"benchmark", "host", "figures"}; the steal share over `meter`'s span
     (default: since the harness was imported)."""
-    return {"benchmark": name, "host": host if host is not None else host_report(meter or RUN_METER),
-            "figures": figures}
+    return {
+        "benchmark": name,
+        "host": host if host is not None else host_report(meter or RUN_METER),
+        "figures": figures,
+    }
 
 
 def flat_lines(figures: dict, prefix: str = "") -> list[str]:
@@ -159,8 +177,13 @@ def flat_lines(figures: dict, prefix: str = "") -> list[str]:
     return lines
 
 
-def emit(args: argparse.Namespace, figures: dict, lines: Iterable[str] | None = None,
-         meter: StealMeter | None = None, host: dict | None = None) -> dict:
+def emit(
+    args: argparse.Namespace,
+    figures: dict,
+    lines: Iterable[str] | None = None,
+    meter: StealMeter | None = None,
+    host: dict | None = None,
+) -> dict:
     """Print the report as JSON (--json) or as `lines` (default: flat_lines) and the host line;
     write it to --out when given. `host`: one measured earlier (e.g. right after the timed part)."""
     made = report(args.benchmark, figures, meter, host)

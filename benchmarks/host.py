@@ -36,9 +36,14 @@ def cpu_description(cpuinfo: Path = CPUINFO) -> dict:
         key, _, value = line.partition(":")
         fields.setdefault(key.strip(), value.strip())
     flags = set(fields.get("flags", "").split())
-    return {"model": fields.get("model name"), "vendor": fields.get("vendor_id"),
-            "family": fields.get("cpu family"), "model_number": fields.get("model"),
-            "cores": len(os.sched_getaffinity(0)), "bf16": sorted(BF16_FLAGS & flags)}
+    return {
+        "model": fields.get("model name"),
+        "vendor": fields.get("vendor_id"),
+        "family": fields.get("cpu family"),
+        "model_number": fields.get("model"),
+        "cores": len(os.sched_getaffinity(0)),
+        "bf16": sorted(BF16_FLAGS & flags),
+    }
 
 
 def cpu_times(stat: Path = PROC_STAT) -> tuple[int, int]:
@@ -81,14 +86,15 @@ def cpu_speed(repeats: int = 5) -> dict:
         start = time.perf_counter()
         matrix @ matrix
         product = min(product, time.perf_counter() - start)
-    return {"python_loop_mips": round(LOOP_ITERATIONS / loop / 1e6, 1),
-            "gemm_gflops": round(2 * 512 ** 3 / product / 1e9, 1)}
+    return {
+        "python_loop_mips": round(LOOP_ITERATIONS / loop / 1e6, 1),
+        "gemm_gflops": round(2 * 512**3 / product / 1e9, 1),
+    }
 
 
 def host_report(meter: StealMeter | None = None) -> dict:
     """The CPU, the load average, its speed now and, with a meter, the steal share since it started."""
-    report = {"cpu": cpu_description(), "load_average_1min": round(os.getloadavg()[0], 2),
-              "speed": cpu_speed()}
+    report = {"cpu": cpu_description(), "load_average_1min": round(os.getloadavg()[0], 2), "speed": cpu_speed()}
     if meter is not None:
         report["steal_share"] = meter.share()
     return report
@@ -98,9 +104,14 @@ def host_line(report: dict) -> str:
     """One line for a terminal: `host: AMD EPYC · 2 cores · bf16 avx512_bf16 · load 0.4 · Python 18.0
     Mips · GEMM 210.0 GFLOP/s · steal 0.0 %`."""
     cpu, speed = report["cpu"], report["speed"]
-    parts = [f"host: {cpu['model'] or 'unknown CPU'}", f"{cpu['cores']} cores",
-             "bf16 " + ("/".join(cpu["bf16"]) or "none"), f"load {report['load_average_1min']}",
-             f"Python {speed['python_loop_mips']} Mips", f"GEMM {speed['gemm_gflops']} GFLOP/s"]
+    parts = [
+        f"host: {cpu['model'] or 'unknown CPU'}",
+        f"{cpu['cores']} cores",
+        "bf16 " + ("/".join(cpu["bf16"]) or "none"),
+        f"load {report['load_average_1min']}",
+        f"Python {speed['python_loop_mips']} Mips",
+        f"GEMM {speed['gemm_gflops']} GFLOP/s",
+    ]
     if report.get("steal_share") is not None:
         parts.append(f"steal {100 * report['steal_share']:.1f} %")
     return " · ".join(parts)

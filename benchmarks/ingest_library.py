@@ -24,12 +24,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+import harness  # noqa: E402
 import numpy as np  # noqa: E402
+from host import host_report  # noqa: E402
 
 from corpus.config import ServedConfig  # noqa: E402
 from corpus.state.layout import StateLayout  # noqa: E402
-import harness  # noqa: E402
-from host import host_report  # noqa: E402
 from ingest.library import LIBRARY_ROOT, library_files  # noqa: E402
 from orchestration.runner import ingest, instance_for  # noqa: E402
 
@@ -85,8 +85,9 @@ def vector_parity(layout: StateLayout, reference: StateLayout) -> dict:
     # the reference's vectors under this run's key, else its float32 ones (a state made before int8)
     float_config = config.model_copy(update={"passage_runtime": "onnx"})
     for document_id in layout.registered_document_ids():
-        ref_config = next((c for c in (config, float_config)
-                           if reference.embeddings(document_id, c.model_key).exists()), None)
+        ref_config = next(
+            (c for c in (config, float_config) if reference.embeddings(document_id, c.model_key).exists()), None
+        )
         if ref_config is None:
             missing += 1
             continue
@@ -98,8 +99,12 @@ def vector_parity(layout: StateLayout, reference: StateLayout) -> dict:
                 cosines.append(float(vectors[i] @ ref_vectors[row[key]]))
             else:
                 missing += 1
-    return {"compared": len(cosines), "min_cosine": round(min(cosines), 6) if cosines else None,
-            "mean_cosine": round(float(np.mean(cosines)), 6) if cosines else None, "unmatched": missing}
+    return {
+        "compared": len(cosines),
+        "min_cosine": round(min(cosines), 6) if cosines else None,
+        "mean_cosine": round(float(np.mean(cosines)), 6) if cosines else None,
+        "unmatched": missing,
+    }
 
 
 def main() -> None:
@@ -120,24 +125,37 @@ def main() -> None:
     time.sleep(2 * sampler.every)  # a sample after the end
     bulk_cpu = sampler.cpu_between(since, time.time() - sampler.every)
     steps = step_cpu(layout, sampler, since)
-    pages = sum(json.loads(layout.parsed_blocks(d).read_text()).get("pages") or 0
-                for d in layout.registered_document_ids())
+    pages = sum(
+        json.loads(layout.parsed_blocks(d).read_text()).get("pages") or 0 for d in layout.registered_document_ids()
+    )
     late, one = harness.timed(ingest, layout, [(LIBRARY_ROOT / LATE_DOCUMENT, LATE_DOCUMENT)])
     sampler.stopped.set()
-    harness.emit(args, {
-        "documents": report.documents, "pdf_pages": pages, "bulk_seconds": round(bulk, 1),
-        "bulk_cpu_seconds": round(bulk_cpu, 1), "load_average_1min_at_end": os.getloadavg()[0],
-        "pdf_pages_per_second_overall": round(pages / bulk, 2),
-        # each Dagster step's wall and CPU seconds (parse, chunk, embed, … the dbt build, publish)
-        "step_wall_and_cpu_seconds": steps,
-        # idle: the embedding step keeps both cores busy (wall ≈ CPU / 2), every other step one
-        "idle_projection_seconds": round(sum(s["cpu"] / (2 if k in TWO_CORE_STEPS else 1) for k, s in steps.items())
-                                         + max(0.0, bulk_cpu - sum(s["cpu"] for s in steps.values())), 1),
-        "checks_failed": [k for k, v in {**report.checks, **late.checks}.items() if not v],
-        "add_one_short_pdf_seconds": round(one, 1), "documents_after": late.documents,
-        "signature": late.signature, "home": str(home),
-        **({"vector_parity": vector_parity(layout, StateLayout(args.reference))} if args.reference else {})},
-        host=host)
+    harness.emit(
+        args,
+        {
+            "documents": report.documents,
+            "pdf_pages": pages,
+            "bulk_seconds": round(bulk, 1),
+            "bulk_cpu_seconds": round(bulk_cpu, 1),
+            "load_average_1min_at_end": os.getloadavg()[0],
+            "pdf_pages_per_second_overall": round(pages / bulk, 2),
+            # each Dagster step's wall and CPU seconds (parse, chunk, embed, … the dbt build, publish)
+            "step_wall_and_cpu_seconds": steps,
+            # idle: the embedding step keeps both cores busy (wall ≈ CPU / 2), every other step one
+            "idle_projection_seconds": round(
+                sum(s["cpu"] / (2 if k in TWO_CORE_STEPS else 1) for k, s in steps.items())
+                + max(0.0, bulk_cpu - sum(s["cpu"] for s in steps.values())),
+                1,
+            ),
+            "checks_failed": [k for k, v in {**report.checks, **late.checks}.items() if not v],
+            "add_one_short_pdf_seconds": round(one, 1),
+            "documents_after": late.documents,
+            "signature": late.signature,
+            "home": str(home),
+            **({"vector_parity": vector_parity(layout, StateLayout(args.reference))} if args.reference else {}),
+        },
+        host=host,
+    )
 
 
 if __name__ == "__main__":

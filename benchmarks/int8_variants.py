@@ -32,8 +32,14 @@ def _ffn_down(layers: range) -> list[str]:
 
 
 def _layer(i: int) -> list[str]:
-    names = ("attention/self/query", "attention/self/key", "attention/self/value",
-             "attention/output/dense", "intermediate/dense", "output/dense")
+    names = (
+        "attention/self/query",
+        "attention/self/key",
+        "attention/self/value",
+        "attention/output/dense",
+        "intermediate/dense",
+        "output/dense",
+    )
     return [f"/inner/encoder/layer.{i}/{n}/MatMul" for n in names]
 
 
@@ -45,16 +51,31 @@ VARIANTS: dict[str, dict] = {
     "matmul_pc_rr": {"per_channel": True, "reduce_range": True, "op_types_to_quantize": ["MatMul"]},
     "matmul_pt_rr": {"reduce_range": True, "op_types_to_quantize": ["MatMul"]},
     "matmul_pc_u8": {"per_channel": True, "op_types_to_quantize": ["MatMul"], "weight_type": "QUInt8"},
-    "matmul_pc_rr_noffn": {"per_channel": True, "reduce_range": True, "op_types_to_quantize": ["MatMul"],
-                           "nodes_to_exclude": _ffn_down(range(6))},
-    "matmul_pc_rr_noends": {"per_channel": True, "reduce_range": True, "op_types_to_quantize": ["MatMul"],
-                            "nodes_to_exclude": _layer(0) + _layer(5)},
-    "matmul_pc_noffn": {"per_channel": True, "op_types_to_quantize": ["MatMul"],
-                        "nodes_to_exclude": _ffn_down(range(6))},
+    "matmul_pc_rr_noffn": {
+        "per_channel": True,
+        "reduce_range": True,
+        "op_types_to_quantize": ["MatMul"],
+        "nodes_to_exclude": _ffn_down(range(6)),
+    },
+    "matmul_pc_rr_noends": {
+        "per_channel": True,
+        "reduce_range": True,
+        "op_types_to_quantize": ["MatMul"],
+        "nodes_to_exclude": _layer(0) + _layer(5),
+    },
+    "matmul_pc_noffn": {
+        "per_channel": True,
+        "op_types_to_quantize": ["MatMul"],
+        "nodes_to_exclude": _ffn_down(range(6)),
+    },
     # onnxruntime.transformers' BERT fusions first (fused Attention, SkipLayerNorm, BiasGelu).
     "fused_fp32": {"fused": True, "float": True},
-    "fused_pc_noffn": {"fused": True, "per_channel": True, "op_types_to_quantize": ["MatMul", "Attention"],
-                       "nodes_to_exclude": _ffn_down(range(6))},
+    "fused_pc_noffn": {
+        "fused": True,
+        "per_channel": True,
+        "op_types_to_quantize": ["MatMul", "Attention"],
+        "nodes_to_exclude": _ffn_down(range(6)),
+    },
     "fused_pc": {"fused": True, "per_channel": True, "op_types_to_quantize": ["MatMul", "Attention"]},
 }
 
@@ -101,8 +122,10 @@ def main() -> None:
     for name in names:
         graphs[name] = folder / f"{name}.onnx"
         build(plain, graphs[name], VARIANTS[name])
-    encoders = {name: OnnxEncoder(path, model_folder(config), config.embedding_model, None, threads=args.threads)
-                for name, path in graphs.items()}
+    encoders = {
+        name: OnnxEncoder(path, model_folder(config), config.embedding_model, None, threads=args.threads)
+        for name, path in graphs.items()
+    }
     encoders["fp32"].embed_texts(texts[:16])  # warm-up
     best: dict[str, tuple[float, float]] = {}
     vectors: dict[str, np.ndarray] = {}
@@ -117,13 +140,20 @@ def main() -> None:
     base = best["fp32"][0]
     for name, (cpu, wall) in best.items():
         cosines = (vectors[name] * vectors["fp32"]).sum(axis=1)
-        row = {"cpu_s": round(cpu, 2), "cpu_ms_per_piece": round(cpu / len(texts) * 1000, 1), "wall_s": round(wall, 2),
-               "cosine_mean": round(float(cosines.mean()), 5), "cosine_p1": round(harness.percentile(cosines, 1), 5),
-               "cosine_min": round(float(cosines.min()), 5)}
+        row = {
+            "cpu_s": round(cpu, 2),
+            "cpu_ms_per_piece": round(cpu / len(texts) * 1000, 1),
+            "wall_s": round(wall, 2),
+            "cosine_mean": round(float(cosines.mean()), 5),
+            "cosine_p1": round(harness.percentile(cosines, 1), 5),
+            "cosine_min": round(float(cosines.min()), 5),
+        }
         figures["variants"][name] = row
-        lines.append(f"{name:>20}: {cpu:7.2f} CPU-s ({cpu / base - 1:+6.1%}) "
-                     f"{row['cpu_ms_per_piece']:6.1f} CPU-ms/piece {wall:7.2f} wall-s  "
-                     f"cosine mean {row['cosine_mean']:.5f} p1 {row['cosine_p1']:.5f} min {row['cosine_min']:.5f}")
+        lines.append(
+            f"{name:>20}: {cpu:7.2f} CPU-s ({cpu / base - 1:+6.1%}) "
+            f"{row['cpu_ms_per_piece']:6.1f} CPU-ms/piece {wall:7.2f} wall-s  "
+            f"cosine mean {row['cosine_mean']:.5f} p1 {row['cosine_p1']:.5f} min {row['cosine_min']:.5f}"
+        )
     harness.emit(args, figures, lines)
 
 

@@ -41,13 +41,16 @@ def main(argv: list[str] | None = None) -> int:
     encoder = OnnxEncoder(graph, model_folder(config), config.embedding_model, None, threads=args.threads)
     embedder = load_embedder(config)  # its tokenizer cuts the pieces, as in the pipeline
     documents = layout.registered_document_ids()
-    documents = [d for d in documents if layout.passages(d).exists()][:args.documents or None]
+    documents = [d for d in documents if layout.passages(d).exists()][: args.documents or None]
     cosines, cpu = [], 0.0
     for document_id in documents:
         meta = DocumentMetadata(**read_json(layout.metadata(document_id)))
         title = consolidated_titles([meta]).get(document_id)
-        texts = [piece for passage in load_passages(layout, document_id)
-                 for piece in passage_pieces(embedder, embedding_prefix(title, passage.section), passage.text)]
+        texts = [
+            piece
+            for passage in load_passages(layout, document_id)
+            for piece in passage_pieces(embedder, embedding_prefix(title, passage.section), passage.text)
+        ]
         _, _, stored = load_document_embeddings(layout, config, document_id)
         assert len(texts) == len(stored), (document_id, len(texts), len(stored))
         start = time.process_time()
@@ -55,14 +58,24 @@ def main(argv: list[str] | None = None) -> int:
         cpu += time.process_time() - start
         cosines.extend((vectors * stored).sum(axis=1).tolist())
     values = np.array(cosines)
-    figures = {"documents": len(documents), "pieces": len(values), "threads": args.threads,
-               "cosine_min": round(float(values.min()), 6), "cosine_p1": round(harness.percentile(values, 1), 6),
-               "cosine_median": round(harness.percentile(values, 50), 6),
-               "onnx_cpu_ms_per_piece": round(cpu / max(len(values), 1) * 1000)}
-    harness.emit(args, figures, [
-        f"{len(documents)} documents, {len(values)} pieces: cosine ONNX vs stored torch vectors "
-        f"min {figures['cosine_min']:.6f} · p1 {figures['cosine_p1']:.6f} · median {figures['cosine_median']:.6f}; "
-        f"ONNX {figures['onnx_cpu_ms_per_piece']} CPU-ms per piece ({args.threads} threads)"])
+    figures = {
+        "documents": len(documents),
+        "pieces": len(values),
+        "threads": args.threads,
+        "cosine_min": round(float(values.min()), 6),
+        "cosine_p1": round(harness.percentile(values, 1), 6),
+        "cosine_median": round(harness.percentile(values, 50), 6),
+        "onnx_cpu_ms_per_piece": round(cpu / max(len(values), 1) * 1000),
+    }
+    harness.emit(
+        args,
+        figures,
+        [
+            f"{len(documents)} documents, {len(values)} pieces: cosine ONNX vs stored torch vectors "
+            f"min {figures['cosine_min']:.6f} · p1 {figures['cosine_p1']:.6f} · median {figures['cosine_median']:.6f}; "
+            f"ONNX {figures['onnx_cpu_ms_per_piece']} CPU-ms per piece ({args.threads} threads)"
+        ],
+    )
     return 0 if values.min() >= 0.999 else 1
 
 

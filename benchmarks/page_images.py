@@ -32,19 +32,31 @@ from serving.passage_images import describe  # noqa: E402
 
 def _summary(values: list[float]) -> dict:
     p50, p95 = (harness.percentile(values, q) if values else float("nan") for q in (50, 95))
-    return {"n": len(values), "p50": p50, "p95": p95,
-            "max": max(values, default=float("nan")), "mean": statistics.fmean(values) if values else float("nan")}
+    return {
+        "n": len(values),
+        "p50": p50,
+        "p95": p95,
+        "max": max(values, default=float("nan")),
+        "mean": statistics.fmean(values) if values else float("nan"),
+    }
 
 
 def measure(home: Path) -> dict:
     view = open_published(StateLayout(home.resolve()))
     reader = CorpusReader.open(view.layout)
     scratch = Path(tempfile.mkdtemp(prefix="page-images-"))
-    (scratch / "sources").symlink_to(reader.layout.sources)   # the real sources, an empty image cache
+    (scratch / "sources").symlink_to(reader.layout.sources)  # the real sources, an empty image cache
     reader.layout = dataclasses.replace(reader.layout, root=scratch, view=reader.layout.served_root)
-    counts = {"formula_blocks": 0, "unreliable_formula_blocks": 0, "recognised_formula_blocks": 0,
-              "formula_passages": 0, "unreliable_formula_passages": 0, "table_passages": 0,
-              "pdf_documents": 0, "unrendered_passages": 0}
+    counts = {
+        "formula_blocks": 0,
+        "unreliable_formula_blocks": 0,
+        "recognised_formula_blocks": 0,
+        "formula_passages": 0,
+        "unreliable_formula_passages": 0,
+        "table_passages": 0,
+        "pdf_documents": 0,
+        "unrendered_passages": 0,
+    }
     sizes, cold, cold_cpu, warm = [], [], [], []
     for entry in reader.documents.values():
         if entry.source.format != "pdf":
@@ -64,7 +76,7 @@ def measure(home: Path) -> dict:
             start, cpu = time.perf_counter(), time.process_time()
             page, pngs = describe(reader, passage, render=True)
             cold.append((time.perf_counter() - start) * 1000)
-            cold_cpu.append((time.process_time() - cpu) * 1000)   # steady on a busy shared machine
+            cold_cpu.append((time.process_time() - cpu) * 1000)  # steady on a busy shared machine
             if not pngs:
                 counts["unrendered_passages"] += 1
                 continue
@@ -72,8 +84,13 @@ def measure(home: Path) -> dict:
             start = time.perf_counter()
             describe(reader, passage, render=True)
             warm.append((time.perf_counter() - start) * 1000)
-    return {"counts": counts, "image_bytes": _summary(sizes), "render_ms_cold": _summary(cold),
-            "render_cpu_ms_cold": _summary(cold_cpu), "render_ms_cached": _summary(warm)}
+    return {
+        "counts": counts,
+        "image_bytes": _summary(sizes),
+        "render_ms_cold": _summary(cold),
+        "render_cpu_ms_cold": _summary(cold_cpu),
+        "render_ms_cached": _summary(warm),
+    }
 
 
 def main() -> None:
@@ -89,8 +106,10 @@ def main() -> None:
         lines += [f"{key + suffix:30s} {value}" for key, value in run["counts"].items()]
         for key in ("image_bytes", "render_ms_cold", "render_cpu_ms_cold", "render_ms_cached"):
             s = run[key]
-            lines.append(f"{key + suffix:18s} n={s['n']} p50={s['p50']:.1f} p95={s['p95']:.1f} "
-                         f"max={s['max']:.1f} mean={s['mean']:.1f}")
+            lines.append(
+                f"{key + suffix:18s} n={s['n']} p50={s['p50']:.1f} p95={s['p95']:.1f} "
+                f"max={s['max']:.1f} mean={s['mean']:.1f}"
+            )
     harness.emit(args, result, lines, meter=meter)
 
 

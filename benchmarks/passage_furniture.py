@@ -33,8 +33,11 @@ OLD_RULE = {"references", "bibliography", "literature cited", "works cited"}
 
 
 def _old_rule(ranked, passages, question):
-    return [c for c in ranked if not (passages[c.chunk_id].section and
-                                      passages[c.chunk_id].section[-1].strip().casefold() in OLD_RULE)]
+    return [
+        c
+        for c in ranked
+        if not (passages[c.chunk_id].section and passages[c.chunk_id].section[-1].strip().casefold() in OLD_RULE)
+    ]
 
 
 def main() -> None:
@@ -56,13 +59,23 @@ def main() -> None:
         engine_module.drop_furniture = furniture
         if tops["with"] != tops["without"]:
             changed.append(q["id"])
-    figures = {"passages": len(passages), "passages_by_role": dict(roles.most_common()), "questions": len(questions),
-               "furniture_in_top10": {arm: dict(counts) for arm, counts in shown.items()}, "changed_top10": changed}
-    harness.emit(args, figures, [
-        f"passages by role ({len(passages)}): {dict(roles.most_common())}",
-        f"furniture passages in the hybrid top 10 of {len(questions)} library dev questions: "
-        f"without the filter {dict(shown['without'])}, with it {dict(shown['with'])}",
-        f"questions whose top 10 changed: {len(changed)} ({', '.join(changed)})"])
+    figures = {
+        "passages": len(passages),
+        "passages_by_role": dict(roles.most_common()),
+        "questions": len(questions),
+        "furniture_in_top10": {arm: dict(counts) for arm, counts in shown.items()},
+        "changed_top10": changed,
+    }
+    harness.emit(
+        args,
+        figures,
+        [
+            f"passages by role ({len(passages)}): {dict(roles.most_common())}",
+            f"furniture passages in the hybrid top 10 of {len(questions)} library dev questions: "
+            f"without the filter {dict(shown['without'])}, with it {dict(shown['with'])}",
+            f"questions whose top 10 changed: {len(changed)} ({', '.join(changed)})",
+        ],
+    )
 
 
 if __name__ == "__main__":

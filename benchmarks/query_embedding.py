@@ -30,16 +30,17 @@ def arms(home: Path) -> dict:
     from corpus.encoding.embedder import model_folder
     from corpus.encoding.onnx_encoder import QUERY_THREADS, OnnxEncoder, onnx_file, token_graph_file
     from corpus.encoding.query_encoder import QueryEncoder
-    from corpus.state.layout import StateLayout
     from corpus.encoding.token_encoder import TokenEncoder
+    from corpus.state.layout import StateLayout
 
     config, layout = ServedConfig(), StateLayout(home)
     folder = model_folder(config)
     out = {}
     tokens = token_graph_file(layout, config)
     if tokens.exists():
-        out[f"server-{QUERY_THREADS}"] = TokenEncoder(tokens, folder, config.embedding_model, None,
-                                                    threads=QUERY_THREADS)
+        out[f"server-{QUERY_THREADS}"] = TokenEncoder(
+            tokens, folder, config.embedding_model, None, threads=QUERY_THREADS
+        )
     plain = onnx_file(layout, config)
     if plain.exists():
         out["onnx-1"] = OnnxEncoder(plain, folder, config.embedding_model, None, threads=1)
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("QUANT_RAG_HOME", "./var")))
     parser.add_argument("--queries", type=int, default=100)
     args = parser.parse_args(argv)
-    lines = QUESTIONS.read_text(encoding="utf-8").splitlines()[:args.queries]
+    lines = QUESTIONS.read_text(encoding="utf-8").splitlines()[: args.queries]
     queries = [json.loads(line)["text"] for line in lines]
     encoders = arms(args.home.resolve())
     conditions = harness.conditions(args)
@@ -86,11 +87,15 @@ def main(argv: list[str] | None = None) -> int:
                 report[f"{name} {condition}"] = measure(encoder, queries)
                 if name == "torch":
                     report[f"torch-1 {condition}"] = measure(encoder, queries, threads=1)
-    lines = [f"{len(queries)} queries, {report['cpus']} CPUs; ms per query embedding",
-             f"{'arm':<12}" + "".join(f"{c + ' p50':>11}{c + ' p95':>11}" for c in conditions)]
+    lines = [
+        f"{len(queries)} queries, {report['cpus']} CPUs; ms per query embedding",
+        f"{'arm':<12}" + "".join(f"{c + ' p50':>11}{c + ' p95':>11}" for c in conditions),
+    ]
     for name in [k.split()[0] for k in report if k.endswith(" idle")]:
-        lines.append(f"{name:<12}" + "".join(f"{report[f'{name} {c}']['p50']:>11.1f}"
-                                             f"{report[f'{name} {c}']['p95']:>11.1f}" for c in conditions))
+        lines.append(
+            f"{name:<12}"
+            + "".join(f"{report[f'{name} {c}']['p50']:>11.1f}{report[f'{name} {c}']['p95']:>11.1f}" for c in conditions)
+        )
     harness.emit(args, report, lines, meter=meter)
     return 0
 

@@ -62,17 +62,29 @@ def main(argv: list[str] | None = None) -> int:
                 recovered.append(q.id)
         if hit_before and not hit_after:
             lost.append(q.id)
-    lines = [f"{args.arm}: gold document in the first {TOP_DOCUMENTS}, no gold passage in the top {TOP_PASSAGES}: "
-             f"{len(candidates)} {candidates}",
-             f"recovered by {second}: {len(recovered)} {recovered}; lost: {len(lost)} {lost}"]
+    lines = [
+        f"{args.arm}: gold document in the first {TOP_DOCUMENTS}, no gold passage in the top {TOP_PASSAGES}: "
+        f"{len(candidates)} {candidates}",
+        f"recovered by {second}: {len(recovered)} {recovered}; lost: {len(lost)} {lost}",
+    ]
     families = sorted({q.family for q in target.questions if q.gains and q.family})
     ndcg = {}
     for arm in (args.arm, second):
-        ndcg[arm] = {f: round(float(np.mean([result.per_query[arm][q.id]["ndcg@10"] for q in target.questions
-                                             if q.gains and q.family == f])), 4) for f in families}
+        ndcg[arm] = {
+            f: round(
+                float(
+                    np.mean(
+                        [result.per_query[arm][q.id]["ndcg@10"] for q in target.questions if q.gains and q.family == f]
+                    )
+                ),
+                4,
+            )
+            for f in families
+        }
         lines.append(f"{arm:<60}" + " ".join(f"{f} {m:.3f}" for f, m in ndcg[arm].items()))
-    harness.emit(args, {"candidates": candidates, "recovered": recovered, "lost": lost,
-                        "ndcg@10_by_family": ndcg}, lines)
+    harness.emit(
+        args, {"candidates": candidates, "recovered": recovered, "lost": lost, "ndcg@10_by_family": ndcg}, lines
+    )
     return 0
 
 

@@ -52,13 +52,14 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
     import_bm25s_without_scipy()
     from corpus.config import ServedConfig
     from corpus.reading.published import open_published
-    from corpus.state.signature import recorded_signature
     from corpus.state.layout import StateLayout
+    from corpus.state.signature import recorded_signature
     from serving.engine import Engine
     from serving.scope import Scope
 
     if memory_passages:
         import corpus.reading.reader
+
         corpus.reading.reader.LARGE_STATE_PASSAGES = float("inf")
     view = open_published(StateLayout(home))
     config = ServedConfig.from_env()
@@ -73,8 +74,7 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
     engine.retrieve(texts[0], config.default_mode, Scope(), limit=10)
     first = {"first_answer_cpu_s": round(time.process_time(), 2), "rss_after_first_mb": round(rss_mb())}
     print("FIRST " + json.dumps(first), flush=True)
-    out = {**first, "vector_store": type(engine.vectors).__name__,
-           "passages": type(engine.reader.passages).__name__}
+    out = {**first, "vector_store": type(engine.vectors).__name__, "passages": type(engine.reader.passages).__name__}
     # The first pass reads the index pages from disk (page cache permitting); the second is warm.
     years = Scope(year_min=SCOPE_YEARS[0], year_max=SCOPE_YEARS[1])
     for label, scope in (("search", Scope()), ("search_second_pass", Scope()), ("search_years", years)):
@@ -113,9 +113,12 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
 def serve(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -> dict:
     extra = (["--vectors", str(vectors)] if vectors else []) + (["--memory-passages"] if memory_passages else [])
     start = time.perf_counter()
-    child = subprocess.Popen([sys.executable, __file__, "probe", "--home", str(home), "--queries", str(limit),
-                              *extra],
-                             stdout=subprocess.PIPE, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    child = subprocess.Popen(
+        [sys.executable, __file__, "probe", "--home", str(home), "--queries", str(limit), *extra],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
     result: dict = {}
     for line in child.stdout:
         if line.startswith("FIRST "):
@@ -136,7 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--vectors", type=Path, help="serve/probe: an Edge generation folder to serve")
     parser.add_argument("--memory-passages", action="store_true", help="serve/probe: ignore the passage store")
-    parser.add_argument("--skip", default="", help="components: comma-separated parts to skip (store, bm25, vectors, hnsw)")
+    parser.add_argument(
+        "--skip", default="", help="components: comma-separated parts to skip (store, bm25, vectors, hnsw)"
+    )
     args = parser.parse_args(argv)
     if args.what == "probe":
         probe(args.home, args.queries, args.vectors, args.memory_passages)
@@ -146,11 +151,14 @@ def main(argv: list[str] | None = None) -> int:
         result = harness.with_hog(args, lambda: serve(args.home, args.queries, args.vectors, args.memory_passages))
     elif args.what == "indexes":
         from scale_indexes import measure_state
+
         result = measure_state(args.home, questions(args.queries), args.work)
     else:
         from scale_indexes import measure_components
-        result = measure_components(args.source, args.passages, args.work, questions(args.queries),
-                                    set(filter(None, args.skip.split(","))))
+
+        result = measure_components(
+            args.source, args.passages, args.work, questions(args.queries), set(filter(None, args.skip.split(",")))
+        )
     result["vector_index"] = os.environ.get("QUANT_RAG_VECTOR_INDEX", "exact")
     harness.emit(args, result, meter=meter)
     return 0

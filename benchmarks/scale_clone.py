@@ -16,16 +16,15 @@ import math
 from pathlib import Path
 
 import numpy as np
-
 from synthetic_state import NOISE, SUBSTITUTED, YEARS, _digest, vocabulary
 
-from corpus.indexes.bm25_store import indexed_text
 from corpus.config import ServedConfig
 from corpus.ids import chunk_id_for
+from corpus.indexes.bm25_store import indexed_text
 from corpus.reading.published import open_published
 from corpus.state.layout import StateLayout
-from corpus.versions import CHUNKER_VERSION
 from corpus.vectors.vector_store_memory import NO_YEAR
+from corpus.versions import CHUNKER_VERSION
 
 
 def _word_map(vocab: dict[int, list[str]], clone: int) -> dict[str, str]:
@@ -64,8 +63,9 @@ def cloned_components(source_root: Path, passages: int) -> dict:
     vocab = vocabulary([p.text for d in documents for p in d.passages])
     clones = math.ceil(passages / sum(len(d.passages) for d in documents))
     analyse = config.analyzer
-    original_tokens = {p.chunk_id: analyse(indexed_text(d.title, p.section, p.text))
-                       for d in documents for p in d.passages}
+    original_tokens = {
+        p.chunk_id: analyse(indexed_text(d.title, p.section, p.text)) for d in documents for p in d.passages
+    }
     out_passages, rows, tokens, chunk_ids, document_ids, vectors, years, pieces = [], [], [], [], [], [], [], []
     for clone in range(clones):
         mapping = _word_map(vocab, clone) if clone else {}
@@ -76,10 +76,17 @@ def cloned_components(source_root: Path, passages: int) -> dict:
             year = document.year if clone == 0 else YEARS[0] + _digest("year", new_id) % (YEARS[1] - YEARS[0] + 1)
             renamed = {}
             for passage in document.passages:
-                (start, end), = passage.ranges
-                new = passage if clone == 0 else passage.model_copy(update={
-                    "document_id": new_id,  # text kept: lookups do not depend on the words
-                    "chunk_id": chunk_id_for(new_id, start, end, CHUNKER_VERSION)})
+                ((start, end),) = passage.ranges
+                new = (
+                    passage
+                    if clone == 0
+                    else passage.model_copy(
+                        update={
+                            "document_id": new_id,  # text kept: lookups do not depend on the words
+                            "chunk_id": chunk_id_for(new_id, start, end, CHUNKER_VERSION),
+                        }
+                    )
+                )
                 renamed[passage.chunk_id] = new.chunk_id
                 out_passages.append(new)
                 rows.append((new.chunk_id, new_id, f"#{len(tokens)}"))
@@ -97,7 +104,13 @@ def cloned_components(source_root: Path, passages: int) -> dict:
     view.close()
     chunks, chunk_index = np.unique(np.asarray(chunk_ids), return_inverse=True)
     docs, document_index = np.unique(np.asarray(document_ids), return_inverse=True)
-    arrays = {"vectors": np.concatenate(vectors), "chunks": chunks, "chunk_index": chunk_index.astype(np.int32),
-              "documents": docs, "document_index": document_index.astype(np.int32),
-              "pieces": np.concatenate(pieces), "years": np.asarray(years, dtype=np.int32)}
+    arrays = {
+        "vectors": np.concatenate(vectors),
+        "chunks": chunks,
+        "chunk_index": chunk_index.astype(np.int32),
+        "documents": docs,
+        "document_index": document_index.astype(np.int32),
+        "pieces": np.concatenate(pieces),
+        "years": np.asarray(years, dtype=np.int32),
+    }
     return {"passages": out_passages, "rows": rows, "analyzer": Pretokenised(analyse, tokens), "arrays": arrays}

@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from harness import percentiles_ms, rss_mb, timed
 
 TOP = 10
@@ -24,18 +23,19 @@ SWEEP = ((256, 4.0), (512, 4.0), (256, 16.0), (1024, 8.0), (1024, 32.0), (2048, 
 
 def bm25_figures(rows: list[tuple[str, str, str]], texts: list[str], scratch: Path, analyzer=None) -> dict:
     """Build over `rows`, then load (read / mmap) and query each way."""
-    from corpus.indexes.bm25_store import build_bm25
     from corpus.config import ServedConfig
+    from corpus.indexes.bm25_store import build_bm25
 
     config = ServedConfig.from_env()
-    _, build_s = timed(build_bm25, scratch / "bm25", "scale", rows, config.bm25_k1, config.bm25_b,
-                        analyzer or config.analyzer)
+    _, build_s = timed(
+        build_bm25, scratch / "bm25", "scale", rows, config.bm25_k1, config.bm25_b, analyzer or config.analyzer
+    )
     return {"bm25_build_s": round(build_s, 2), **bm25_load_figures(scratch / "bm25", "scale", texts)}
 
 
 def bm25_load_figures(folder: Path, signature: str, texts: list[str]) -> dict:
-    from corpus.indexes.bm25_store import BM25Index
     from corpus.config import ServedConfig
+    from corpus.indexes.bm25_store import BM25Index
 
     config = ServedConfig.from_env()
     out = {"bm25_files_mb": round(sum(p.stat().st_size for p in (folder / signature).iterdir()) / 1e6)}
@@ -57,12 +57,19 @@ def bm25_load_figures(folder: Path, signature: str, texts: list[str]) -> dict:
             full_sort.append(time.perf_counter() - start)
             same += found == [(index.chunk_ids[i], float(scores[i])) for i in ranked]
         label = "mmap" if mmap else "read"
-        out[f"bm25_{label}"] = {"load_s": round(load_s, 2), "rss_added_mb": round(rss_mb() - before),
-                                "query_ms": percentiles_ms(times)}
+        out[f"bm25_{label}"] = {
+            "load_s": round(load_s, 2),
+            "rss_added_mb": round(rss_mb() - before),
+            "query_ms": percentiles_ms(times),
+        }
         if not mmap:
-            out["bm25_read"].update({"scoring_ms": percentiles_ms(scoring),
-                                     "scoring_and_full_sort_ms": percentiles_ms(full_sort),
-                                     "same_top50_as_full_sort": f"{same}/{len(texts)}"})
+            out["bm25_read"].update(
+                {
+                    "scoring_ms": percentiles_ms(scoring),
+                    "scoring_and_full_sort_ms": percentiles_ms(full_sort),
+                    "same_top50_as_full_sort": f"{same}/{len(texts)}",
+                }
+            )
         del index
     return out
 
@@ -84,9 +91,13 @@ def store_figures(passages: list, scratch: Path) -> dict:
         start = time.perf_counter()
         store.of_document(passage.document_id)
         document.append(time.perf_counter() - start)
-    return {"store_passages": count, "store_build_s": round(build_s, 2),
-            "store_file_mb": round(path.stat().st_size / 1e6), "store_get_ms": percentiles_ms(lookup),
-            "store_document_ms": percentiles_ms(document)}
+    return {
+        "store_passages": count,
+        "store_build_s": round(build_s, 2),
+        "store_file_mb": round(path.stat().st_size / 1e6),
+        "store_get_ms": percentiles_ms(lookup),
+        "store_document_ms": percentiles_ms(document),
+    }
 
 
 def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: Path, hnsw: bool = True) -> dict:
@@ -105,17 +116,30 @@ def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: 
     step = 4096
     for first in range(0, len(years), step):
         rows = range(first, min(first + step, len(years)))
-        edge.upsert([VectorPoint(str(chunks[arrays["chunk_index"][i]]), str(documents[arrays["document_index"][i]]),
-                                 int(arrays["pieces"][i]), arrays["vectors"][i],
-                                 None if years[i] < 0 else int(years[i])) for i in rows])
+        edge.upsert(
+            [
+                VectorPoint(
+                    str(chunks[arrays["chunk_index"][i]]),
+                    str(documents[arrays["document_index"][i]]),
+                    int(arrays["pieces"][i]),
+                    arrays["vectors"][i],
+                    None if years[i] < 0 else int(years[i]),
+                )
+                for i in rows
+            ]
+        )
     upsert_s = time.perf_counter() - start
     _, close_s = timed(edge.close)  # optimize: the graph and the int8 codes
     reader = EdgeVectorStore(scratch / "hnsw", dimension, read_only=True)
     dated = years[years > 0]
     low = int(np.percentile(dated, 40))
-    out = {"points": int(len(years)), "hnsw_upsert_s": round(upsert_s, 1), "hnsw_index_build_s": round(close_s, 1),
-           "hnsw_files_mb": round(sum(p.stat().st_size for p in (scratch / "hnsw").rglob("*") if p.is_file()) / 1e6),
-           "exact_matrix_mb": round(exact.nbytes / 1e6)}
+    out = {
+        "points": int(len(years)),
+        "hnsw_upsert_s": round(upsert_s, 1),
+        "hnsw_index_build_s": round(close_s, 1),
+        "hnsw_files_mb": round(sum(p.stat().st_size for p in (scratch / "hnsw").rglob("*") if p.is_file()) / 1e6),
+        "exact_matrix_mb": round(exact.nbytes / 1e6),
+    }
     served = hnsw_search_settings(reader.count_points())
     for label, scope in (("none", {}), (f"years {low}-{low + 4}", {"year_min": low, "year_max": low + 4})):
         exact_t, wanted = [], []
@@ -125,7 +149,9 @@ def vector_figures(arrays: dict[str, np.ndarray], queries: np.ndarray, scratch: 
             exact_t.append(time.perf_counter() - start)
         for ef, oversampling in (served, *([s for s in SWEEP if s != served] if not scope else [])):
             reader.search_settings = (ef, oversampling)
-            key = f"filter {label}" + ("" if (ef, oversampling) == served else f", ef {ef}, oversampling {oversampling:g}")
+            key = f"filter {label}" + (
+                "" if (ef, oversampling) == served else f", ef {ef}, oversampling {oversampling:g}"
+            )
             out[key] = {**_hnsw_recall(reader, queries, wanted, scope), "exact_ms": percentiles_ms(exact_t)}
     reader.close()
     return out
@@ -142,9 +168,13 @@ def _hnsw_recall(reader, queries: np.ndarray, wanted: list, scope: dict) -> dict
         if want:  # clones are near-ties: a hit as similar as the exact k-th is as good an answer
             tolerant.append(sum(s >= want[-1][1] - SCORE_TOLERANCE for _, s in got) / len(want))
             gaps.append(float(np.mean([s for _, s in want]) - np.mean([s for _, s in got] or [0.0])))
-    return {"recall@10": round(float(np.mean(recalls)), 4), "min_recall": round(float(np.min(recalls)), 2),
-            f"recall@10 within {SCORE_TOLERANCE} of the exact 10th": round(float(np.mean(tolerant)), 4),
-            "mean cosine lost vs exact top 10": round(float(np.mean(gaps)), 5), "hnsw_ms": percentiles_ms(hnsw_t)}
+    return {
+        "recall@10": round(float(np.mean(recalls)), 4),
+        "min_recall": round(float(np.min(recalls)), 2),
+        f"recall@10 within {SCORE_TOLERANCE} of the exact 10th": round(float(np.mean(tolerant)), 4),
+        "mean cosine lost vs exact top 10": round(float(np.mean(gaps)), 5),
+        "hnsw_ms": percentiles_ms(hnsw_t),
+    }
 
 
 def exact_figures(exact, years: np.ndarray, queries: np.ndarray) -> dict:
@@ -189,11 +219,11 @@ def measure_state(home: Path, texts: list[str], work: Path) -> dict:
     the state's own build, loaded both ways (its build time is the bm25_index step's). The HNSW
     generation is left in `work`/hnsw for `serve --vectors`; delete it after."""
     from corpus.config import ServedConfig
-    from corpus.state.generations import current_generation
     from corpus.reading.published import open_published
+    from corpus.state.generations import current_generation
     from corpus.state.layout import StateLayout
-    from corpus.vectors.vector_store import edge_root
     from corpus.state.signature import recorded_signature
+    from corpus.vectors.vector_store import edge_root
     from ingest.corpus_view import indexed_documents
 
     view = open_published(StateLayout(home))
@@ -233,6 +263,7 @@ def measure_components(source: Path, passages: int, work: Path, texts: list[str]
         parts["passages"] = parts["rows"] = parts["analyzer"] = None
         from corpus.reading.published import open_published
         from corpus.state.layout import StateLayout
+
         view = open_published(StateLayout(source))
         if "vectors" not in skip:
             out.update(vector_figures(parts["arrays"], _embed(texts, view.layout), work, hnsw="hnsw" not in skip))

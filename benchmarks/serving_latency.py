@@ -25,9 +25,9 @@ parsing the answer into its models and validating structured content against the
 "wire" is the time from writing the request line to reading the whole answer line
 (benchmarks/wire_client.py; each answer is checked after its timer stops), i.e. the server's own
 latency, which any client adds its own cost to. Beside them, the CPU milliseconds per call of the
-server process (all its threads, from /proc) and of this client process: on a machine shared with other jobs, wall time mostly measures the neighbours,
-CPU time much less. --server-profile runs the warm server under cProfile
-(benchmarks/profiled_server.py) and prints where its event loop spends its time.
+server process (all its threads, from /proc) and of this client process: on a machine shared with
+other jobs, wall time mostly measures the neighbours, CPU time much less. --server-profile runs
+the warm server under cProfile (benchmarks/profiled_server.py) and prints where its event loop spends its time.
 """
 
 from __future__ import annotations
@@ -46,10 +46,10 @@ from serving.process import single_threaded_blas
 single_threaded_blas()  # the in-process figures run the retrieval the way the server does (before numpy loads)
 
 import anyio  # noqa: E402
-from mcp.client.session import ClientSession  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 import harness  # noqa: E402
 from harness import cpu_hog, percentiles_ms, stage_timer  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from profiled_server import PROFILE_ENV  # noqa: E402
 from serving_profile import profile_search  # noqa: E402
 from timed_server import MARKS_ENV, spans  # noqa: E402
@@ -58,20 +58,26 @@ from wire_client import wire_cold_start, wire_latencies  # noqa: E402
 from serving.scope import Scope  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-QUERIES = ["How is value at risk estimated from historical returns?",
-           "What does kurtosis say about fat tails?", "variance of a portfolio",
-           "market impact of large orders", "multiple comparisons bias in backtests"]
+QUERIES = [
+    "How is value at risk estimated from historical returns?",
+    "What does kurtosis say about fat tails?",
+    "variance of a portfolio",
+    "market impact of large orders",
+    "multiple comparisons bias in backtests",
+]
 
 
-def _params(home: Path, warm_up: bool, profile: Path | None = None,
-            marks: Path | None = None) -> StdioServerParameters:
+def _params(home: Path, warm_up: bool, profile: Path | None = None, marks: Path | None = None) -> StdioServerParameters:
     """The server's command: `profile`, under cProfile (profiled_server.py); `marks`, with its
     per-call timestamps (timed_server.py)."""
-    env = {**os.environ, "QUANT_RAG_HOME": str(home), "HF_HUB_OFFLINE": "1",
-           "QUANT_RAG_WARM_UP": "1" if warm_up else "0"}
+    env = {
+        **os.environ,
+        "QUANT_RAG_HOME": str(home),
+        "HF_HUB_OFFLINE": "1",
+        "QUANT_RAG_WARM_UP": "1" if warm_up else "0",
+    }
     args = ["-m", "serving.server"]
-    for path, variable, script in ((profile, PROFILE_ENV, "profiled_server.py"),
-                                   (marks, MARKS_ENV, "timed_server.py")):
+    for path, variable, script in ((profile, PROFILE_ENV, "profiled_server.py"), (marks, MARKS_ENV, "timed_server.py")):
         if path is not None:
             env[variable] = str(path)
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
@@ -98,8 +104,11 @@ async def cold_start(home: Path, first_tool: str, arguments: dict) -> dict:
                 await session.initialize()
                 ready = time.perf_counter() - start
                 await session.call_tool(first_tool, arguments)
-                return {"initialize_s": ready, "first_answer_s": time.perf_counter() - start,
-                        "server_cpu_s": children_cpu_seconds()}
+                return {
+                    "initialize_s": ready,
+                    "first_answer_s": time.perf_counter() - start,
+                    "server_cpu_s": children_cpu_seconds(),
+                }
 
 
 def children_cpu_seconds() -> float | None:
@@ -107,11 +116,17 @@ def children_cpu_seconds() -> float | None:
     server: on a loaded machine wall time mostly measures the neighbours, CPU time does not."""
     pid = os.getpid()
     try:
-        children = [c for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-                    if any(name in Path(f"/proc/{c}/cmdline").read_bytes()
-                           for name in (b"serving.server", b"profiled_server", b"timed_server"))]  # not the hog
-        ticks = sum(sum(int(v) for v in Path(f"/proc/{c}/stat").read_text().rsplit(")", 1)[1].split()[11:13])
-                    for c in children)
+        children = [
+            c
+            for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            if any(
+                name in Path(f"/proc/{c}/cmdline").read_bytes()
+                for name in (b"serving.server", b"profiled_server", b"timed_server")
+            )
+        ]  # not the hog
+        ticks = sum(
+            sum(int(v) for v in Path(f"/proc/{c}/stat").read_text().rsplit(")", 1)[1].split()[11:13]) for c in children
+        )
     except (OSError, ValueError):
         return None
     return ticks / os.sysconf("SC_CLK_TCK")
@@ -119,8 +134,12 @@ def children_cpu_seconds() -> float | None:
 
 def evidence_session(hit: dict, quote: str) -> dict:
     """session_put's arguments for the evidence session verify_citations reads."""
-    return {"name": "ev", "kind": "evidence", "provenance": "served",
-            "value": {"items": [{"document_id": hit["document_id"], "quote": quote}] * 5}}
+    return {
+        "name": "ev",
+        "kind": "evidence",
+        "provenance": "served",
+        "value": {"items": [{"document_id": hit["document_id"], "quote": quote}] * 5},
+    }
 
 
 def set_up_calls(call) -> tuple[dict, str]:
@@ -145,16 +164,21 @@ def call_arguments(hit: dict, quote: str) -> dict:
         "search_graph": lambda i: {"query": "value at risk"},
         "expand_entity": lambda i: {"entity_name": "variance"},
         "connect_entities": lambda i: {"entity_a": "variance", "entity_b": "returns"},
-        "session_put": lambda i: {"name": f"s{i}", "kind": "reading_list",
-                                  "provenance": "served", "value": {"chunk_ids": [hit["chunk_id"]]}},
+        "session_put": lambda i: {
+            "name": f"s{i}",
+            "kind": "reading_list",
+            "provenance": "served",
+            "value": {"chunk_ids": [hit["chunk_id"]]},
+        },
         "session_get": lambda i: {"name": "ev"},
         "session_list": lambda i: {},
         "session_delete": lambda i: {"name": f"s{i}"},
     }
 
 
-async def warm_latencies(home: Path, repeat: int, tools: set[str] | None = None,
-                         profile: Path | None = None) -> tuple[dict[str, list[float]], dict[str, dict]]:
+async def warm_latencies(
+    home: Path, repeat: int, tools: set[str] | None = None, profile: Path | None = None
+) -> tuple[dict[str, list[float]], dict[str, dict]]:
     """Per label: the seconds of each call, and the CPU ms per call of the server and this client."""
     cpu: dict[str, dict] = {}
 
@@ -163,9 +187,10 @@ async def warm_latencies(home: Path, repeat: int, tools: set[str] | None = None,
 
     def cpu_since(label: str, mark: tuple[float | None, float]) -> None:
         server, client = cpu_mark()
-        cpu[label] = {"server": None if server is None or mark[0] is None else
-                      round(1000 * (server - mark[0]) / repeat, 2),
-                      "client": round(1000 * (client - mark[1]) / repeat, 2)}
+        cpu[label] = {
+            "server": None if server is None or mark[0] is None else round(1000 * (server - mark[0]) / repeat, 2),
+            "client": round(1000 * (client - mark[1]) / repeat, 2),
+        }
 
     with open(os.devnull, "w") as errlog:
         async with stdio_client(_params(home, warm_up=True, profile=profile), errlog=errlog) as (read, write):
@@ -199,7 +224,7 @@ QUESTIONS = REPO / "bench" / "tatqa" / "queries.jsonl"
 YEAR_FILTERS = ((2010, 2014), (2020, 2026))
 
 
-@functools.lru_cache(maxsize=None)   # one context per state: the Edge shard is opened once
+@functools.cache  # one context per state: the Edge shard is opened once
 def _engine(home: Path):
     from corpus.config import ServedConfig
     from corpus.state.layout import StateLayout
@@ -217,7 +242,7 @@ def edge_latency(home: Path, count: int) -> dict:
     lines = QUESTIONS.read_text(encoding="utf-8").splitlines()[:count]
     vectors = [engine.embedder.embed_query(json.loads(line)["text"]) for line in lines]
     pool = ctx.config.candidate_pool
-    engine.vectors.search(vectors[0], pool)   # first query opens segments
+    engine.vectors.search(vectors[0], pool)  # first query opens segments
     runs = {"none": {}, **{f"year {a}-{b}": {"year_min": a, "year_max": b} for a, b in YEAR_FILTERS}}
     out = {"points": engine.vectors.count_points(), "queries": len(vectors)}
     for label, bounds in runs.items():
@@ -245,7 +270,9 @@ def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
     for i in range(repeat + 1):
         args = tool.SearchDocumentsInput(query=QUERIES[i % len(QUERIES)], mode=mode)
         total = time.perf_counter()
-        scope, period, text, _ = timed("resolve_filters (period, newest_year)", tool.resolve_filters, ctx, args, args.query)
+        scope, period, text, _ = timed(
+            "resolve_filters (period, newest_year)", tool.resolve_filters, ctx, args, args.query
+        )
         allowed = timed("documents_in_scope", engine.documents_in_scope, scope)
         tokens = engine.tokens if mode == "hybrid" and config.late_interaction else ()
         if tokens:  # the server's path: one run of the token graph gives the vector and the tokens
@@ -256,23 +283,42 @@ def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
         pool = [Candidate(c, s) for c, s in ranked]
         if mode == "hybrid":
             lexical = timed("bm25 search (pool)", engine.lexical, text, config.candidate_pool, allowed)
-            pool = timed("rrf", reciprocal_rank_fusion, [pool, lexical], config.rrf_k)[:config.candidate_pool]
+            pool = timed("rrf", reciprocal_rank_fusion, [pool, lexical], config.rrf_k)[: config.candidate_pool]
             if tokens:
                 scores = timed("late interaction (MaxSim)", tokens[0].maxsim, question, [c.chunk_id for c in pool])
                 pool = by_late_interaction(pool, scores)
         reader = engine.reader
-        hits = timed("select", select, pool, reader.passages,
-                     reader.near_duplicates, limit=args.limit, per_document=config.per_document,
-                     min_chars=config.min_passage_chars)
-        results = timed("passage_out x limit", lambda: [passage_out(reader, reader.passages[h.chunk_id],
-                                                                    SEARCH_WINDOW, score=h.score) for h in hits])
+        hits = timed(
+            "select",
+            select,
+            pool,
+            reader.passages,
+            reader.near_duplicates,
+            limit=args.limit,
+            per_document=config.per_document,
+            min_chars=config.min_passage_chars,
+        )
+        results = timed(
+            "passage_out x limit",
+            lambda: [passage_out(reader, reader.passages[h.chunk_id], SEARCH_WINDOW, score=h.score) for h in hits],
+        )
         evidence = ranked[0][1] if ranked else None
-        out = timed("output model + trace", tool.SearchDocumentsOutput, results=results, period=period, mode=mode,
-                    searched_text=[tool.SearchedInput(kind="question", text=text, weight=1.0, in_own_top=len(hits),
-                                                      share=1.0)], documents_in_scope=None, candidates=len(pool), reranked=False,
-                    late_interaction=bool(tokens),
-                    evidence=evidence, no_answer_likely=False,
-                    scope_provenance=None, trace=ctx.trace("search"))
+        out = timed(
+            "output model + trace",
+            tool.SearchDocumentsOutput,
+            results=results,
+            period=period,
+            mode=mode,
+            searched_text=[tool.SearchedInput(kind="question", text=text, weight=1.0, in_own_top=len(hits), share=1.0)],
+            documents_in_scope=None,
+            candidates=len(pool),
+            reranked=False,
+            late_interaction=bool(tokens),
+            evidence=evidence,
+            no_answer_likely=False,
+            scope_provenance=None,
+            trace=ctx.trace("search"),
+        )
         timed("render text + json", lambda: (tool.render(out), out.model_dump_json()))
         stages.setdefault("handler total (sum)", []).append(time.perf_counter() - total)
         if i == 0:  # first round warms caches
@@ -280,22 +326,26 @@ def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
     start = time.perf_counter()
     for i in range(repeat):
         tool.handle(ctx, tool.SearchDocumentsInput(query=QUERIES[i % len(QUERIES)], mode=mode))
-    return {"mode": mode, "handle_mean_ms": 1000 * (time.perf_counter() - start) / repeat,
-            "stages_ms": {k: percentiles_ms(v) for k, v in stages.items()}}
+    return {
+        "mode": mode,
+        "handle_mean_ms": 1000 * (time.perf_counter() - start) / repeat,
+        "stages_ms": {k: percentiles_ms(v) for k, v in stages.items()},
+    }
 
 
 def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path | None = None) -> dict:
     """Cold starts, warm per-tool p50/p95 over stdio, then in this process: Engine.retrieve on
     the same queries (and its ratio to the stdio search) and the call-path profile."""
-    out = {"cold_corpus_status": anyio.run(cold_start, home, "corpus_status", {}),
-           "cold_search": anyio.run(cold_start, home, "search_documents", {"query": QUERIES[0]})}
+    out = {
+        "cold_corpus_status": anyio.run(cold_start, home, "corpus_status", {}),
+        "cold_search": anyio.run(cold_start, home, "search_documents", {"query": QUERIES[0]}),
+    }
     warm, cpu = anyio.run(warm_latencies, home, repeat, tools, profile)
     out["warm_ms"] = {label: percentiles_ms(v) for label, v in warm.items()}
     out["cpu_ms_per_call"] = cpu
     # The same server, timed at the wire (no SDK client parsing or schema validation in the span);
     # the warm one also stamps each call inside the server (timed_server.py), not the cold one.
-    out["wire_cold_search"] = wire_cold_start(_params(home, warm_up=True), "search_documents",
-                                              {"query": QUERIES[0]})
+    out["wire_cold_search"] = wire_cold_start(_params(home, warm_up=True), "search_documents", {"query": QUERIES[0]})
     marks = Path(tempfile.mkdtemp(prefix="server-marks-")) / "marks.json"
     labels = [label for label in warm if label in call_arguments({}, "")]
     ctx = _engine(home)
@@ -311,8 +361,14 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path |
 
     # The same query in process right after each wire search: both figures of the ratio come from
     # the same moments, which this machine's drift (±30 % within minutes) cannot tilt.
-    wire, wire_cpu = wire_latencies(_params(home, warm_up=True, marks=marks), repeat, labels, set_up_calls,
-                                    call_arguments, between={"search_documents": retrieve})
+    wire, wire_cpu = wire_latencies(
+        _params(home, warm_up=True, marks=marks),
+        repeat,
+        labels,
+        set_up_calls,
+        call_arguments,
+        between={"search_documents": retrieve},
+    )
     if marks.exists():  # the last `repeat` searches: the measured ones, not the set-up search
         searches = spans(marks, "search_documents")
         out["server_spans_ms"] = {k: percentiles_ms(v[-repeat:]) for k, v in searches.items()}
@@ -324,10 +380,12 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path |
             retrieve(i)
     out["in_process_retrieve_ms"] = percentiles_ms(times)
     if "search_documents" in out["warm_ms"]:
-        out["stdio_over_in_process"] = round(out["warm_ms"]["search_documents"]["p50"]
-                                             / out["in_process_retrieve_ms"]["p50"], 2)
-        out["wire_over_in_process"] = round(out["wire_ms"]["search_documents"]["p50"]
-                                            / out["in_process_retrieve_ms"]["p50"], 2)
+        out["stdio_over_in_process"] = round(
+            out["warm_ms"]["search_documents"]["p50"] / out["in_process_retrieve_ms"]["p50"], 2
+        )
+        out["wire_over_in_process"] = round(
+            out["wire_ms"]["search_documents"]["p50"] / out["in_process_retrieve_ms"]["p50"], 2
+        )
     out["profile_ms"] = profile_search(ctx, QUERIES, repeat)
     engine.close()  # the next condition's server opens the vector store
     return out
@@ -335,32 +393,44 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path |
 
 def print_figures(condition: str, r: dict) -> None:
     print(f"== {condition} ==")
-    cold = (("cold_corpus_status", "SDK client"), ("cold_search", "SDK client"),
-            ("wire_cold_search", "wire client"))
+    cold = (("cold_corpus_status", "SDK client"), ("cold_search", "SDK client"), ("wire_cold_search", "wire client"))
     for name, client in cold:
         cpu = r[name].get("server_cpu_s")
-        print(f"{name} ({client}): initialize {r[name]['initialize_s']:.2f} s, first answer "
-              f"{r[name]['first_answer_s']:.2f} s" + (f" (server CPU {cpu:.2f} s)" if cpu is not None else ""))
-    print("warm ms: SDK client = wall time around the MCP SDK's ClientSession call (its parsing and "
-          "output-schema validation included); wire = request line written -> answer line read")
-    print(f"{'tool':<24}{'SDK p50':>9}{'SDK p95':>9}{'wire p50':>10}{'wire p95':>10}"
-          "   CPU ms/call server, client: SDK | wire")
+        print(
+            f"{name} ({client}): initialize {r[name]['initialize_s']:.2f} s, first answer "
+            f"{r[name]['first_answer_s']:.2f} s" + (f" (server CPU {cpu:.2f} s)" if cpu is not None else "")
+        )
+    print(
+        "warm ms: SDK client = wall time around the MCP SDK's ClientSession call (its parsing and "
+        "output-schema validation included); wire = request line written -> answer line read"
+    )
+    print(
+        f"{'tool':<24}{'SDK p50':>9}{'SDK p95':>9}{'wire p50':>10}{'wire p95':>10}"
+        "   CPU ms/call server, client: SDK | wire"
+    )
     for label, figures in r["warm_ms"].items():
         wire = r.get("wire_ms", {}).get(label)
         line = f"{label:<24}{figures['p50']:>9.1f}{figures['p95']:>9.1f}"
         line += f"{wire['p50']:>10.1f}{wire['p95']:>10.1f}" if wire else f"{'-':>10}{'-':>10}"
-        line += f"   {_cpu(r.get('cpu_ms_per_call', {}).get(label))} | {_cpu(r.get('wire_cpu_ms_per_call', {}).get(label))}"
+        line += (
+            f"   {_cpu(r.get('cpu_ms_per_call', {}).get(label))} | {_cpu(r.get('wire_cpu_ms_per_call', {}).get(label))}"
+        )
         print(line)
     inproc = r["in_process_retrieve_ms"]
     print(f"{'Engine.retrieve in proc.':<24}{inproc['p50']:>9.1f}{inproc['p95']:>9.1f}")
     if "stdio_over_in_process" in r:
-        print(f"search_documents / in-process retrieve (p50): SDK client {r['stdio_over_in_process']:.2f}, "
-              f"wire {r['wire_over_in_process']:.2f}")
+        print(
+            f"search_documents / in-process retrieve (p50): SDK client {r['stdio_over_in_process']:.2f}, "
+            f"wire {r['wire_over_in_process']:.2f}"
+        )
     if r.get("server_spans_ms"):
-        print("inside the server, wire searches, p50 ms: " + ", ".join(
-            f"{k} {v['p50']:.2f}" for k, v in r["server_spans_ms"].items()))
-    print("one search_documents call, p50 ms per stage: " + ", ".join(
-        f"{k} {v:.2f}" for k, v in r["profile_ms"].items()))
+        print(
+            "inside the server, wire searches, p50 ms: "
+            + ", ".join(f"{k} {v['p50']:.2f}" for k, v in r["server_spans_ms"].items())
+        )
+    print(
+        "one search_documents call, p50 ms per stage: " + ", ".join(f"{k} {v:.2f}" for k, v in r["profile_ms"].items())
+    )
 
 
 def _cpu(figures: dict | None) -> str:
@@ -372,15 +442,21 @@ def _cpu(figures: dict | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = harness.parser(__file__, __doc__, hog=True)
     parser.add_argument("--home", type=Path, default=None, help="state dir (default QUANT_RAG_HOME)")
-    parser.add_argument("--fixture", type=Path, default=None,
-                        help="build the small test state in this folder and measure it")
+    parser.add_argument(
+        "--fixture", type=Path, default=None, help="build the small test state in this folder and measure it"
+    )
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--tools", default=None, help="comma-separated warm labels to measure (default all)")
     parser.add_argument("--no-mcp", action="store_true", help="skip the MCP cold/warm measurements")
     parser.add_argument("--edge", type=int, default=0, metavar="N", help="direct vector-store timing, N questions")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="in-process search stage breakdown")
-    parser.add_argument("--server-profile", type=Path, default=None, metavar="PROF",
-                        help="run the warm server under cProfile, write its stats here and print the top")
+    parser.add_argument(
+        "--server-profile",
+        type=Path,
+        default=None,
+        metavar="PROF",
+        help="run the warm server under cProfile, write its stats here and print the top",
+    )
     args = parser.parse_args(argv)
     home = args.home or Path(os.environ.get("QUANT_RAG_HOME", "./var")).resolve()
     if args.fixture:

@@ -44,6 +44,7 @@ def profile_search(context, queries, repeat: int) -> dict:
 
     def validator(schema):
         return jsonschema.validators.validator_for(schema)(schema)
+
     client = validator(output_schema(search.SPEC))
     client_refs = validator(search.SearchDocumentsOutput.model_json_schema())
     stages, timed = stage_timer()
@@ -51,33 +52,47 @@ def profile_search(context, queries, repeat: int) -> dict:
     for i in range(repeat + 1):
         query = queries[i % len(queries)]
         start = time.perf_counter()
+
         def filters():
             context.ensure_coherent()
             args = search.SearchDocumentsInput.model_validate({"query": query})
             return args, *search.resolve_filters(context, args, args.query)
+
         args, scope, period, text, provenance = timed("filters", filters)
         mode = args.mode or context.config.default_mode
         found = timed("retrieval", engine.retrieve, text, mode, scope, limit=args.limit)
-        out = timed("structured", search.build_output, context, found, period, mode,
-                    search.searched(found.inputs, [None]), provenance)
+        out = timed(
+            "structured",
+            search.build_output,
+            context,
+            found,
+            period,
+            mode,
+            search.searched(found.inputs, [None]),
+            provenance,
+        )
         timed("trace", context.trace, "search")
         structured = timed("dump", search.SearchDocumentsOutput.model_dump, out, mode="json")
         rendered = timed("text", search.render, out)
-        result = CallToolResult(content=[TextContent(type="text", text=rendered)],
-                                structured_content=structured)
-        body = timed("sdk_result", lambda: serialize_server_result(
-            "tools/call", LATEST_HANDSHAKE_VERSION,
-            result.model_dump(by_alias=True, mode="json", exclude_none=True)))
-        timed("json", lambda: JSONRPCResponse(jsonrpc="2.0", id=i, result=body).model_dump_json(
-            by_alias=True, exclude_unset=True))
+        result = CallToolResult(content=[TextContent(type="text", text=rendered)], structured_content=structured)
+        body = timed(
+            "sdk_result",
+            lambda: serialize_server_result(
+                "tools/call", LATEST_HANDSHAKE_VERSION, result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            ),
+        )
+        timed(
+            "json",
+            lambda: JSONRPCResponse(jsonrpc="2.0", id=i, result=body).model_dump_json(
+                by_alias=True, exclude_unset=True
+            ),
+        )
         stages.setdefault("total", []).append(time.perf_counter() - start)
         timed("client_validate", lambda: list(client.iter_errors(structured)))
         timed("client_validate_refs", lambda: list(client_refs.iter_errors(structured)))
         if i == 0:
             stages.clear()
-    summed = {k: v for k, v in stages.items()
-              if k not in ("total", "trace", "client_validate", "client_validate_refs")}
+    summed = {k: v for k, v in stages.items() if k not in ("total", "trace", "client_validate", "client_validate_refs")}
     figures = {k: round(1000 * percentile(v, 50), 3) for k, v in stages.items()}
-    figures["after_retrieval"] = round(sum(1000 * percentile(v, 50) for k, v in summed.items()
-                                           if k != "retrieval"), 3)
+    figures["after_retrieval"] = round(sum(1000 * percentile(v, 50) for k, v in summed.items() if k != "retrieval"), 3)
     return figures

@@ -54,10 +54,10 @@ from corpus.state.layout import (  # noqa: E402
 )
 from corpus.versions import CHUNKER_VERSION  # noqa: E402
 
-SUBSTITUTED = 0.30          # share of eligible words replaced in each clone
-NOISE = 0.015               # per-dimension sigma: cosine to the original piece ~0.96 at 384 dims
+SUBSTITUTED = 0.30  # share of eligible words replaced in each clone
+NOISE = 0.015  # per-dimension sigma: cosine to the original piece ~0.96 at 384 dims
 YEARS = (1995, 2026)
-_WORD_RE = re.compile(r"(?<![\\\w])[A-Za-z][a-z]+(?!\w)")   # ASCII words (not \commands, not ALLCAPS)
+_WORD_RE = re.compile(r"(?<![\\\w])[A-Za-z][a-z]+(?!\w)")  # ASCII words (not \commands, not ALLCAPS)
 
 
 def _digest(*parts: object) -> int:
@@ -87,6 +87,7 @@ def perturb(text: str, clone: int, vocab: dict[int, list[str]]) -> str:
         if choice == lower and len(pool) > 1:
             choice = pool[(pool.index(lower) + 1) % len(pool)]
         return choice.capitalize() if word[0].isupper() else choice
+
     out = _WORD_RE.sub(swap, text)
     assert len(out) == len(text)
     return out
@@ -98,14 +99,24 @@ def noisy(vectors: np.ndarray, seed: int) -> np.ndarray:
     return (moved / np.linalg.norm(moved, axis=1, keepdims=True)).astype(np.float32)
 
 
-def clone_document(source: StateLayout, target: StateLayout, config: ServedConfig, document_id: str,
-                   clone: int, vocab: dict[int, list[str]], now: str) -> int:
+def clone_document(
+    source: StateLayout,
+    target: StateLayout,
+    config: ServedConfig,
+    document_id: str,
+    clone: int,
+    vocab: dict[int, list[str]],
+    now: str,
+) -> int:
     """Write clone `clone` of `document_id` into `target`; returns its passage count."""
     record = SourceRecord(**read_json(source.registry_entry(document_id)))
     suffix = ".pdf" if record.format == "pdf" else ".md"
     data = (source.sources / f"{document_id}{suffix}").read_bytes()
-    marker = f"\n%quant-rag synthetic clone {clone}\n" if suffix == ".pdf" else \
-        f"\n<!-- quant-rag synthetic clone {clone} -->\n"
+    marker = (
+        f"\n%quant-rag synthetic clone {clone}\n"
+        if suffix == ".pdf"
+        else f"\n<!-- quant-rag synthetic clone {clone} -->\n"
+    )
     data += marker.encode()
     new_id = document_id_for_bytes(data)
     canonical = perturb(read_text_exact(source.canonical_text(document_id)), clone, vocab)
@@ -114,15 +125,19 @@ def clone_document(source: StateLayout, target: StateLayout, config: ServedConfi
     passages, chunk_of = [], {}
     for row in read_jsonl(source.passages(document_id)):
         old = Passage(**row)
-        (start, end), = old.ranges          # the library has exact single-range passages only
-        new = old.model_copy(update={"document_id": new_id, "text": canonical[start:end],
-                                     "chunk_id": chunk_id_for(new_id, start, end, CHUNKER_VERSION)})
+        ((start, end),) = old.ranges  # the library has exact single-range passages only
+        new = old.model_copy(
+            update={
+                "document_id": new_id,
+                "text": canonical[start:end],
+                "chunk_id": chunk_id_for(new_id, start, end, CHUNKER_VERSION),
+            }
+        )
         chunk_of[old.chunk_id] = new.chunk_id
         passages.append(new.model_dump(mode="json"))
     meta = DocumentMetadata(**read_json(source.metadata(document_id)))
     year = YEARS[0] + _digest("year", document_id, clone) % (YEARS[1] - YEARS[0] + 1)
-    meta = meta.model_copy(update={"document_id": new_id,
-                                   "year": meta.year.model_copy(update={"value": year})})
+    meta = meta.model_copy(update={"document_id": new_id, "year": meta.year.model_copy(update={"value": year})})
     with np.load(source.embeddings(document_id, config.model_key)) as npz:
         chunk_ids = np.array([chunk_of[c] for c in npz["chunk_ids"]])
         pieces, vectors = npz["pieces"], noisy(npz["vectors"], _digest("noise", document_id, clone))
@@ -133,14 +148,24 @@ def clone_document(source: StateLayout, target: StateLayout, config: ServedConfi
     atomic_write_text(target.canonical_text(new_id), canonical)
     atomic_write_json(target.parsed_blocks(new_id), parsed.model_dump(mode="json"))
     atomic_write_jsonl(target.passages(new_id), passages)
-    atomic_write_json(target.passages_meta(new_id),
-                      {"canonical_sha256": parsed.canonical_sha256, "chunker_version": CHUNKER_VERSION})
+    atomic_write_json(
+        target.passages_meta(new_id), {"canonical_sha256": parsed.canonical_sha256, "chunker_version": CHUNKER_VERSION}
+    )
     atomic_write_json(target.metadata(new_id), meta.model_dump(mode="json"))
     atomic_write_bytes(target.embeddings(new_id, config.model_key), buffer.getvalue())
-    atomic_write_json(target.registry_entry(new_id), record.model_copy(update={
-        "document_id": new_id, "source_sha256": sha256_hex(data), "bytes": len(data),
-        "original_name": f"{record.original_name} (clone {clone})", "library_file": None,
-        "registered_at": now}).model_dump(mode="json"))
+    atomic_write_json(
+        target.registry_entry(new_id),
+        record.model_copy(
+            update={
+                "document_id": new_id,
+                "source_sha256": sha256_hex(data),
+                "bytes": len(data),
+                "original_name": f"{record.original_name} (clone {clone})",
+                "library_file": None,
+                "registered_at": now,
+            }
+        ).model_dump(mode="json"),
+    )
     return len(passages)
 
 
@@ -160,7 +185,7 @@ def build(source_root: Path, target_root: Path, passages: int) -> dict:
     counts = {d: len(read_jsonl(source.passages(d))) for d in ids}
     clones = math.ceil(passages / sum(counts.values()))
     vocab = vocabulary([read_text_exact(source.canonical_text(d)) for d in ids])
-    now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     if (source.root / "models").is_dir():  # the query encoder's ONNX export, keyed by model
         shutil.copytree(source.root / "models", target.root / "models", dirs_exist_ok=True)
     total = sum(copy_original(source, target, d) for d in ids)
@@ -176,6 +201,7 @@ def build(source_root: Path, target_root: Path, passages: int) -> dict:
 
 def refresh(target_root: Path) -> dict[str, bool]:
     from orchestration.runner import instance_for, refresh_corpus
+
     layout = StateLayout(target_root)
     return refresh_corpus(layout, instance_for(layout))
 
@@ -197,13 +223,24 @@ def main(argv: list[str] | None = None) -> int:
     stats, written_s = harness.timed(build, args.source.resolve(), target, args.passages)
     harness.say(args, f"written: {stats} in {written_s:.0f} s")
     checks, refresh_s = harness.timed(refresh, target)
-    harness.say(args, f"refresh_corpus: {refresh_s:.0f} s; checks "
-                + ", ".join(f"{k}={'ok' if v else 'FAILED'}" for k, v in sorted(checks.items())))
+    harness.say(
+        args,
+        f"refresh_corpus: {refresh_s:.0f} s; checks "
+        + ", ".join(f"{k}={'ok' if v else 'FAILED'}" for k, v in sorted(checks.items())),
+    )
     overlays = {path.name: len(read_json(path)) for path in StateLayout(target).overlay_files}
     from serving.coherence import check_state, doctor_text
+
     report = check_state(StateLayout(target), ServedConfig.from_env())
-    figures = {"target": str(target), "written": stats, "write_s": round(written_s), "refresh_s": round(refresh_s),
-               "checks": checks, "overlays": overlays, "coherent": report.coherent}
+    figures = {
+        "target": str(target),
+        "written": stats,
+        "write_s": round(written_s),
+        "refresh_s": round(refresh_s),
+        "checks": checks,
+        "overlays": overlays,
+        "coherent": report.coherent,
+    }
     harness.emit(args, figures, [f"overlays: {overlays}", f"state: {target}\n" + doctor_text(report)], meter=meter)
     return 0 if report.coherent and all(checks.values()) else 1
 

@@ -39,8 +39,11 @@ def main() -> None:
     args = ap.parse_args()
     pairs = [p for p in library_pairs(LIBRARY) if not args.only or p[0].stem in args.only]
     rows = []
-    harness.say(args, f"{'document':58} {'words':>6} {'before':>7} {'after':>7} {'unk':>4} {'brk b/a':>7} "
-          f"{'attest':>6} {'garb':>4}  repairs")
+    harness.say(
+        args,
+        f"{'document':58} {'words':>6} {'before':>7} {'after':>7} {'unk':>4} {'brk b/a':>7} "
+        f"{'attest':>6} {'garb':>4}  repairs",
+    )
     for pdf, source in pairs:
         before, after = measure_document(pdf, source, repair=False), measure_document(pdf, source)
         rows.append({"before": asdict(before), "after": asdict(after)})
@@ -49,24 +52,31 @@ def main() -> None:
         repairs += (", " if repairs else "") + (f"{pieces} delimiter pieces" if pieces else "")
         if after.joined_words:
             repairs += (", " if repairs else "") + f"{after.joined_words} words rejoined"
-        harness.say(args, f"{pdf.stem[:58]:58} {after.source_words:6d} {before.recall:7.4f} {after.recall:7.4f} "
-              f"{after.unknown_glyphs:4d} {len(before.broken):3d}/{len(after.broken):<3d} "
-              f"{after.attested_share:6.3f} {'yes' if after.garbled_text else 'no':>4}  {repairs or '-'}")
+        harness.say(
+            args,
+            f"{pdf.stem[:58]:58} {after.source_words:6d} {before.recall:7.4f} {after.recall:7.4f} "
+            f"{after.unknown_glyphs:4d} {len(before.broken):3d}/{len(after.broken):<3d} "
+            f"{after.attested_share:6.3f} {'yes' if after.garbled_text else 'no':>4}  {repairs or '-'}",
+        )
         if args.missing:
             harness.say(args, "    missing:", ", ".join(f"{w} {n}" for w, n in after.missing))
     summary, lines = {}, []
     for label in ("before", "after"):
         recalls = [r[label]["recall"] for r in rows]
         clean = [r[label]["recall"] for r in rows if not r["after"]["garbled_text"]]
-        summary[label] = {"median_recall": round(statistics.median(recalls), 4),
-                          "min_recall_unflagged": round(min(clean), 4),
-                          "broken_words": sum(len(r[label]["broken"]) for r in rows),
-                          "documents_with_broken_words": sum(1 for r in rows if r[label]["broken"]),
-                          "unknown_glyphs": sum(r[label]["unknown_glyphs"] for r in rows)}
+        summary[label] = {
+            "median_recall": round(statistics.median(recalls), 4),
+            "min_recall_unflagged": round(min(clean), 4),
+            "broken_words": sum(len(r[label]["broken"]) for r in rows),
+            "documents_with_broken_words": sum(1 for r in rows if r[label]["broken"]),
+            "unknown_glyphs": sum(r[label]["unknown_glyphs"] for r in rows),
+        }
         s = summary[label]
-        lines.append(f"{label}: median recall {s['median_recall']:.4f}; min over unflagged "
-                     f"{s['min_recall_unflagged']:.4f}; broken words {s['broken_words']} in "
-                     f"{s['documents_with_broken_words']} documents; unknown glyphs {s['unknown_glyphs']}")
+        lines.append(
+            f"{label}: median recall {s['median_recall']:.4f}; min over unflagged "
+            f"{s['min_recall_unflagged']:.4f}; broken words {s['broken_words']} in "
+            f"{s['documents_with_broken_words']} documents; unknown glyphs {s['unknown_glyphs']}"
+        )
     harness.emit(args, {"summary": summary, "documents": rows}, lines)
 
 

@@ -34,8 +34,16 @@ def synthetic(n_points: int, seed: int = 0):
         doc = chunk // 30
         for piece in range(pieces):
             v = centers[rng.integers(200)] + 0.8 * rng.standard_normal(DIM).astype(np.float32)
-            points.append(VectorPoint(f"chunk-{chunk:016x}", f"doc-{doc:016x}", piece,
-                                      v / np.linalg.norm(v), 1990 + doc % 35, ["Author A"]))
+            points.append(
+                VectorPoint(
+                    f"chunk-{chunk:016x}",
+                    f"doc-{doc:016x}",
+                    piece,
+                    v / np.linalg.norm(v),
+                    1990 + doc % 35,
+                    ["Author A"],
+                )
+            )
         chunk += 1
     return points[:n_points], rng
 
@@ -53,9 +61,12 @@ def brute_force(points, matrix, query, year_range=None) -> list[str]:
 def run(backend: str, n_points: int, n_queries: int) -> dict:
     points, rng = synthetic(n_points)
     matrix = np.stack([p.vector for p in points]).astype(np.float32)
-    queries = matrix[rng.integers(len(points), size=n_queries)] + 0.3 * rng.standard_normal((n_queries, DIM)).astype(np.float32)
+    queries = matrix[rng.integers(len(points), size=n_queries)] + 0.3 * rng.standard_normal((n_queries, DIM)).astype(
+        np.float32
+    )
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     layout, config = StateLayout(Path(tempfile.mkdtemp(prefix="vb-"))), ServedConfig(vector_backend=backend)
+
     def build() -> None:
         store = open_vector_store(layout, config, DIM)
         store.upsert(points)
@@ -89,8 +100,18 @@ def main() -> None:
     parser.add_argument("--backends", nargs="+", default=["edge", "local"])
     parser.add_argument("--queries", type=int, default=50)
     args = parser.parse_args()
-    columns = ["backend", "points", "build_s", "reopen_s", "plain_p50_ms", "plain_p95_ms", "plain_exact",
-               "year_p50_ms", "year_p95_ms", "year_exact"]
+    columns = [
+        "backend",
+        "points",
+        "build_s",
+        "reopen_s",
+        "plain_p50_ms",
+        "plain_p95_ms",
+        "plain_exact",
+        "year_p50_ms",
+        "year_p95_ms",
+        "year_exact",
+    ]
     meter, rows = harness.StealMeter(), []
     harness.say(args, " | ".join(["condition", *columns]))
     for condition in harness.conditions(args):
@@ -98,8 +119,13 @@ def main() -> None:
             for size in args.sizes:
                 for backend in args.backends:
                     rows.append({"condition": condition, **run(backend, size, args.queries)})
-                    harness.say(args, " | ".join(f"{rows[-1][c]:.2f}" if isinstance(rows[-1][c], float)
-                                                 else str(rows[-1][c]) for c in ["condition", *columns]))
+                    harness.say(
+                        args,
+                        " | ".join(
+                            f"{rows[-1][c]:.2f}" if isinstance(rows[-1][c], float) else str(rows[-1][c])
+                            for c in ["condition", *columns]
+                        ),
+                    )
     harness.emit(args, {"rows": rows}, [], meter=meter)
 
 

@@ -34,16 +34,25 @@ def main() -> None:
     args = harness.parser(__file__, __doc__, hog=True).parse_args()
     meter = harness.StealMeter()
     figures = harness.with_hog(args, measure)
-    harness.emit(args, figures, [
-        f"points {figures['points']}, chunks {figures['chunks']}, dimension {figures['dimension']}",
-        f"snapshot: written in {figures['snapshot_s']:.3f} s, {figures['snapshot_mb']:.1f} MB",
-        f"reader load: {figures['load_from_snapshot_s']:.3f} s from the snapshot, "
-        f"{figures['load_from_copy_s']:.3f} s from a private copy",
-        f"reader memory: {figures['reader_mb']:.1f} MB of arrays",
-        *(f"query{suffix} p50 {run['query_ms']['p50']:.2f} ms, p95 {run['query_ms']['p95']:.2f} ms"
-          for suffix, run in (("", figures), (" [hog]", figures.get("hog"))) if run),
-        f"top-{TOP} disagreements with Edge: {figures['disagreements']} of {figures['compared']} "
-        f"(scopes: none, year_min={figures['year_min']}, one document)"], meter=meter)
+    harness.emit(
+        args,
+        figures,
+        [
+            f"points {figures['points']}, chunks {figures['chunks']}, dimension {figures['dimension']}",
+            f"snapshot: written in {figures['snapshot_s']:.3f} s, {figures['snapshot_mb']:.1f} MB",
+            f"reader load: {figures['load_from_snapshot_s']:.3f} s from the snapshot, "
+            f"{figures['load_from_copy_s']:.3f} s from a private copy",
+            f"reader memory: {figures['reader_mb']:.1f} MB of arrays",
+            *(
+                f"query{suffix} p50 {run['query_ms']['p50']:.2f} ms, p95 {run['query_ms']['p95']:.2f} ms"
+                for suffix, run in (("", figures), (" [hog]", figures.get("hog")))
+                if run
+            ),
+            f"top-{TOP} disagreements with Edge: {figures['disagreements']} of {figures['compared']} "
+            f"(scopes: none, year_min={figures['year_min']}, one document)",
+        ],
+        meter=meter,
+    )
 
 
 def measure() -> dict:
@@ -73,13 +82,20 @@ def measure() -> dict:
                 disagreements += [c for c, _ in got] != [c for c, _ in want]
         edge.close()
         assert copy_load.search(queries[0], TOP) == reader.search(queries[0], TOP)
-        return {"points": reader.count_points(), "chunks": len(reader.chunk_ids()), "dimension": dimension,
-                "snapshot_s": round(snapshot_s, 3),
-                "snapshot_mb": round((folder / SNAPSHOT_FILE).stat().st_size / 1e6, 1),
-                "load_from_snapshot_s": round(load_s, 3), "load_from_copy_s": round(copy_s, 3),
-                "reader_mb": round(reader.nbytes / 1e6, 1), "query_ms": harness.percentiles_ms(latencies),
-                "disagreements": disagreements, "compared": len(scopes) * len(queries),
-                "year_min": scopes[1]["year_min"]}
+        return {
+            "points": reader.count_points(),
+            "chunks": len(reader.chunk_ids()),
+            "dimension": dimension,
+            "snapshot_s": round(snapshot_s, 3),
+            "snapshot_mb": round((folder / SNAPSHOT_FILE).stat().st_size / 1e6, 1),
+            "load_from_snapshot_s": round(load_s, 3),
+            "load_from_copy_s": round(copy_s, 3),
+            "reader_mb": round(reader.nbytes / 1e6, 1),
+            "query_ms": harness.percentiles_ms(latencies),
+            "disagreements": disagreements,
+            "compared": len(scopes) * len(queries),
+            "year_min": scopes[1]["year_min"],
+        }
 
 
 if __name__ == "__main__":

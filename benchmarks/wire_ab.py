@@ -20,9 +20,13 @@ import harness
 from harness import percentiles_ms
 from wire_client import WireClient, cpu_seconds
 
-QUERIES = ["How is value at risk estimated from historical returns?",
-           "What does kurtosis say about fat tails?", "variance of a portfolio",
-           "market impact of large orders", "multiple comparisons bias in backtests"]
+QUERIES = [
+    "How is value at risk estimated from historical returns?",
+    "What does kurtosis say about fat tails?",
+    "variance of a portfolio",
+    "market impact of large orders",
+    "multiple comparisons bias in backtests",
+]
 WARM_UP_S = 3.0  # the servers' background warm-up (model, vectors, BM25) ends within this, idle
 
 
@@ -57,10 +61,15 @@ def compare(trees: dict[str, Path], home: Path, tools: list[str], repeat: int) -
             times: dict[str, list[float]] = {label: [] for label in clients}
             cpu = {label: cpu_seconds(c.pid) for label, c in clients.items()}
             for i in range(repeat):
-                for label in (list(clients) if i % 2 == 0 else list(clients)[::-1]):
+                for label in list(clients) if i % 2 == 0 else list(clients)[::-1]:
                     times[label].append(call(label, tool, i))
-            out[tool] = {label: {**percentiles_ms(times[label]), "server_cpu_ms": round(
-                1000 * (cpu_seconds(clients[label].pid) - cpu[label]) / repeat, 2)} for label in clients}
+            out[tool] = {
+                label: {
+                    **percentiles_ms(times[label]),
+                    "server_cpu_ms": round(1000 * (cpu_seconds(clients[label].pid) - cpu[label]) / repeat, 2),
+                }
+                for label in clients
+            }
         return out
     finally:
         for client in clients.values():
@@ -82,8 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     lines = []
     for suffix, by_tool in (("", figures), (" hog", figures.get("hog", {}))):
         for tool, rows in by_tool.items():
-            lines += [f"{tool:<18}{label + suffix:<12} p50 {r['p50']:7.2f}  p95 {r['p95']:7.2f} ms   "
-                      f"server CPU {r['server_cpu_ms']:6.2f} ms/call" for label, r in rows.items() if tool != "hog"]
+            lines += [
+                f"{tool:<18}{label + suffix:<12} p50 {r['p50']:7.2f}  p95 {r['p95']:7.2f} ms   "
+                f"server CPU {r['server_cpu_ms']:6.2f} ms/call"
+                for label, r in rows.items()
+                if tool != "hog"
+            ]
     harness.emit(args, figures, lines, meter=meter)
     return 0
 

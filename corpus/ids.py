@@ -45,8 +45,7 @@ def validate_chunk_id(value: object) -> str:
 
 # The one validator for ids in pydantic models (tool schemas, session values): the published
 # pattern, then the same fullmatch check as every other path.
-DocumentId = Annotated[str, StringConstraints(pattern=DOCUMENT_ID_RE.pattern),
-                       AfterValidator(validate_document_id)]
+DocumentId = Annotated[str, StringConstraints(pattern=DOCUMENT_ID_RE.pattern), AfterValidator(validate_document_id)]
 ChunkId = Annotated[str, StringConstraints(pattern=CHUNK_ID_RE.pattern), AfterValidator(validate_chunk_id)]
 
 

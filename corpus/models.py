@@ -11,11 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field
 class BlockKind(str, Enum):
     heading = "heading"
     paragraph = "paragraph"
-    formula = "formula"      # display formula, kept with its $$ … $$ or \[ … \] delimiters
-    table = "table"          # a Markdown pipe table
+    formula = "formula"  # display formula, kept with its $$ … $$ or \[ … \] delimiters
+    table = "table"  # a Markdown pipe table
     list = "list"
     caption = "caption"
-    code = "code"            # fenced with ``` in the canonical text
+    code = "code"  # fenced with ``` in the canonical text
     footnote = "footnote"
 
 
@@ -33,11 +33,11 @@ class RawBlock(BaseModel):
     text: str
     page_start: int | None = None  # 1-based; None for formats without pages (Markdown)
     page_end: int | None = None
-    level: int | None = None       # heading level, 1 = top
+    level: int | None = None  # heading level, 1 = top
     regions: list[Region] = Field(default_factory=list)
-    formula_text_unreliable: bool = False   # a display formula whose text layer lost its layout
-    recognised_by: str | None = None        # the formula recogniser that wrote its LaTeX
-    figure: bool = False                    # a figure caption whose last region is the figure
+    formula_text_unreliable: bool = False  # a display formula whose text layer lost its layout
+    recognised_by: str | None = None  # the formula recogniser that wrote its LaTeX
+    figure: bool = False  # a figure caption whose last region is the figure
 
 
 class Block(BaseModel):
@@ -60,11 +60,11 @@ class SourceRecord(BaseModel):
     """Registry entry of one source file (written before anything is derived from it)."""
 
     document_id: str
-    format: Literal["pdf", "markdown", "beir"]   # beir: a benchmark corpus's record(s) (ingest.parsing.beir)
+    format: Literal["pdf", "markdown", "beir"]  # beir: a benchmark corpus's record(s) (ingest.parsing.beir)
     source_sha256: str
     bytes: int
     original_name: str
-    library_file: str | None = None   # path as in manifest.csv `file` column, when bundled
+    library_file: str | None = None  # path as in manifest.csv `file` column, when bundled
     registered_at: str
 
 
@@ -73,9 +73,12 @@ class TextQuality(BaseModel):
 
     words: int = Field(description="Prose words measured (paragraphs, headings, lists, captions, footnotes).")
     attested_share: float = Field(description="Share of those words the library vocabulary holds.")
-    unknown_glyphs: int = Field(description=(
-        "Glyphs without a Unicode map: dropped from the canonical text (control codes, '(cid:N)') "
-        "or left in it (private use, unassigned, U+FFFD); the served text holds only the latter."))
+    unknown_glyphs: int = Field(
+        description=(
+            "Glyphs without a Unicode map: dropped from the canonical text (control codes, '(cid:N)') "
+            "or left in it (private use, unassigned, U+FFFD); the served text holds only the latter."
+        )
+    )
     repairs: dict[str, int] = Field(default_factory=dict, description="'wrong→restored': occurrences, per document.")
     joined_words: int = Field(0, description="Words rejoined across a page or column break.")
     low_quality: bool = Field(description="attested_share under the floor: the text is not what the author wrote.")
@@ -97,7 +100,7 @@ class ParsedDocument(BaseModel):
     pages: int | None = None
     garbled_text: bool = False
     garbled_score: float = 0.0
-    text_quality: TextQuality | None = None    # None: parsed before quality was measured
+    text_quality: TextQuality | None = None  # None: parsed before quality was measured
     blocks: list[Block]
 
 
@@ -110,16 +113,16 @@ class Passage(BaseModel):
 
     chunk_id: str
     document_id: str
-    ordinal: int                               # reading order within the document
+    ordinal: int  # reading order within the document
     section: list[str] = Field(default_factory=list)
     text: str
-    ranges: list[tuple[int, int]]              # canonical [start, end) intervals
-    granularity: Literal["exact", "block"]     # exact: canonical[start:end] == text
+    ranges: list[tuple[int, int]]  # canonical [start, end) intervals
+    granularity: Literal["exact", "block"]  # exact: canonical[start:end] == text
     page_start: int | None = None
     page_end: int | None = None
     block_kinds: list[BlockKind] = Field(default_factory=list)
     garbled_text: bool = False
-    role: PassageRole = "body"                 # what the passage is for (ingest.passage_roles)
+    role: PassageRole = "body"  # what the passage is for (ingest.passage_roles)
 
 
 # benchmark: a benchmark corpus's own field, kept as written (ingest.parsing.beir).

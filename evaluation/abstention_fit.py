@@ -61,11 +61,14 @@ def collect(split: str, mode: str, expansions: Path | None) -> list[dict]:
                 dense = engine.dense(written[q.id], abstention.DENSE_K, engine.documents_in_scope(scope), scope)
                 hypothetical = (written[q.id], [c.score for c in dense])
             values = abstention.features(
-                searched, engine.config.analyzer, abstention.term_statistics(engine.bm25),
+                searched,
+                engine.config.analyzer,
+                abstention.term_statistics(engine.bm25),
                 abstention.passage_texts(engine.reader, [h.chunk_id for h in found.hits]),
-                list(found.dense_scores) or None, hypothetical)
-            rows.append({"id": q.id, "negative": not q.gains, "absent": q.id.startswith("a"),
-                         "features": values})
+                list(found.dense_scores) or None,
+                hypothetical,
+            )
+            rows.append({"id": q.id, "negative": not q.gains, "absent": q.id.startswith("a"), "features": values})
         return rows
     finally:
         target.close()
@@ -79,6 +82,7 @@ def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     def loss(w):
         logits = z @ w[1:] + w[0]
         return float(np.sum(np.logaddexp(0, logits) - y * logits) + L2 * np.sum(w[1:] ** 2))
+
     w = minimize(loss, np.zeros(x.shape[1] + 1), method="L-BFGS-B").x
     coefficients = w[1:] / std
     return coefficients, float(w[0] - np.sum(coefficients * mean))
@@ -89,7 +93,8 @@ def auroc(scores_negative: list[float], scores_answerable: list[float]) -> float
     from scipy.stats import mannwhitneyu
 
     return float(mannwhitneyu(scores_negative, scores_answerable).statistic) / (
-        len(scores_negative) * len(scores_answerable))
+        len(scores_negative) * len(scores_answerable)
+    )
 
 
 def rates(rows: list[dict], model: abstention.Model, threshold: float) -> dict:
@@ -102,11 +107,16 @@ def rates(rows: list[dict], model: abstention.Model, threshold: float) -> dict:
     allowed = int(MAX_FALSE_ABSTENTION * len(pos))
     best = sorted(pos)[-allowed - 1] + 1e-6 if len(pos) > allowed else 0.0
     count = lambda xs, t: f"{sum(v >= t for v in xs)}/{len(xs)}"  # noqa: E731
-    return {"auroc": round(auroc(neg, pos), 3), "threshold": threshold,
-            "negatives_flagged": count(neg, threshold), "absent_flagged": count(absent, threshold),
-            "answerable_flagged": count(pos, threshold),
-            f"best_threshold_at_{MAX_FALSE_ABSTENTION}": round(best, 4),
-            "absent_flagged_there": count(absent, best), "answerable_flagged_there": count(pos, best)}
+    return {
+        "auroc": round(auroc(neg, pos), 3),
+        "threshold": threshold,
+        "negatives_flagged": count(neg, threshold),
+        "absent_flagged": count(absent, threshold),
+        "answerable_flagged": count(pos, threshold),
+        f"best_threshold_at_{MAX_FALSE_ABSTENTION}": round(best, 4),
+        "absent_flagged_there": count(absent, best),
+        "answerable_flagged_there": count(pos, best),
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -123,8 +133,9 @@ def main(argv: list[str] | None = None) -> None:
             have = [r for r in rows if all(f in r["features"] for f in model.features)]
             x = np.array([[r["features"][f] for f in model.features] for r in have])
             coefficients, intercept = fit(x, np.array([r["negative"] for r in have], dtype=float))
-            model = abstention.Model(model.features, tuple(round(float(c), 3) for c in coefficients),
-                                     round(intercept, 3))
+            model = abstention.Model(
+                model.features, tuple(round(float(c), 3) for c in coefficients), round(intercept, 3)
+            )
             out[name + " (fitted now)"] = {"coefficients": model.coefficients, "intercept": model.intercept}
         out[name] = rates(rows, model, threshold)
     print(json.dumps(out, indent=1))

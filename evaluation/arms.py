@@ -19,8 +19,8 @@ import typing
 import weakref
 from dataclasses import dataclass
 
-from corpus.indexes.bm25_store import BM25Index
 from corpus.config import ServedConfig
+from corpus.indexes.bm25_store import BM25Index
 from ingest.bm25 import bm25_rows
 from serving.engine import MODES, Engine, Mode
 
@@ -31,8 +31,17 @@ COOPERATIVE_MODE = "hybrid"
 # Fields an arm may not override: they name the state's model and stores, not a ranking choice
 # (passage_runtime names the stored vectors: comparing it takes two states, docs/measurements.md
 # "Ingestion").
-FIXED_FIELDS = frozenset({"embedding_model", "embedding_model_path", "embedding_revision",
-                          "query_instruction", "vector_backend", "qdrant_url", "passage_runtime"})
+FIXED_FIELDS = frozenset(
+    {
+        "embedding_model",
+        "embedding_model_path",
+        "embedding_revision",
+        "query_instruction",
+        "vector_backend",
+        "qdrant_url",
+        "passage_runtime",
+    }
+)
 BM25_FIELDS = ("bm25_k1", "bm25_b", "bm25_stopwords")
 # base engine -> its arms' engines; an engine's arms go with it
 _VARIANTS: weakref.WeakKeyDictionary[Engine, dict[ServedConfig, Engine]] = weakref.WeakKeyDictionary()
@@ -67,8 +76,10 @@ def parse_arm(spec: str) -> Arm:
     expansions = COOPERATIVE.get(mode, (False, False))
     mode = COOPERATIVE_MODE if mode in COOPERATIVE else mode
     if mode not in MODES or (pool and not (pool.isdigit() and MIN_POOL <= int(pool) <= MAX_POOL)):
-        raise ValueError(f"unknown arm {spec!r}: expected one of {MODES + tuple(COOPERATIVE)} optionally followed by "
-                         f"@POOL ({MIN_POOL}-{MAX_POOL}) and +FIELD=VALUE overrides")
+        raise ValueError(
+            f"unknown arm {spec!r}: expected one of {MODES + tuple(COOPERATIVE)} optionally followed by "
+            f"@POOL ({MIN_POOL}-{MAX_POOL}) and +FIELD=VALUE overrides"
+        )
     overrides = []
     for pair in pairs:
         name, sep, value = pair.partition("=")
@@ -92,7 +103,8 @@ def arm_engine(base: Engine, config: ServedConfig) -> Engine:
         if any(getattr(config, f) != getattr(base.config, f) for f in BM25_FIELDS):
             reader = base.reader
             rows = bm25_rows((reader.title(p.document_id), p) for p in reader.passages.values())
-            bm25["bm25"] = BM25Index.in_memory(rows, config.bm25_k1, config.bm25_b, config.analyzer,
-                                               base.signature or "")
+            bm25["bm25"] = BM25Index.in_memory(
+                rows, config.bm25_k1, config.bm25_b, config.analyzer, base.signature or ""
+            )
         variants[config] = base.variant(config, **bm25)
     return variants[config]

@@ -29,8 +29,7 @@ from evaluation.families import FAMILY_METRICS, family_pairs, family_table
 from evaluation.metrics import METRIC_NAMES, PRIMARY_METRIC
 from evaluation.plots import plot_arms
 from evaluation.report import abstention_summary, format_table, summary_json
-from evaluation.runs import (PLACEBO, RunResult, StateNotReady, arm_modes, beir_target,
-                             library_target, run_arms)
+from evaluation.runs import PLACEBO, RunResult, StateNotReady, arm_modes, beir_target, library_target, run_arms
 from evaluation.stats import compare_arms
 from evaluation.tracking import gain_rule, log_evaluation, run_name, tracking_uri
 from serving.errors import ServingError
@@ -38,10 +37,12 @@ from serving.errors import ServingError
 log = logging.getLogger(__name__)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-BUNDLED = {"library": REPO_ROOT / "evaluation" / "questions" / "library_dev.jsonl",
-           "library-test": REPO_ROOT / "evaluation" / "questions" / "library_test.jsonl",  # frozen: measure once
-           "scifact": REPO_ROOT / "bench" / "scifact",
-           "tatqa": REPO_ROOT / "bench" / "tatqa"}
+BUNDLED = {
+    "library": REPO_ROOT / "evaluation" / "questions" / "library_dev.jsonl",
+    "library-test": REPO_ROOT / "evaluation" / "questions" / "library_test.jsonl",  # frozen: measure once
+    "scifact": REPO_ROOT / "bench" / "scifact",
+    "tatqa": REPO_ROOT / "bench" / "tatqa",
+}
 DEFAULT_ARMS = "dense,bm25,hybrid,placebo"
 EXPERIMENT = "evaluation"
 
@@ -66,19 +67,28 @@ def _side_facts(result: RunResult) -> dict:
         for r in rows:
             tops[r["id"] in negative].append(r["top_score"] or 0.0)
         mean = lambda xs: float(np.mean(xs)) if xs else None  # noqa: E731
-        facts["negatives"][arm] = {"n": len(tops[True]), "mean_top_score": mean(tops[True]),
-                                   "answerable_mean_top_score": mean(tops[False])}
+        facts["negatives"][arm] = {
+            "n": len(tops[True]),
+            "mean_top_score": mean(tops[True]),
+            "answerable_mean_top_score": mean(tops[False]),
+        }
     facts["families"] = family_means(result)
     facts["family_table"] = family_table(result.target.questions, result.per_query)
     facts["family_pairs"] = family_pairs(result.target.questions, result.per_query) if len(result.arms) > 1 else []
-    facts["abstention_auroc"] = {arm: evidence_auroc([r for r in result.records if r["arm"] == arm], negative)
-                                 for arm in result.arms}
-    facts["abstention"] = {arm: abstention_summary([r for r in result.records if r["arm"] == arm], negative,
-                                                   result.target.config.no_answer_threshold)
-                           for arm in result.arms}
+    facts["abstention_auroc"] = {
+        arm: evidence_auroc([r for r in result.records if r["arm"] == arm], negative) for arm in result.arms
+    }
+    facts["abstention"] = {
+        arm: abstention_summary(
+            [r for r in result.records if r["arm"] == arm], negative, result.target.config.no_answer_threshold
+        )
+        for arm in result.arms
+    }
     dated = [r for r in result.records if r["arm"] == first and questions[r["id"]].period is not None]
-    facts["dated"] = {"n": len(dated), "period_matched": sum(
-        tuple(r["period"]) == tuple(questions[r["id"]].period or ()) for r in dated)}
+    facts["dated"] = {
+        "n": len(dated),
+        "period_matched": sum(tuple(r["period"]) == tuple(questions[r["id"]].period or ()) for r in dated),
+    }
     return facts
 
 
@@ -115,10 +125,18 @@ def summarise(result: RunResult) -> dict:
     pairs = compare_arms(per_query, PRIMARY_METRIC, placebo=placebo) if len(per_query) > 1 else []
     summary = summary_json(per_query, pairs)
     target = result.target
-    summary.update(benchmark=target.benchmark, benchmark_hash=target.benchmark_hash,
-                   corpus_signature=target.signature, config_hash=target.config_hash,
-                   profile=target.profile, model=target.config.embedding_model, modes=result.arms,
-                   questions=len(target.questions), skipped=target.skipped, **_side_facts(result))
+    summary.update(
+        benchmark=target.benchmark,
+        benchmark_hash=target.benchmark_hash,
+        corpus_signature=target.signature,
+        config_hash=target.config_hash,
+        profile=target.profile,
+        model=target.config.embedding_model,
+        modes=result.arms,
+        questions=len(target.questions),
+        skipped=target.skipped,
+        **_side_facts(result),
+    )
     return summary
 
 
@@ -133,24 +151,44 @@ def log_runs(result: RunResult, summary: dict, mlflow_dir: Path) -> dict[str, st
             rows = list(result.per_query[arm].values())
             metrics = {name: float(np.mean([r[name] for r in rows])) for name in METRIC_NAMES}
             lo, hi = summary["arms"][arm]["ci"]
-            metrics.update({f"{PRIMARY_METRIC}.ci_lo": lo, f"{PRIMARY_METRIC}.ci_hi": hi,
-                            "seconds": result.seconds[arm]})
+            metrics.update(
+                {f"{PRIMARY_METRIC}.ci_lo": lo, f"{PRIMARY_METRIC}.ci_hi": hi, "seconds": result.seconds[arm]}
+            )
             for family, row in summary.get("family_table", {}).get(arm, {}).items():
                 metrics.update({f"family.{family}.{m}": row[m][0] for m in FAMILY_METRICS})
             for pair in (p for p in summary["pairs"] if p["a"] == arm):
-                metrics.update({f"diff_vs_{pair['b']}.{PRIMARY_METRIC}": pair["diff"],
-                                f"diff_vs_{pair['b']}.ci_lo": pair["ci"][0],
-                                f"diff_vs_{pair['b']}.ci_hi": pair["ci"][1]})
-            params = {"corpus_signature": target.signature, "config_hash": target.config_hash,
-                      "model": target.config.embedding_model, "mode": mode, "arm": arm,
-                      "reference_arm": reference, "benchmark": target.benchmark,
-                      "benchmark_hash": target.benchmark_hash, "evaluation_id": evaluation_id,
-                      "profile": target.profile, "expansions_hash": target.expansions_hash or "none",
-                      "questions": len(rows)}
+                metrics.update(
+                    {
+                        f"diff_vs_{pair['b']}.{PRIMARY_METRIC}": pair["diff"],
+                        f"diff_vs_{pair['b']}.ci_lo": pair["ci"][0],
+                        f"diff_vs_{pair['b']}.ci_hi": pair["ci"][1],
+                    }
+                )
+            params = {
+                "corpus_signature": target.signature,
+                "config_hash": target.config_hash,
+                "model": target.config.embedding_model,
+                "mode": mode,
+                "arm": arm,
+                "reference_arm": reference,
+                "benchmark": target.benchmark,
+                "benchmark_hash": target.benchmark_hash,
+                "evaluation_id": evaluation_id,
+                "profile": target.profile,
+                "expansions_hash": target.expansions_hash or "none",
+                "questions": len(rows),
+            }
             records = [r for r in result.records if r["arm"] == arm]
-            run_ids[arm] = log_evaluation(uri, EXPERIMENT, params, metrics, records, plot,
-                                          name=run_name(target.benchmark, arm, target.signature),
-                                          rule=gain_rule(document_credit=target.doc_of is not None))
+            run_ids[arm] = log_evaluation(
+                uri,
+                EXPERIMENT,
+                params,
+                metrics,
+                records,
+                plot,
+                name=run_name(target.benchmark, arm, target.signature),
+                rule=gain_rule(document_credit=target.doc_of is not None),
+            )
     return run_ids
 
 
@@ -160,8 +198,10 @@ def check_request(layout: StateLayout, bench: str, arms: list[str]) -> Path:
     path = resolve_bench(bench)
     arm_modes(arms)  # refuse bad arm names before any indexing
     if not path.is_dir() and not layout.registered_document_ids():
-        raise StateNotReady(f"no ingested corpus under {layout.root}: run `quant-rag ingest` "
-                            f"(or set QUANT_RAG_HOME) before evaluating the library")
+        raise StateNotReady(
+            f"no ingested corpus under {layout.root}: run `quant-rag ingest` "
+            f"(or set QUANT_RAG_HOME) before evaluating the library"
+        )
     return path
 
 
@@ -181,8 +221,14 @@ def configure_logging() -> None:
 REQUEST_ERRORS = (StateNotReady, ServingError, FileNotFoundError, ValueError)
 
 
-def evaluate(layout: StateLayout, config: ServedConfig, bench: str, arms: list[str],
-             split: str | None = None, limit: int | None = None) -> dict:
+def evaluate(
+    layout: StateLayout,
+    config: ServedConfig,
+    bench: str,
+    arms: list[str],
+    split: str | None = None,
+    limit: int | None = None,
+) -> dict:
     """Run, summarise and log one evaluation; the summary carries the MLflow run ids."""
     path = check_request(layout, bench, arms)
     if path.is_dir():
@@ -195,15 +241,19 @@ def evaluate(layout: StateLayout, config: ServedConfig, bench: str, arms: list[s
         target.close()
     summary = summarise(result)
     layout.mlflow.mkdir(parents=True, exist_ok=True)
-    summary["mlflow"] = {"tracking_uri": tracking_uri(layout.mlflow),
-                         "runs": log_runs(result, summary, layout.mlflow)}
+    summary["mlflow"] = {"tracking_uri": tracking_uri(layout.mlflow), "runs": log_runs(result, summary, layout.mlflow)}
     return summary
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="quant-rag eval", description=__doc__.split("\n")[0])
     parser.add_argument("--bench", required=True, help=f"{', '.join(BUNDLED)} or a path")
-    parser.add_argument("--arms", default=DEFAULT_ARMS, help="comma-separated arms MODE[@POOL][+FIELD=VALUE...] (modes dense, bm25, hybrid, placebo; FIELD any ranking field of ServedConfig); the first is the reference")
+    parser.add_argument(
+        "--arms",
+        default=DEFAULT_ARMS,
+        help="comma-separated arms MODE[@POOL][+FIELD=VALUE...] (modes dense, bm25, hybrid, placebo; "
+        "FIELD any ranking field of ServedConfig); the first is the reference",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--limit-queries", type=int, default=None, help="first N questions only")
     parser.add_argument("--split", default=None, help="BEIR qrels split (default: test, else the only one)")
@@ -216,9 +266,11 @@ def print_summary(summary: dict, as_json: bool) -> None:
     if as_json:
         print(json.dumps(summary, indent=1, sort_keys=False))
     else:
-        print(f"{summary['benchmark']} · signature {summary['corpus_signature']} · config "
-              f"{summary['config_hash']} · profile {summary['profile']} · {summary['questions']} questions"
-              f" · skipped {summary['skipped']}")
+        print(
+            f"{summary['benchmark']} · signature {summary['corpus_signature']} · config "
+            f"{summary['config_hash']} · profile {summary['profile']} · {summary['questions']} questions"
+            f" · skipped {summary['skipped']}"
+        )
         print(format_table(summary))
 
 

@@ -27,10 +27,10 @@ Family = Literal["single", "table", "formula", "dated", "exact", "multi", "negat
 class BeirSet(BaseModel):
     name: str
     split: str
-    corpus: dict[str, dict]             # _id -> {"title", "text"[, "group"]} (ingest.parsing.beir.read_corpus)
-    queries: dict[str, str]             # only queries that have judgements
-    qrels: dict[str, dict[str, int]]    # query id -> corpus id -> grade
-    content_hash: str                   # SHA-256 over the three files read
+    corpus: dict[str, dict]  # _id -> {"title", "text"[, "group"]} (ingest.parsing.beir.read_corpus)
+    queries: dict[str, str]  # only queries that have judgements
+    qrels: dict[str, dict[str, int]]  # query id -> corpus id -> grade
+    content_hash: str  # SHA-256 over the three files read
 
 
 def _qrels_file(folder: Path, split: str | None) -> Path:
@@ -75,16 +75,21 @@ def load_beir(folder: Path, split: str | None = None) -> BeirSet:
             row = json.loads(line)
             if str(row["_id"]) in qrels:
                 queries[str(row["_id"])] = row["text"]
-    return BeirSet(name=folder.name, split=qrels_path.stem, corpus=corpus, queries=queries,
-                   qrels={q: grades for q, grades in qrels.items() if q in queries},
-                   content_hash=digest.hexdigest())
+    return BeirSet(
+        name=folder.name,
+        split=qrels_path.stem,
+        corpus=corpus,
+        queries=queries,
+        qrels={q: grades for q, grades in qrels.items() if q in queries},
+        content_hash=digest.hexdigest(),
+    )
 
 
 class LibraryQuestion(BaseModel):
     id: str
     question: str
     family: Family
-    gold: list[dict[str, str]]          # {"file": manifest `file` column, "quote": verbatim text}
+    gold: list[dict[str, str]]  # {"file": manifest `file` column, "quote": verbatim text}
     period: tuple[int | None, int | None] | None = None  # [from, to] years of a dated question
 
     @field_validator("gold")
@@ -96,7 +101,7 @@ class LibraryQuestion(BaseModel):
         return gold
 
     @model_validator(mode="after")
-    def _negative_iff_no_gold(self) -> "LibraryQuestion":
+    def _negative_iff_no_gold(self) -> LibraryQuestion:
         if (self.family == "negative") != (not self.gold):
             raise ValueError(f"{self.id}: negative questions, and only they, have no gold")
         if (self.family == "dated") != (self.period is not None):
@@ -132,8 +137,9 @@ def load_expansions(questions: Path) -> dict[str, Expansion]:
     path = expansions_file(questions)
     if not path.exists():
         return {}
-    rows = [Expansion.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    rows = [
+        Expansion.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     return {row.id: row for row in rows}
 
 
@@ -141,9 +147,13 @@ def embedded_expansions(questions: Path) -> dict[str, Expansion]:
     """Question id -> its expansions, for a question file that carries them on each line (the
     absent-topic questions were written with theirs)."""
     rows = [json.loads(line) for line in Path(questions).read_text(encoding="utf-8").splitlines() if line.strip()]
-    return {row["id"]: Expansion(id=row["id"], alternatives=row["alternatives"],
-                                 hypothetical_passage=row["hypothetical_passage"])
-            for row in rows if "alternatives" in row and "hypothetical_passage" in row}
+    return {
+        row["id"]: Expansion(
+            id=row["id"], alternatives=row["alternatives"], hypothetical_passage=row["hypothetical_passage"]
+        )
+        for row in rows
+        if "alternatives" in row and "hypothetical_passage" in row
+    }
 
 
 def questions_hash(path: Path) -> str:
@@ -164,8 +174,7 @@ class GoldQuoteNotFound(LookupError):
     """A gold quote that citation verification cannot locate in its document."""
 
 
-def gold_passages(question: LibraryQuestion, reader: CorpusReader,
-                  file_to_document: dict[str, str]) -> dict[str, int]:
+def gold_passages(question: LibraryQuestion, reader: CorpusReader, file_to_document: dict[str, str]) -> dict[str, int]:
     """chunk_id -> GOLD_GAIN for each passage whose canonical ranges overlap a gold quote."""
     gains: dict[str, int] = {}
     for item in question.gold:
@@ -174,8 +183,7 @@ def gold_passages(question: LibraryQuestion, reader: CorpusReader,
             raise GoldQuoteNotFound(f"{question.id}: {item['file']} is not in the corpus")
         result = verify_quote(reader, document_id, item["quote"])
         if result.status == "not_found":
-            raise GoldQuoteNotFound(
-                f"{question.id}: quote not found in {item['file']}: {item['quote'][:60]!r}")
+            raise GoldQuoteNotFound(f"{question.id}: quote not found in {item['file']}: {item['quote'][:60]!r}")
         for passage in reader.by_document.get(document_id, []):
             if any(s < qe and qs < e for s, e in passage.ranges for qs, qe in result.offsets):
                 gains[passage.chunk_id] = GOLD_GAIN

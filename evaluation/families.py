@@ -46,10 +46,19 @@ def family_pairs(questions, per_query: dict[str, dict]) -> list[dict]:
     for arm in arms[1:]:
         for family, ids in _by_family(questions, per_query[reference]).items():
             for metric in FAMILY_METRICS:
-                diff, lo, hi = paired_bootstrap_ci([per_query[arm][i][metric] for i in ids],
-                                                   [per_query[reference][i][metric] for i in ids])
-                pairs.append({"a": arm, "b": reference, "family": family, "metric": metric,
-                              "diff": round(diff, 3), "ci": [round(lo, 3), round(hi, 3)]})
+                diff, lo, hi = paired_bootstrap_ci(
+                    [per_query[arm][i][metric] for i in ids], [per_query[reference][i][metric] for i in ids]
+                )
+                pairs.append(
+                    {
+                        "a": arm,
+                        "b": reference,
+                        "family": family,
+                        "metric": metric,
+                        "diff": round(diff, 3),
+                        "ci": [round(lo, 3), round(hi, 3)],
+                    }
+                )
     return pairs
 
 
@@ -62,14 +71,17 @@ def format_families(summary: dict) -> list[str]:
     lines = ["", f"{'by family (mean [95% CI])':<28}{'family':<10}{'n':>4}  {'nDCG@10':<24}{'recall@10':<24}"]
     for arm, families in table.items():
         for family, row in families.items():
-            cells = "".join(f"{f'{m:.3f} [{lo:.3f}, {hi:.3f}]':<24}" for m, lo, hi in
-                            (row[metric] for metric in FAMILY_METRICS))
+            cells = "".join(
+                f"{f'{m:.3f} [{lo:.3f}, {hi:.3f}]':<24}" for m, lo, hi in (row[metric] for metric in FAMILY_METRICS)
+            )
             lines.append(f"{arm[:27]:<28}{family:<10}{row['n']:>4}  {cells}")
     pairs = summary.get("family_pairs") or []
     if pairs:
         lines += ["", f"{'a − b, paired within family':<44}{'family':<10}{'metric':<11}{'diff':>8}{'95% CI':>20}"]
         for p in pairs:
             lo, hi = p["ci"]
-            lines.append(f"{(p['a'] + ' − ' + p['b'])[:43]:<44}{p['family']:<10}{p['metric']:<11}"
-                         f"{p['diff']:>+8.3f}{f'[{lo:+.3f}, {hi:+.3f}]':>20}")
+            lines.append(
+                f"{(p['a'] + ' − ' + p['b'])[:43]:<44}{p['family']:<10}{p['metric']:<11}"
+                f"{p['diff']:>+8.3f}{f'[{lo:+.3f}, {hi:+.3f}]':>20}"
+            )
     return lines

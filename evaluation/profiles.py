@@ -24,9 +24,17 @@ from corpus.config import ServedConfig
 # (docs/measurements.md, Retrieval quality: the grid, the CV figure and the paired gain over the
 # previous profile).
 PROFILES: dict[str, dict[str, object]] = {
-    "tatqa": {"fusion": "convex", "dense_weight": 0.1, "bm25_weight": 0.9, "bm25_stopwords": "en",
-              "bm25_k1": 0.5, "late_interaction": True, "late_interaction_weight": 0.5,
-              "candidate_pool": 100, "document_best_weight": 1.0},
+    "tatqa": {
+        "fusion": "convex",
+        "dense_weight": 0.1,
+        "bm25_weight": 0.9,
+        "bm25_stopwords": "en",
+        "bm25_k1": 0.5,
+        "late_interaction": True,
+        "late_interaction_weight": 0.5,
+        "candidate_pool": 100,
+        "document_best_weight": 1.0,
+    },
 }
 
 

@@ -27,9 +27,13 @@ def abstention_summary(rows: list[dict], negative: set[str], threshold: float) -
     if not neg or not pos:
         return None
     flagged = lambda xs: [sum(v >= threshold for v in xs), len(xs)]  # noqa: E731
-    return {"auroc": round(float(mannwhitneyu(neg, pos).statistic) / (len(neg) * len(pos)), 3),
-            "threshold": threshold, "negatives_flagged": flagged(neg), "absent_flagged": flagged(absent),
-            "answerable_flagged": flagged(pos)}
+    return {
+        "auroc": round(float(mannwhitneyu(neg, pos).statistic) / (len(neg) * len(pos)), 3),
+        "threshold": threshold,
+        "negatives_flagged": flagged(neg),
+        "absent_flagged": flagged(absent),
+        "answerable_flagged": flagged(pos),
+    }
 
 
 def format_abstention(summary: dict) -> list[str]:
@@ -38,12 +42,15 @@ def format_abstention(summary: dict) -> list[str]:
     if not rows:
         return []
     share = lambda k, n: f"{k}/{n} ({k / n:.0%})" if n else "—"  # noqa: E731
-    lines = ["", f"{'no_answer_likely at threshold':<44}{'AUROC':>8}{'negatives':>16}{'absent topics':>16}"
-             f"{'answerable':>16}"]
+    lines = [
+        "",
+        f"{'no_answer_likely at threshold':<44}{'AUROC':>8}{'negatives':>16}{'absent topics':>16}{'answerable':>16}",
+    ]
     for arm, row in rows.items():
-        lines.append(f"{arm + ' (≥ ' + str(row['threshold']) + ')':<44}{row['auroc']:>8.3f}"
-                     + "".join(f"{share(*row[k]):>16}" for k in ("negatives_flagged", "absent_flagged",
-                                                                "answerable_flagged")))
+        lines.append(
+            f"{arm + ' (≥ ' + str(row['threshold']) + ')':<44}{row['auroc']:>8.3f}"
+            + "".join(f"{share(*row[k]):>16}" for k in ("negatives_flagged", "absent_flagged", "answerable_flagged"))
+        )
     return lines
 
 
@@ -61,35 +68,41 @@ def summary_json(arms: dict[str, dict[str, dict[str, float]]], pairs: list[dict]
         entry.update(ci=[lo, hi], n=len(rows), misses=int(sum(r["miss"] for r in rows)))
         summary["arms"][arm] = entry
     for pair in pairs:
-        summary["pairs"].append({k: pair[k] for k in ("a", "b", "diff", "ci", "significant", "placebo")
-                                 if k in pair})
+        summary["pairs"].append({k: pair[k] for k in ("a", "b", "diff", "ci", "significant", "placebo") if k in pair})
     return summary
 
 
 def format_table(summary: dict) -> str:
     """Plain-text tables of the arms and of the paired differences."""
-    head = (f"{'arm':<44}{'n':>5}" + "".join(f"{m:>11}" for m in SUMMARY_METRICS)
-            + f"{'95% CI':>18}{'misses':>8}")
+    head = f"{'arm':<44}{'n':>5}" + "".join(f"{m:>11}" for m in SUMMARY_METRICS) + f"{'95% CI':>18}{'misses':>8}"
     lines = [head, "-" * len(head)]
     for arm, row in summary["arms"].items():
         lo, hi = row["ci"]
-        lines.append(f"{arm:<44}{row['n']:>5}" + "".join(f"{row[m]:>11.3f}" for m in SUMMARY_METRICS)
-                     + f"{f'[{lo:.3f}, {hi:.3f}]':>18}{row['misses']:>8}")
+        lines.append(
+            f"{arm:<44}{row['n']:>5}"
+            + "".join(f"{row[m]:>11.3f}" for m in SUMMARY_METRICS)
+            + f"{f'[{lo:.3f}, {hi:.3f}]':>18}{row['misses']:>8}"
+        )
     families = sorted({f for row in summary.get("families", {}).values() for f in row})
     if families:
         lines += ["", f"{'nDCG@10 by family':<44}" + "".join(f"{f:>10}" for f in families) + f"{'AUROC':>8}"]
         for arm, row in summary["families"].items():
             auroc = summary.get("abstention_auroc", {}).get(arm)
-            lines.append(f"{arm:<44}" + "".join(f"{row.get(f, float('nan')):>10.3f}" for f in families)
-                         + (f"{auroc:>8.3f}" if auroc is not None else f"{'—':>8}"))
+            lines.append(
+                f"{arm:<44}"
+                + "".join(f"{row.get(f, float('nan')):>10.3f}" for f in families)
+                + (f"{auroc:>8.3f}" if auroc is not None else f"{'—':>8}")
+            )
     lines += format_families(summary)
     lines += format_abstention(summary)
     if summary["pairs"]:
         lines += ["", f"{'a − b':<60}{'diff':>9}{'95% CI':>20}  verdict"]
         for pair in summary["pairs"]:
             lo, hi = pair["ci"]
-            verdict = "placebo" if pair.get("placebo") else (
-                "significant" if pair.get("significant") else "not a result")
-            lines.append(f"{pair['a'] + ' − ' + pair['b']:<60}{pair['diff']:>+9.3f}"
-                         f"{f'[{lo:+.3f}, {hi:+.3f}]':>20}  {verdict}")
+            verdict = (
+                "placebo" if pair.get("placebo") else ("significant" if pair.get("significant") else "not a result")
+            )
+            lines.append(
+                f"{pair['a'] + ' − ' + pair['b']:<60}{pair['diff']:>+9.3f}{f'[{lo:+.3f}, {hi:+.3f}]':>20}  {verdict}"
+            )
     return "\n".join(lines)

@@ -12,21 +12,32 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from corpus.config import ServedConfig
 from corpus.ids import sha256_hex
 from corpus.reading.published import open_published
 from corpus.state.layout import StateLayout
 from evaluation.arms import arm_engine, parse_arm
-from evaluation.datasets import (Expansion, GoldQuoteNotFound, chunk_documents, embedded_expansions,
-                                 expansions_file, gold_passages,
-                                 library_file_map, load_beir, load_expansions, load_library_questions,
-                                 questions_hash)
+from evaluation.datasets import (
+    Expansion,
+    GoldQuoteNotFound,
+    chunk_documents,
+    embedded_expansions,
+    expansions_file,
+    gold_passages,
+    library_file_map,
+    load_beir,
+    load_expansions,
+    load_library_questions,
+    questions_hash,
+)
 from evaluation.metrics import MISS_K, NDCG_K, RECALL_KS, score_query
-from evaluation.profiles import describe as describe_profile, with_profile
+from evaluation.profiles import describe as describe_profile
+from evaluation.profiles import with_profile
 from ingest.benchmark import benchmark_layout, read_state
 from serving.abstention import no_answer_probability
 from serving.coherence import check_state
@@ -51,7 +62,7 @@ class StateNotReady(RuntimeError):
 class Question:
     id: str
     text: str
-    gains: dict[str, int]            # empty for a negative question
+    gains: dict[str, int]  # empty for a negative question
     family: str | None = None
     period: tuple[int | None, int | None] | None = None
 
@@ -65,10 +76,10 @@ class Target:
     engine: Engine
     signature: str
     questions: list[Question]
-    item_of: Callable[[str], str]             # chunk_id -> the id qrels use
-    doc_of: dict[str, str] | None = None      # graded nDCG neighbour credit (library only)
+    item_of: Callable[[str], str]  # chunk_id -> the id qrels use
+    doc_of: dict[str, str] | None = None  # graded nDCG neighbour credit (library only)
     skipped: dict[str, int] = field(default_factory=dict)
-    profile: str = "none"                     # the corpus's ranking profile (evaluation/profiles.py)
+    profile: str = "none"  # the corpus's ranking profile (evaluation/profiles.py)
     release: Callable[[], None] | None = None  # lets go of the published generation read
     expansions: dict[str, Expansion] = field(default_factory=dict)  # question id -> blind expansions
     expansions_hash: str | None = None
@@ -101,8 +112,7 @@ def arm_modes(arms: list[str]) -> dict[str, str]:
     return {arm: arms[0] if arm == PLACEBO else arm for arm in arms}
 
 
-def library_target(layout: StateLayout, config: ServedConfig, path: Path,
-                   limit: int | None = None) -> Target:
+def library_target(layout: StateLayout, config: ServedConfig, path: Path, limit: int | None = None) -> Target:
     """The library question set over the state a server started now would serve (the published
     generation, leased until `close`: an ingest in progress changes nothing); unmappable gold is skipped."""
     published = open_published(layout)
@@ -117,8 +127,10 @@ def library_target(layout: StateLayout, config: ServedConfig, path: Path,
 
 def _library_target(layout: StateLayout, config: ServedConfig, path: Path, limit: int | None) -> Target:
     if not layout.registered_document_ids():
-        raise StateNotReady(f"no ingested corpus under {layout.root}: run `quant-rag ingest` "
-                            f"(or set QUANT_RAG_HOME) before evaluating the library")
+        raise StateNotReady(
+            f"no ingested corpus under {layout.root}: run `quant-rag ingest` "
+            f"(or set QUANT_RAG_HOME) before evaluating the library"
+        )
     report = check_state(layout, config)
     if not report.coherent:
         raise StateNotReady(report.problem())
@@ -145,9 +157,18 @@ def _library_target(layout: StateLayout, config: ServedConfig, path: Path, limit
     if companion:
         digest = sha256_hex(f"{digest}{questions_hash(companion)}".encode())
         expansions |= embedded_expansions(companion)
-    return Target(path.stem, digest, engine, report.signature, questions[:limit],
-                  lambda chunk: chunk, chunk_documents(reader), skipped, expansions=expansions,
-                  expansions_hash=questions_hash(expansions_file(path)) if expansions else None)
+    return Target(
+        path.stem,
+        digest,
+        engine,
+        report.signature,
+        questions[:limit],
+        lambda chunk: chunk,
+        chunk_documents(reader),
+        skipped,
+        expansions=expansions,
+        expansions_hash=questions_hash(expansions_file(path)) if expansions else None,
+    )
 
 
 def absent_companion(path: Path) -> Path | None:
@@ -156,31 +177,42 @@ def absent_companion(path: Path) -> Path | None:
     prefix = "library_"
     if not path.name.startswith(prefix) or path.name.startswith(prefix + "absent_"):
         return None
-    companion = path.with_name(f"{prefix}absent_{path.name[len(prefix):]}")
+    companion = path.with_name(f"{prefix}absent_{path.name[len(prefix) :]}")
     return companion if companion.exists() else None
 
 
-def beir_target(home: StateLayout, config: ServedConfig, folder: Path, split: str | None = None,
-                limit: int | None = None) -> Target:
+def beir_target(
+    home: StateLayout, config: ServedConfig, folder: Path, split: str | None = None, limit: int | None = None
+) -> Target:
     """A BEIR set over its corpus's published state under `home` (ingest.benchmark), leased until
     `close`; `quant-rag eval` ingests that state through the pipeline's jobs when it is missing."""
     beir = load_beir(folder, split)
     config = with_profile(config, beir.name)
     state = read_state(benchmark_layout(home, beir.name, beir.corpus), config)
     if state is None:
-        raise StateNotReady(f"{beir.name}: no published state of its corpus under {home.benchmarks} for this "
-                            f"configuration: `quant-rag eval --bench {folder}` ingests it first")
+        raise StateNotReady(
+            f"{beir.name}: no published state of its corpus under {home.benchmarks} for this "
+            f"configuration: `quant-rag eval --bench {folder}` ingests it first"
+        )
     published = open_published(state.layout)
     engine = Engine(published.layout, config, signature=state.signature)
     corpus_of = state.corpus_of
     questions = [Question(qid, text, beir.qrels[qid]) for qid, text in beir.queries.items()]
-    return Target(f"{beir.name}-{beir.split}", beir.content_hash[:12], engine, state.signature,
-                  questions[:limit], corpus_of.__getitem__, profile=describe_profile(beir.name),
-                  release=published.close)
+    return Target(
+        f"{beir.name}-{beir.split}",
+        beir.content_hash[:12],
+        engine,
+        state.signature,
+        questions[:limit],
+        corpus_of.__getitem__,
+        profile=describe_profile(beir.name),
+        release=published.close,
+    )
 
 
-def retrieve(engine: Engine, text: str, arm_spec: str, expansion: Expansion | None = None
-             ) -> tuple[Retrieval, tuple[int | None, int | None], str, str | None]:
+def retrieve(
+    engine: Engine, text: str, arm_spec: str, expansion: Expansion | None = None
+) -> tuple[Retrieval, tuple[int | None, int | None], str, str | None]:
     """(retrieval, applied period, searched text, hypothetical passage searched) for one question,
     the way search_documents resolves it; a cooperative arm passes the question's expansions as a
     caller would (none: the bare question)."""
@@ -189,11 +221,13 @@ def retrieve(engine: Engine, text: str, arm_spec: str, expansion: Expansion | No
     args = SearchDocumentsInput(query=text, limit=DEPTH, mode=arm.mode)
     scope, period, searched, _ = resolve_filters(EngineContext(engine), args, args.query)
     alternatives, hypothetical = arm.expansions
-    others = other_inputs(expansion.alternatives if expansion and alternatives else [],
-                          expansion.hypothetical_passage if expansion and hypothetical else None,
-                          engine.config, engine.newest_year())
-    found = engine.retrieve(searched, arm.mode, scope, limit=DEPTH, pool=arm.pool,
-                            others=[o.input for o in others])
+    others = other_inputs(
+        expansion.alternatives if expansion and alternatives else [],
+        expansion.hypothetical_passage if expansion and hypothetical else None,
+        engine.config,
+        engine.newest_year(),
+    )
+    found = engine.retrieve(searched, arm.mode, scope, limit=DEPTH, pool=arm.pool, others=[o.input for o in others])
     passage = next((o.input.text for o in others if o.input.kind == "hypothetical"), None)
     return found, (period.year_min, period.year_max), searched, passage
 
@@ -201,10 +235,10 @@ def retrieve(engine: Engine, text: str, arm_spec: str, expansion: Expansion | No
 @dataclass
 class RunResult:
     target: Target
-    arms: dict[str, str]                                  # arm -> mode
-    per_query: dict[str, dict[str, dict[str, float]]]     # arm -> question -> metrics
-    records: list[dict]                                   # one row per (arm, question)
-    seconds: dict[str, float]                             # retrieval time per arm
+    arms: dict[str, str]  # arm -> mode
+    per_query: dict[str, dict[str, dict[str, float]]]  # arm -> question -> metrics
+    records: list[dict]  # one row per (arm, question)
+    seconds: dict[str, float]  # retrieval time per arm
 
 
 class _RememberedQueries:
@@ -226,8 +260,10 @@ def run_arms(target: Target, arms: list[str]) -> RunResult:
     """Every question under every arm, interleaved; negatives are ranked but not scored."""
     modes = arm_modes(arms)
     if not target.expansions and any(any(parse_arm(spec).expansions) for spec in modes.values()):
-        raise ValueError(f"{target.benchmark}: a cooperative arm needs the questions' expansions "
-                         f"(<questions>_expansions.jsonl beside the question file)")
+        raise ValueError(
+            f"{target.benchmark}: a cooperative arm needs the questions' expansions "
+            f"(<questions>_expansions.jsonl beside the question file)"
+        )
     engine = target.engine
     if not isinstance(engine.embedder, _RememberedQueries):
         target.engine = engine.variant(engine.config, embedder=_RememberedQueries(engine.embedder))
@@ -238,17 +274,28 @@ def run_arms(target: Target, arms: list[str]) -> RunResult:
         for arm, mode in modes.items():
             start = time.perf_counter()
             found, period, searched, passage = retrieve(target.engine, q.text, mode, target.expansions.get(q.id))
-            no_answer = no_answer_probability(arm_engine(target.engine, parse_arm(mode).config(
-                target.config)), searched, found, (passage, list(found.hypothetical_scores)) if passage else None)
+            no_answer = no_answer_probability(
+                arm_engine(target.engine, parse_arm(mode).config(target.config)),
+                searched,
+                found,
+                (passage, list(found.hypothetical_scores)) if passage else None,
+            )
             seconds[arm] += time.perf_counter() - start
             hits = found.hits
             ranked = [target.item_of(h.chunk_id) for h in hits]
-            row = {"arm": arm, "mode": mode, "id": q.id, "family": q.family, "ranked": ranked,
-                   "top_score": hits[0].score if hits else None, "evidence": found.evidence,
-                   "no_answer": no_answer, "period": list(period)}
+            row = {
+                "arm": arm,
+                "mode": mode,
+                "id": q.id,
+                "family": q.family,
+                "ranked": ranked,
+                "top_score": hits[0].score if hits else None,
+                "evidence": found.evidence,
+                "no_answer": no_answer,
+                "period": list(period),
+            }
             if q.gains:
                 per_query[arm][q.id] = score_query(ranked, q.gains, target.doc_of)
                 row.update(per_query[arm][q.id])
             records.append(row)
     return RunResult(target, modes, per_query, records, seconds)
-

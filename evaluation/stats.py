@@ -19,36 +19,44 @@ SEED = 20261130
 LEVEL = 0.95
 
 
-def _interval(data: tuple[np.ndarray, ...], statistic, spread: float, n_resamples: int,
-              seed: int, level: float, paired: bool) -> tuple[float, float]:
+def _interval(
+    data: tuple[np.ndarray, ...], statistic, spread: float, n_resamples: int, seed: int, level: float, paired: bool
+) -> tuple[float, float]:
     if spread == 0:
         value = float(statistic(*data))  # every resample gives the same value
         return value, value
-    result = stats.bootstrap(data, statistic, n_resamples=n_resamples, paired=paired,
-                             vectorized=True, confidence_level=level, method="percentile",
-                             rng=np.random.default_rng(seed))
+    result = stats.bootstrap(
+        data,
+        statistic,
+        n_resamples=n_resamples,
+        paired=paired,
+        vectorized=True,
+        confidence_level=level,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    )
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
-def mean_ci(x, n_resamples: int = N_RESAMPLES, seed: int = SEED,
-            level: float = LEVEL) -> tuple[float, float, float]:
+def mean_ci(x, n_resamples: int = N_RESAMPLES, seed: int = SEED, level: float = LEVEL) -> tuple[float, float, float]:
     """(mean, lo, hi): percentile bootstrap interval of the mean of `x`."""
     x = np.asarray(x, dtype=float)
     if x.size == 0:
         raise ValueError("mean_ci needs at least one value")
-    lo, hi = _interval((x,), lambda v, axis=-1: np.mean(v, axis=axis), np.ptp(x),
-                       n_resamples, seed, level, False)
+    lo, hi = _interval((x,), lambda v, axis=-1: np.mean(v, axis=axis), np.ptp(x), n_resamples, seed, level, False)
     return float(x.mean()), lo, hi
 
 
-def paired_bootstrap_ci(a, b, n_resamples: int = N_RESAMPLES, seed: int = SEED,
-                        level: float = LEVEL) -> tuple[float, float, float]:
+def paired_bootstrap_ci(
+    a, b, n_resamples: int = N_RESAMPLES, seed: int = SEED, level: float = LEVEL
+) -> tuple[float, float, float]:
     """(mean of a − b, lo, hi): paired percentile bootstrap of the mean difference."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 1 or a.size == 0:
         raise ValueError(f"paired samples must be two equal, non-empty 1-d arrays: {a.shape} vs {b.shape}")
-    lo, hi = _interval((a, b), lambda u, v, axis=-1: np.mean(u - v, axis=axis),
-                       np.ptp(a - b), n_resamples, seed, level, True)
+    lo, hi = _interval(
+        (a, b), lambda u, v, axis=-1: np.mean(u - v, axis=axis), np.ptp(a - b), n_resamples, seed, level, True
+    )
     return float(np.mean(a - b)), lo, hi
 
 
@@ -57,8 +65,7 @@ def _values(per_question: Mapping, metric: str, questions: list[str]) -> np.ndar
     return np.array([row(per_question[q]) for q in questions], dtype=float)
 
 
-def compare_arms(per_query: dict[str, dict], metric: str, placebo: str | None = None,
-                 **bootstrap) -> list[dict]:
+def compare_arms(per_query: dict[str, dict], metric: str, placebo: str | None = None, **bootstrap) -> list[dict]:
     """Each arm against the reference (the first arm), paired on the same questions.
 
     `per_query` is arm -> question -> {metric: value} (what `evaluate_run` returns) or
@@ -80,8 +87,18 @@ def compare_arms(per_query: dict[str, dict], metric: str, placebo: str | None = 
     pairs: list[dict[str, Any]] = []
     for arm in arms[1:]:
         diff, lo, hi = paired_bootstrap_ci(_values(per_query[arm], metric, questions), base, **bootstrap)
-        pairs.append({"a": arm, "b": reference, "metric": metric, "n": len(questions), "diff": diff,
-                      "ci": [lo, hi], "placebo": arm == placebo, "significant": lo > 0 or hi < 0})
+        pairs.append(
+            {
+                "a": arm,
+                "b": reference,
+                "metric": metric,
+                "n": len(questions),
+                "diff": diff,
+                "ci": [lo, hi],
+                "placebo": arm == placebo,
+                "significant": lo > 0 or hi < 0,
+            }
+        )
     floor = next((p["ci"] for p in pairs if p["placebo"]), None)
     if floor is not None:
         for pair in pairs:

@@ -37,8 +37,10 @@ def gain_rule(document_credit: bool) -> str:
     rule = f"nDCG@10 gains: {GOLD_GAIN} for a passage holding the gold quote"
     if not document_credit:
         return rule + " (the benchmark's judged gains, as given)."
-    return (rule + f"; {NEIGHBOUR_GAIN} for another passage of a gold document, once per document (never in the "
-            "ideal, so nDCG is clipped at 1). Hence nDCG > 0 with recall 0: the right document, not the gold passage.")
+    return (
+        rule + f"; {NEIGHBOUR_GAIN} for another passage of a gold document, once per document (never in the "
+        "ideal, so nDCG is clipped at 1). Hence nDCG > 0 with recall 0: the right document, not the gold passage."
+    )
 
 
 def run_name(benchmark: str, arm: str, signature: str | None) -> str:
@@ -65,29 +67,33 @@ def _artifact_location(uri: str, artifact_root: Path | None) -> str | None:
     return None  # a tracking server chooses its own artifact store
 
 
-def _experiment_id(client: MlflowClient, uri: str, experiment: str,
-                   artifact_root: Path | None) -> str:
+def _experiment_id(client: MlflowClient, uri: str, experiment: str, artifact_root: Path | None) -> str:
     found = client.get_experiment_by_name(experiment)
     if found is not None:
         if found.tags.get(EXPERIMENT_KIND_TAG) != EXPERIMENT_KIND:
             client.set_experiment_tag(found.experiment_id, EXPERIMENT_KIND_TAG, EXPERIMENT_KIND)
         return found.experiment_id
     location = _artifact_location(uri, artifact_root)
-    return client.create_experiment(experiment, artifact_location=location,
-                                    tags={EXPERIMENT_KIND_TAG: EXPERIMENT_KIND})
+    return client.create_experiment(experiment, artifact_location=location, tags={EXPERIMENT_KIND_TAG: EXPERIMENT_KIND})
 
 
-def log_evaluation(tracking_uri: str, experiment: str, params: dict, metrics: dict[str, float],
-                   per_question: list[dict], plot_path: Path | None,
-                   artifact_root: Path | None = None, name: str | None = None,
-                   rule: str | None = None) -> str:
+def log_evaluation(
+    tracking_uri: str,
+    experiment: str,
+    params: dict,
+    metrics: dict[str, float],
+    per_question: list[dict],
+    plot_path: Path | None,
+    artifact_root: Path | None = None,
+    name: str | None = None,
+    rule: str | None = None,
+) -> str:
     """Log one evaluation run and return its run_id. Metric names go through `metric_key`; the
     params named in RUN_TAGS are tags too (searchable, shown in the runs table); the per-question
     artifact is {"gain_rule": rule, "questions": rows}."""
     client = MlflowClient(tracking_uri=tracking_uri)
     tags = {key: str(params[key]) for key in RUN_TAGS if params.get(key) is not None}
-    run = client.create_run(_experiment_id(client, tracking_uri, experiment, artifact_root),
-                            run_name=name, tags=tags)
+    run = client.create_run(_experiment_id(client, tracking_uri, experiment, artifact_root), run_name=name, tags=tags)
     run_id = run.info.run_id
     try:
         for key, value in params.items():
@@ -108,7 +114,12 @@ def read_run(tracking_uri: str, run_id: str) -> dict:
     """params, metrics (MLflow names), artifact file names and status of a logged run."""
     client = MlflowClient(tracking_uri=tracking_uri)
     run = client.get_run(run_id)
-    return {"params": dict(run.data.params), "metrics": dict(run.data.metrics), "name": run.info.run_name,
-            "tags": {k: v for k, v in run.data.tags.items() if not k.startswith("mlflow.")},
-            "artifacts": sorted(a.path for a in client.list_artifacts(run_id)),
-            "status": run.info.status, "experiment_id": run.info.experiment_id}
+    return {
+        "params": dict(run.data.params),
+        "metrics": dict(run.data.metrics),
+        "name": run.info.run_name,
+        "tags": {k: v for k, v in run.data.tags.items() if not k.startswith("mlflow.")},
+        "artifacts": sorted(a.path for a in client.list_artifacts(run_id)),
+        "status": run.info.status,
+        "experiment_id": run.info.experiment_id,
+    }

@@ -32,7 +32,7 @@ class BenchmarkState:
 
     layout: StateLayout
     signature: str
-    chunk_of: dict[str, str]        # BEIR corpus id -> chunk_id
+    chunk_of: dict[str, str]  # BEIR corpus id -> chunk_id
 
     @property
     def corpus_of(self) -> dict[str, str]:
@@ -52,15 +52,28 @@ def benchmark_layout(home: StateLayout, name: str, corpus: dict[str, dict]) -> S
 def index_key(config: ServedConfig) -> str:
     """What the indexes depend on: the model, the vector backend, BM25's parameters and tokenizer
     (selection settings such as min_passage_chars act at query time only)."""
-    return sha256_hex(json.dumps([config.model_key, config.embedding_model_path, config.vector_backend,
-                                  config.qdrant_url, config.bm25_k1, config.bm25_b, config.analyzer.name,
-                                  config.late_interaction]))[:HASH_CHARS]
+    return sha256_hex(
+        json.dumps(
+            [
+                config.model_key,
+                config.embedding_model_path,
+                config.vector_backend,
+                config.qdrant_url,
+                config.bm25_k1,
+                config.bm25_b,
+                config.analyzer.name,
+                config.late_interaction,
+            ]
+        )
+    )[:HASH_CHARS]
 
 
 def register_corpus(layout: StateLayout, name: str, corpus: dict[str, dict]) -> list[Registration]:
     """Register every document of `corpus` (the caller holds the writer lock inside an intent)."""
-    return [register_bytes(layout, document_source(records), BEIR_FORMAT, f"{name}/{document_label(records)}")
-            for records in corpus_documents(corpus)]
+    return [
+        register_bytes(layout, document_source(records), BEIR_FORMAT, f"{name}/{document_label(records)}")
+        for records in corpus_documents(corpus)
+    ]
 
 
 def chunk_ids(layout: StateLayout) -> dict[str, str]:
@@ -70,17 +83,28 @@ def chunk_ids(layout: StateLayout) -> dict[str, str]:
         record, path = load_source(layout, document_id)
         if record.format == BEIR_FORMAT:
             records = source_records(path.read_bytes())
-            found.update(zip((beir_id for beir_id, _ in records),
-                             (p.chunk_id for p in sorted(load_passages(layout, document_id), key=lambda p: p.ordinal))))
+            found.update(
+                zip(
+                    (beir_id for beir_id, _ in records),
+                    (p.chunk_id for p in sorted(load_passages(layout, document_id), key=lambda p: p.ordinal)),
+                )
+            )
     return found
 
 
-def write_marker(layout: StateLayout, name: str, corpus: dict[str, dict], signature: str,
-                 config: ServedConfig) -> None:
+def write_marker(layout: StateLayout, name: str, corpus: dict[str, dict], signature: str, config: ServedConfig) -> None:
     """Mark the published state complete for `config`'s index settings (the ingest runner, last)."""
-    atomic_write_json(layout.root / MARKER, {
-        "name": name, "corpus_hash": corpus_hash(corpus), "signature": signature, "model_key": config.model_key,
-        "index_key": index_key(config), "chunk_of": chunk_ids(layout)})
+    atomic_write_json(
+        layout.root / MARKER,
+        {
+            "name": name,
+            "corpus_hash": corpus_hash(corpus),
+            "signature": signature,
+            "model_key": config.model_key,
+            "index_key": index_key(config),
+            "chunk_of": chunk_ids(layout),
+        },
+    )
 
 
 def read_state(layout: StateLayout, config: ServedConfig) -> BenchmarkState | None:

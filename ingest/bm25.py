@@ -6,14 +6,14 @@ the pipeline and by evaluation's scratch indexes.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
-from ingest.corpus_view import indexed_documents
-from corpus.indexes.bm25_store import BM25Index, StaleIndexError, build_bm25, indexed_text
 from corpus.config import ServedConfig
+from corpus.indexes.bm25_store import BM25Index, StaleIndexError, build_bm25, indexed_text
 from corpus.models import Passage
-from corpus.state.signature import recorded_signature
 from corpus.state.layout import StateLayout
+from corpus.state.signature import recorded_signature
+from ingest.corpus_view import indexed_documents
 
 
 def bm25_rows(titled: Iterable[tuple[str | None, Passage]]) -> list[tuple[str, str, str]]:
@@ -21,8 +21,9 @@ def bm25_rows(titled: Iterable[tuple[str | None, Passage]]) -> list[tuple[str, s
     return [(p.chunk_id, p.document_id, indexed_text(title, p.section, p.text)) for title, p in titled]
 
 
-def write_bm25(layout: StateLayout, config: ServedConfig, signature: str,
-               titled: Iterable[tuple[str | None, Passage]]) -> int:
+def write_bm25(
+    layout: StateLayout, config: ServedConfig, signature: str, titled: Iterable[tuple[str | None, Passage]]
+) -> int:
     """Index (document title, passage) pairs for `signature`; returns the document count."""
     rows = bm25_rows(titled)
     build_bm25(layout.bm25, signature, rows, config.bm25_k1, config.bm25_b, config.analyzer)
@@ -39,6 +40,5 @@ def build_bm25_index(layout: StateLayout, config: ServedConfig) -> dict[str, int
         return {"signature": signature, "documents": index.doc_count, "rebuilt": 0}
     except StaleIndexError:
         pass
-    count = write_bm25(layout, config, signature,
-                       ((d.title, p) for d in indexed_documents(layout) for p in d.passages))
+    count = write_bm25(layout, config, signature, ((d.title, p) for d in indexed_documents(layout) for p in d.passages))
     return {"signature": signature, "documents": count, "rebuilt": 1}

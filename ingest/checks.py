@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from corpus.graph.graph_store import GraphStore
+from corpus.indexes.bm25_store import BM25Index, StaleIndexError
+from corpus.state.layout import StateLayout
+from corpus.state.signature import compute_signature, recorded_signature
+from corpus.vectors.vector_store import open_vector_store
 from ingest.corpus_view import indexed_documents
 from ingest.embed import load_document_embeddings
-from corpus.indexes.bm25_store import BM25Index, StaleIndexError
 from ingest.passage_store import passage_store_signature
-from corpus.graph.graph_store import GraphStore
-from corpus.state.signature import compute_signature, recorded_signature
-from corpus.state.layout import StateLayout
-from corpus.vectors.vector_store import open_vector_store
 
 BRUTE_FORCE_SAMPLE = 20
 BRUTE_FORCE_DEPTH = 50
@@ -24,11 +24,13 @@ SCORE_TIE = 1e-6
 def same_ranking(expected: list[str], served: list[str], score: dict[str, float]) -> bool:
     """The same list, except that passages whose scores tie (within SCORE_TIE) may swap places."""
     return len(expected) == len(served) and all(
-        a == b or abs(score[a] - score.get(b, -2.0)) <= SCORE_TIE for a, b in zip(expected, served))
+        a == b or abs(score[a] - score.get(b, -2.0)) <= SCORE_TIE for a, b in zip(expected, served)
+    )
 
 
 def _open_store(layout: StateLayout, config):
     from corpus.encoding.embedder import load_embedder  # cached per process: the pipeline has loaded it
+
     return open_vector_store(layout, config, load_embedder(config).dimension, read_only=True)
 
 
@@ -40,8 +42,12 @@ def metadata_coverage(layout: StateLayout) -> dict[str, float | int]:
     """Share of documents with a title, a year and authors."""
     documents = indexed_documents(layout)
     n = max(len(documents), 1)
-    return {"title": sum(1 for d in documents if d.title) / n, "year": sum(1 for d in documents if d.year) / n,
-            "authors": sum(1 for d in documents if d.authors) / n, "documents": len(documents)}
+    return {
+        "title": sum(1 for d in documents if d.title) / n,
+        "year": sum(1 for d in documents if d.year) / n,
+        "authors": sum(1 for d in documents if d.authors) / n,
+        "documents": len(documents),
+    }
 
 
 def index_counts(layout: StateLayout, config) -> dict[str, int]:
@@ -70,12 +76,19 @@ def index_signatures(layout: StateLayout, config) -> dict[str, str | None]:
     except StaleIndexError:
         bm25 = None
     graph = GraphStore.open(layout.graph).signature if layout.graph.exists() else None
-    return {"live": compute_signature(layout), "recorded": recorded, "vector_index": vectors,
-            "bm25_index": bm25, "passage_store": passage_store_signature(layout), "entity_graph": graph}
+    return {
+        "live": compute_signature(layout),
+        "recorded": recorded,
+        "vector_index": vectors,
+        "bm25_index": bm25,
+        "passage_store": passage_store_signature(layout),
+        "entity_graph": graph,
+    }
 
 
-def brute_force_agreement(layout: StateLayout, config, sample: int = BRUTE_FORCE_SAMPLE,
-                          depth: int = BRUTE_FORCE_DEPTH) -> dict:
+def brute_force_agreement(
+    layout: StateLayout, config, sample: int = BRUTE_FORCE_SAMPLE, depth: int = BRUTE_FORCE_DEPTH
+) -> dict:
     """Qdrant's top-`depth` vs an in-memory max-over-pieces matrix, for stored piece vectors as
     queries: a disagreement is a different list, ties apart (`same_ranking`)."""
     chunk_ids: list[str] = []
@@ -105,5 +118,8 @@ def brute_force_agreement(layout: StateLayout, config, sample: int = BRUTE_FORCE
             found += len(set(expected[:10]) & set(served[:10]))
     finally:
         store.close()
-    return {"queries": len(queries), "disagreements": disagreements,
-            "recall_at_10": round(found / (10 * len(queries)), 4)}
+    return {
+        "queries": len(queries),
+        "disagreements": disagreements,
+        "recall_at_10": round(found / (10 * len(queries)), 4),
+    }

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+from corpus.models import ParsedDocument
+from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_jsonl, read_json, read_text_exact
+from corpus.versions import CHUNKER_VERSION, PASSAGE_ROLES_VERSION
 from ingest.chunker import chunk_document
 from ingest.parsing.beir import BEIR_PARSER, beir_passages
 from ingest.register import load_source
-from corpus.models import ParsedDocument
-from corpus.state.layout import read_text_exact, StateLayout, atomic_write_json, atomic_write_jsonl, read_json
-from corpus.versions import CHUNKER_VERSION, PASSAGE_ROLES_VERSION
 
 
 def chunk_stored_document(layout: StateLayout, document_id: str) -> int:
     """Chunk one parsed document unless its passages already match text and chunker version."""
     parsed = ParsedDocument(**read_json(layout.parsed_blocks(document_id)))
-    wanted = {"chunker_version": CHUNKER_VERSION, "canonical_sha256": parsed.canonical_sha256,
-              "roles_version": PASSAGE_ROLES_VERSION}
+    wanted = {
+        "chunker_version": CHUNKER_VERSION,
+        "canonical_sha256": parsed.canonical_sha256,
+        "roles_version": PASSAGE_ROLES_VERSION,
+    }
     meta = layout.passages_meta(document_id)
     if meta.exists() and layout.passages(document_id).exists() and read_json(meta) == wanted:
         return -1

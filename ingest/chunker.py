@@ -89,11 +89,17 @@ def _group(canonical: str, blocks: list[Block], mask: bytearray) -> list[_Group]
         if block.kind is BlockKind.heading:
             level = block.level or 1
             path = [(lv, t) for lv, t in path if lv < level]
-            path.append((level, heading_title(canonical[block.start:block.end])))
+            path.append((level, heading_title(canonical[block.start : block.end])))
             unit, section = _Unit(block.start, block.end, block), [t for _, t in path]
             last = groups[-1] if groups else None
-            if last and last.exact and (not _safe_between(mask, last, unit) or (
-                    last.headings_only and (last.units[-1].block.level or 1) < level)):
+            if (
+                last
+                and last.exact
+                and (
+                    not _safe_between(mask, last, unit)
+                    or (last.headings_only and (last.units[-1].block.level or 1) < level)
+                )
+            ):
                 last.units.append(unit)
                 last.section = section if last.headings_only else last.section
             else:
@@ -143,7 +149,7 @@ def _units(canonical: str, block: Block, mask: bytearray) -> list[_Unit]:
 def _safe_cut_in(canonical: str, start: int, end: int, mask: bytearray) -> int | None:
     """A cut for a piece of about len/ceil(len/TARGET) chars; the whole text's mask decides."""
     cap = math.ceil((end - start) / math.ceil((end - start) / TARGET_CHARS))
-    window = canonical[start:min(end, start + 2 * cap)]
+    window = canonical[start : min(end, start + 2 * cap)]
     cut = start + find_cut(window, cap)
     while cut > start and mask[cut]:
         cut -= 1
@@ -170,15 +176,22 @@ def _table_pieces(canonical: str, block: Block) -> list[_Unit] | None:
     """Row groups of a pipe table; pieces after the first repeat the header (through the
     separator line). None when the table has no header separator to repeat."""
     lines, pos = [], block.start
-    for line in canonical[block.start:block.end].split("\n"):
+    for line in canonical[block.start : block.end].split("\n"):
         lines.append((pos, pos + len(line)))
         pos += len(line) + 1
-    sep = next((i for i in range(1, len(lines)) if _TABLE_SEPARATOR_RE.match(canonical[slice(*lines[i])])
-                and canonical[slice(*lines[i - 1])].lstrip().startswith("|")), None)
+    sep = next(
+        (
+            i
+            for i in range(1, len(lines))
+            if _TABLE_SEPARATOR_RE.match(canonical[slice(*lines[i])])
+            and canonical[slice(*lines[i - 1])].lstrip().startswith("|")
+        ),
+        None,
+    )
     if sep is None or sep == len(lines) - 1:
         return None
-    header = canonical[block.start:lines[sep][1]]
-    rows = lines[sep + 1:]
+    header = canonical[block.start : lines[sep][1]]
+    rows = lines[sep + 1 :]
     budget = math.ceil((rows[-1][1] - rows[0][0]) / math.ceil((block.end - block.start) / TARGET_CHARS))
     pieces: list[list[tuple[int, int]]] = [[]]
     for row in rows:
@@ -214,7 +227,7 @@ def _merged_section(a: _Group, b: _Group) -> list[str] | None:
         return None
     if b.units[0].block.kind is not BlockKind.heading:
         return a.section if a.section == b.section else None
-    deeper = len(b.section) > len(a.section) and b.section[:len(a.section)] == a.section
+    deeper = len(b.section) > len(a.section) and b.section[: len(a.section)] == a.section
     return b.section if deeper and a.size < MIN_CHARS else None
 
 
@@ -231,7 +244,15 @@ def _passage(document_id: str, canonical: str, group: _Group, ordinal: int, garb
         parent = units[0].block
         text, ranges, granularity = units[0].text or "", [(parent.start, parent.end)], "block"
     return Passage(
-        chunk_id=chunk_id_for(document_id, start, end, CHUNKER_VERSION), document_id=document_id,
-        ordinal=ordinal, section=list(group.section), text=text, ranges=ranges,
-        granularity=granularity, page_start=min(starts) if starts else None,
-        page_end=max(ends) if ends else None, block_kinds=kinds, garbled_text=garbled)
+        chunk_id=chunk_id_for(document_id, start, end, CHUNKER_VERSION),
+        document_id=document_id,
+        ordinal=ordinal,
+        section=list(group.section),
+        text=text,
+        ranges=ranges,
+        granularity=granularity,
+        page_start=min(starts) if starts else None,
+        page_end=max(ends) if ends else None,
+        block_kinds=kinds,
+        garbled_text=garbled,
+    )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ingest.integrity import load_passages
 from corpus.models import DocumentMetadata, Passage
 from corpus.state.layout import StateLayout, read_json
+from ingest.integrity import load_passages
 
 
 @dataclass
@@ -27,6 +27,9 @@ def indexed_documents(layout: StateLayout) -> list[IndexedDocument]:
             continue
         meta = DocumentMetadata(**read_json(layout.metadata(document_id)))
         title = titles.get(document_id) or meta.title_text
-        documents.append(IndexedDocument(document_id, title, meta.author_names, meta.publication_year,
-                                         load_passages(layout, document_id)))
+        documents.append(
+            IndexedDocument(
+                document_id, title, meta.author_names, meta.publication_year, load_passages(layout, document_id)
+            )
+        )
     return documents

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 import numpy as np
 
-from ingest.integrity import load_passages
-from ingest.overlays import consolidated_titles
 from corpus.config import ServedConfig
 from corpus.encoding.embedder import Embedder, embedding_prefix, passage_pieces
 from corpus.encoding.embedding_cache import EmbeddingCache, embed_with_cache
 from corpus.models import DocumentMetadata, Passage
 from corpus.state.layout import StateLayout, atomic_write_bytes, read_json
+from ingest.integrity import load_passages
+from ingest.overlays import consolidated_titles
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +34,7 @@ Owners = list[tuple[Passage, int]]
 class DocumentPieces:
     """One document's embedded strings, (passage, piece number) per string, and how many of its
     strings `prefill` sent to the model (the rest were cached or shared with an earlier document)."""
+
     owners: Owners
     texts: list[str]
     embedded_now: int = 0
@@ -51,8 +52,12 @@ def passage_texts(embedder: Embedder, titled: Iterable[tuple[str | None, Passage
     return owners, texts
 
 
-def embed_passages(embedder: Embedder, cache: EmbeddingCache, titled: Iterable[tuple[str | None, Passage]],
-                   progress: Callable[[int, int], None] | None = None) -> tuple[Owners, np.ndarray]:
+def embed_passages(
+    embedder: Embedder,
+    cache: EmbeddingCache,
+    titled: Iterable[tuple[str | None, Passage]],
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[Owners, np.ndarray]:
     """((passage, piece number) per vector, vectors); cached vectors are not recomputed."""
     owners, texts = passage_texts(embedder, titled)
     if not texts:
@@ -66,8 +71,13 @@ def document_pieces(layout: StateLayout, embedder: Embedder, document_id: str) -
     return DocumentPieces(*passage_texts(embedder, ((title, p) for p in load_passages(layout, document_id))))
 
 
-def prefill(layout: StateLayout, embedder: Embedder, cache: EmbeddingCache, document_ids: list[str],
-            progress: Callable[[int, int], None] | None = None) -> tuple[dict[str, DocumentPieces], list[str]]:
+def prefill(
+    layout: StateLayout,
+    embedder: Embedder,
+    cache: EmbeddingCache,
+    document_ids: list[str],
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[dict[str, DocumentPieces], list[str]]:
     """Cut documents into pieces, from the first of `document_ids` on until PREFILL_PIECES uncached
     strings are pending, and embed those together, so a batch holds pieces of similar length from
     any document (per document, a batch of 32 spans long and short pieces: 19 % more computed
@@ -101,17 +111,30 @@ def prefill(layout: StateLayout, embedder: Embedder, cache: EmbeddingCache, docu
     return prepared, covered
 
 
-def embed_document(layout: StateLayout, config: ServedConfig, embedder: Embedder, cache: EmbeddingCache,
-                   document_id: str, prepared: DocumentPieces | None = None) -> tuple[int, int]:
+def embed_document(
+    layout: StateLayout,
+    config: ServedConfig,
+    embedder: Embedder,
+    cache: EmbeddingCache,
+    document_id: str,
+    prepared: DocumentPieces | None = None,
+) -> tuple[int, int]:
     """Embed one document's passages (`prepared`: its pieces, already embedded into the cache by
     `prefill`); returns (pieces, pieces computed for this document)."""
     before = embedder.encoded_texts
     pieces = prepared or document_pieces(layout, embedder, document_id)
-    vectors = (embed_with_cache(embedder, cache, pieces.texts) if pieces.texts
-               else np.zeros((0, embedder.dimension), dtype=np.float32))
+    vectors = (
+        embed_with_cache(embedder, cache, pieces.texts)
+        if pieces.texts
+        else np.zeros((0, embedder.dimension), dtype=np.float32)
+    )
     buffer = io.BytesIO()
-    np.savez(buffer, chunk_ids=np.array([p.chunk_id for p, _ in pieces.owners]),
-             pieces=np.array([n for _, n in pieces.owners], dtype=np.int32), vectors=vectors)
+    np.savez(
+        buffer,
+        chunk_ids=np.array([p.chunk_id for p, _ in pieces.owners]),
+        pieces=np.array([n for _, n in pieces.owners], dtype=np.int32),
+        vectors=vectors,
+    )
     atomic_write_bytes(layout.embeddings(document_id, config.model_key), buffer.getvalue())
     return len(pieces.owners), pieces.embedded_now + embedder.encoded_texts - before
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from corpus.graph.graph_store import GraphStore, write_graph
+from corpus.state.layout import StateLayout
+from corpus.state.signature import recorded_signature
 from ingest.corpus_view import indexed_documents
 from ingest.graph_extract import load_extractor
-from corpus.graph.graph_store import GraphStore, write_graph
-from corpus.state.signature import recorded_signature
-from corpus.state.layout import StateLayout
 
 
 def build_entity_graph(layout: StateLayout) -> dict:
@@ -20,7 +20,8 @@ def build_entity_graph(layout: StateLayout) -> dict:
         if existing.signature == signature and existing.extractor == extractor.name:
             return {"signature": signature, "extractor": extractor.name, "rebuilt": 0, **existing.counts()}
     documents = indexed_documents(layout)
-    mentions, relations = extractor.extract([p for d in documents for p in d.passages],
-                                            {d.document_id: d.authors for d in documents})
+    mentions, relations = extractor.extract(
+        [p for d in documents for p in d.passages], {d.document_id: d.authors for d in documents}
+    )
     counts = write_graph(layout.graph, signature, extractor.name, mentions, relations)
     return {"signature": signature, "extractor": extractor.name, "rebuilt": 1, **counts}

@@ -17,21 +17,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus.state.journal import close_intent, open_intent
-from corpus.state.lock import writer_lock
 from corpus.state.layout import StateLayout
+from corpus.state.lock import writer_lock
 from ingest.register import Registration, quarantine, register_file
 
 OUTSIDE_INBOX = "symbolic link leading outside the inbox: refused, not followed (drop the file itself)"
 DANGLING = "dangling symbolic link: its target does not exist"
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
-          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
 
 
 @dataclass
 class Intake:
     files: list[tuple[Path, str | None]] = field(default_factory=list)  # (resolved path, manifest key)
-    skipped: dict[str, str] = field(default_factory=dict)                # path as met -> reason
-    met: dict[Path, Path] = field(default_factory=dict)                  # resolved path -> path as met
+    skipped: dict[str, str] = field(default_factory=dict)  # path as met -> reason
+    met: dict[Path, Path] = field(default_factory=dict)  # resolved path -> path as met
 
 
 def classify(path: Path, inside: Path | None = None) -> Path | str:

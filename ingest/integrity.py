@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from corpus.models import Passage
 from corpus.reading.reader import read_passages
+from corpus.state.layout import StateLayout, read_text_exact
 from corpus.text.safe_cut import forbidden_mask
-from corpus.state.layout import read_text_exact, StateLayout
 
 
 def load_passages(layout: StateLayout, document_id: str) -> list[Passage]:
@@ -24,8 +24,13 @@ def forbidden_cuts(layout: StateLayout, document_ids: list[str]) -> list[dict]:
             for start, end in passage.ranges:
                 for position in (start, end):
                     if 0 < position < len(canonical) and mask[position]:
-                        problems.append({"chunk_id": passage.chunk_id, "position": position,
-                                         "context": canonical[max(0, position - 30):position + 30]})
+                        problems.append(
+                            {
+                                "chunk_id": passage.chunk_id,
+                                "position": position,
+                                "context": canonical[max(0, position - 30) : position + 30],
+                            }
+                        )
     return problems
 
 

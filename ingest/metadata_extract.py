@@ -23,34 +23,45 @@ import logging
 import re
 from pathlib import Path
 
-from ingest.chunker import heading_title
 from corpus.models import Block, BlockKind, DocumentMetadata, MetadataField
+from ingest.chunker import heading_title
 
 log = logging.getLogger(__name__)
 
-FIRST_PAGE_BLOCKS = 15          # how far into page 1 we look for a title, authors, a year, a venue
+FIRST_PAGE_BLOCKS = 15  # how far into page 1 we look for a title, authors, a year, a venue
 MAX_TITLE_CHARS = 250
 _JUNK_TITLE_RE = re.compile(
     r"^(untitled\b.*|title|no title|document\d*|slide \d+|presentation\d*|microsoft (word|powerpoint|excel)\b.*"
-    r"|.*\.(pdf|docx?|tex|dvi|ps|rtf|odt|pptx?|indd|txt|md))$", re.IGNORECASE)
+    r"|.*\.(pdf|docx?|tex|dvi|ps|rtf|odt|pptx?|indd|txt|md))$",
+    re.IGNORECASE,
+)
 _SENTENCE_END_RE = re.compile(r"(?<=[a-z]{2})\.\s+(?=[A-Z])")
 _CREDIT_TAIL_RE = re.compile(r"\s+(with\b|developed\b|algorithms by\b).*$", re.IGNORECASE | re.DOTALL)
 _AUTHOR_SPLIT_RE = re.compile(r"\s*(?:;|,|&|\band\b)\s*")
 _HONORIFIC_RE = re.compile(r"\b(dr|prof|professor|mr|mrs|ms)\.?\s+(?=[A-Z])", re.IGNORECASE)
 _LATEX_LENGTH_RE = re.compile(r"\s*-?\d*\.?\d+(cm|mm|pt|em|ex|in)\b")
 _MARKS = "*†‡∗§¶⋆"
-_NAME_TOKEN_RE = re.compile(r"^([A-ZÀ-Þ][\w'’\-]*\.?|[\"“][A-Z][\w\-]*[\"”]|[A-Z]\.(-?[A-Z]\.)*"
-                            r"|van|von|de|der|den|da|di|du|le|la|del)$")
-_NOT_A_NAME = re.compile(r"\b(university|universit[äé]|department|institute|school|college|journal|package|"
-                         r"version|abstract|introduction|contents|vignette|laboratory|center|centre|inc|ltd|"
-                         r"email|http|www)\b", re.IGNORECASE)
+_NAME_TOKEN_RE = re.compile(
+    r"^([A-ZÀ-Þ][\w'’\-]*\.?|[\"“][A-Z][\w\-]*[\"”]|[A-Z]\.(-?[A-Z]\.)*"
+    r"|van|von|de|der|den|da|di|du|le|la|del)$"
+)
+_NOT_A_NAME = re.compile(
+    r"\b(university|universit[äé]|department|institute|school|college|journal|package|"
+    r"version|abstract|introduction|contents|vignette|laboratory|center|centre|inc|ltd|"
+    r"email|http|www)\b",
+    re.IGNORECASE,
+)
 _YEAR_RE = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 _DATED_YEAR_RE = re.compile(
     r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?"
     r"|©\s*|copyright\s+|version\s+\S+\s+|volume\s+\d+\W+|vol\.\s*\d+\W+|published\s+|received\s+)"
-    r"(19[5-9]\d|20\d\d)(?!\d)|(?<!\d)(19[5-9]\d|20\d\d)-[01]\d-[0-3]\d", re.IGNORECASE)
-_VENUE_RE = re.compile(r"(Journal of(?:\s+(?:[A-Z][\w\-]*|and|&))+|The R Journal|Proceedings of [^\n,.;]+|"
-                       r"arXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?)")
+    r"(19[5-9]\d|20\d\d)(?!\d)|(?<!\d)(19[5-9]\d|20\d\d)-[01]\d-[0-3]\d",
+    re.IGNORECASE,
+)
+_VENUE_RE = re.compile(
+    r"(Journal of(?:\s+(?:[A-Z][\w\-]*|and|&))+|The R Journal|Proceedings of [^\n,.;]+|"
+    r"arXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?)"
+)
 _NOT_A_TITLE_RE = re.compile(r"^(abstract|contents|introduction|\d+(\.\d+)*\s)|\.\s?\.\s?\.", re.IGNORECASE)
 
 
@@ -120,7 +131,7 @@ def _pdf_metadata(path: Path) -> dict[str, str]:
 def _first_page(canonical: str, blocks: list[Block]) -> list[tuple[Block, str]]:
     first = min((b.page_start for b in blocks if b.page_start is not None), default=None)
     on_page = [b for b in blocks if b.page_start == first or first is None]
-    return [(b, canonical[b.start:b.end]) for b in on_page[:FIRST_PAGE_BLOCKS]]
+    return [(b, canonical[b.start : b.end]) for b in on_page[:FIRST_PAGE_BLOCKS]]
 
 
 def _title_from_page(page: list[tuple[Block, str]], stem: str) -> tuple[str | None, int]:
@@ -139,7 +150,7 @@ def _title_from_page(page: list[tuple[Block, str]], stem: str) -> tuple[str | No
 
 
 def _authors_from_page(page: list[tuple[Block, str]], after: int) -> list[str]:
-    for _, text in page[after + 1:after + 6]:
+    for _, text in page[after + 1 : after + 6]:
         for line in text.split("\n"):
             line = re.sub(r"^\s*by\s+", "", line.strip(), flags=re.IGNORECASE)
             names = [re.sub(r"[\d,]+$", "", n).strip() for n in split_authors(line)]
@@ -151,8 +162,12 @@ def _authors_from_page(page: list[tuple[Block, str]], after: int) -> list[str]:
 def _year_from_page(page: list[tuple[Block, str]], ceiling: int) -> int | None:
     """The newest year written as a date on page 1 ('December 2, 2024', '© 2016', '2024-12-18',
     'Volume 69, 2016'); a bare year there is usually a citation, so it does not count."""
-    years = [int(m.group(1) or m.group(2)) for block, text in page if block.kind is not BlockKind.code
-             for m in _DATED_YEAR_RE.finditer(text)]
+    years = [
+        int(m.group(1) or m.group(2))
+        for block, text in page
+        if block.kind is not BlockKind.code
+        for m in _DATED_YEAR_RE.finditer(text)
+    ]
     years = [y for y in years if y <= ceiling]
     return max(years) if years else None
 
@@ -171,15 +186,26 @@ def _pick(*candidates: tuple[object, str]) -> MetadataField:
     return MetadataField()
 
 
-def extract_metadata(document_id: str, source_path: Path, fmt: str, canonical: str,
-                     blocks: list[Block], manifest_row: dict | None) -> DocumentMetadata:
+def extract_metadata(
+    document_id: str, source_path: Path, fmt: str, canonical: str, blocks: list[Block], manifest_row: dict | None
+) -> DocumentMetadata:
     """Title, authors, year and venue of one document, each with where it came from."""
     row = manifest_row or {}
     stem = Path(source_path).stem
     pdf = _pdf_metadata(Path(source_path)) if fmt == "pdf" else {}
     page = _first_page(canonical, blocks)
-    h1 = next((heading_title(canonical[b.start:b.end]) for b in blocks
-               if b.kind is BlockKind.heading and (b.level or 1) == 1), None) if fmt == "markdown" else None
+    h1 = (
+        next(
+            (
+                heading_title(canonical[b.start : b.end])
+                for b in blocks
+                if b.kind is BlockKind.heading and (b.level or 1) == 1
+            ),
+            None,
+        )
+        if fmt == "markdown"
+        else None
+    )
     page_title, title_index = _title_from_page(page, stem)
     if fmt == "markdown" and h1:
         title_index = next((i for i, (b, _) in enumerate(page) if b.kind is BlockKind.heading), -1)
@@ -190,15 +216,20 @@ def extract_metadata(document_id: str, source_path: Path, fmt: str, canonical: s
     page_year = _year_from_page(page, ceiling) if fmt == "pdf" else None  # lectures: dates are data
     return DocumentMetadata(
         document_id=document_id,
-        title=_pick((clean_title(row.get("title"), stem), "manifest"),
-                    (clean_title(pdf.get("Title"), stem), "pdf_metadata"),
-                    (clean_title(h1, stem), "markdown_heading"),
-                    (page_title if fmt == "pdf" else None, "first_page")),
-        authors=_pick((split_authors(row.get("authors")), "manifest"),
-                      ([n for n in split_authors(pdf.get("Author")) if looks_like_name(n)], "pdf_metadata"),
-                      (_authors_from_page(page, title_index), "first_page")),
-        year=_pick((manifest_year, "manifest"), (page_year, "first_page"),
-                   (pdf_year, "pdf_metadata")),
-        venue=_pick(((row.get("venue") or "").strip() or None, "manifest"), (page_venue if fmt == "pdf" else None, "first_page")),
+        title=_pick(
+            (clean_title(row.get("title"), stem), "manifest"),
+            (clean_title(pdf.get("Title"), stem), "pdf_metadata"),
+            (clean_title(h1, stem), "markdown_heading"),
+            (page_title if fmt == "pdf" else None, "first_page"),
+        ),
+        authors=_pick(
+            (split_authors(row.get("authors")), "manifest"),
+            ([n for n in split_authors(pdf.get("Author")) if looks_like_name(n)], "pdf_metadata"),
+            (_authors_from_page(page, title_index), "first_page"),
+        ),
+        year=_pick((manifest_year, "manifest"), (page_year, "first_page"), (pdf_year, "pdf_metadata")),
+        venue=_pick(
+            ((row.get("venue") or "").strip() or None, "manifest"), (page_venue if fmt == "pdf" else None, "first_page")
+        ),
         licence=(row.get("licence") or "").strip() or None,
     )

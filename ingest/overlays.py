@@ -12,16 +12,16 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from ingest.integrity import load_passages
-from ingest.parsing.beir import BEIR_FORMAT
-from ingest.register import load_source
 from corpus.config import ServedConfig
 from corpus.models import DocumentMetadata, Passage
 from corpus.state.layout import StateLayout, atomic_write_json, read_json
+from ingest.integrity import load_passages
+from ingest.parsing.beir import BEIR_FORMAT
+from ingest.register import load_source
 
 SHINGLE_WORDS = 8
 SHINGLE_STRIDE = 4
-MIN_DUPLICATE_WORDS = 30   # shorter passages (headings, captions) are left alone
+MIN_DUPLICATE_WORDS = 30  # shorter passages (headings, captions) are left alone
 _WORD_RE = re.compile(r"\w+")
 _OFFICE_PREFIX_RE = re.compile(r"^microsoft\s+(word|powerpoint|excel)\s*-\s*", re.IGNORECASE)
 _FILE_SUFFIX_RE = re.compile(r"\.(pdf|docx?|pptx?|xlsx?|tex|dvi|rtf|odt)$", re.IGNORECASE)
@@ -43,7 +43,7 @@ def _shingles(tokens: list[str]) -> set[int]:
     if not tokens:
         return set()
     starts = range(0, max(1, len(tokens) - SHINGLE_WORDS + 1), SHINGLE_STRIDE)
-    return {hash(" ".join(tokens[i:i + SHINGLE_WORDS])) for i in starts}
+    return {hash(" ".join(tokens[i : i + SHINGLE_WORDS])) for i in starts}
 
 
 def _overlap(a: set[int], b: set[int]) -> float:
@@ -55,8 +55,9 @@ def overlap_coefficient(a: str, b: str) -> float:
     return _overlap(shingles(a), shingles(b))
 
 
-def near_duplicates(passages: list[Passage],
-                    threshold: float = ServedConfig().near_duplicate_threshold) -> dict[str, str]:
+def near_duplicates(
+    passages: list[Passage], threshold: float = ServedConfig().near_duplicate_threshold
+) -> dict[str, str]:
     """chunk_id -> chunk_id of its kept twin. Passages are visited by (document_id, ordinal);
     the first of a group is kept, a later one maps to the earliest kept passage it overlaps."""
     ordered = sorted(passages, key=lambda p: (p.document_id, p.ordinal, p.chunk_id))
@@ -106,14 +107,14 @@ def consolidated_titles(metadata: list[DocumentMetadata]) -> dict[str, str]:
 
 def write_overlays(layout: StateLayout) -> dict[str, int]:
     """Recompute both overlays from every materialised document; rewrite only what changed."""
-    ids = [d for d in layout.registered_document_ids()
-           if layout.passages(d).exists() and layout.metadata(d).exists()]
+    ids = [d for d in layout.registered_document_ids() if layout.passages(d).exists() and layout.metadata(d).exists()]
     # A benchmark's records are judged one by one: folding a twin into another would hide it.
-    all_passages = [p for d in ids if load_source(layout, d)[0].format != BEIR_FORMAT
-                    for p in load_passages(layout, d)]
+    all_passages = [p for d in ids if load_source(layout, d)[0].format != BEIR_FORMAT for p in load_passages(layout, d)]
     metadata = [DocumentMetadata(**read_json(layout.metadata(d))) for d in ids]
-    overlays = {layout.near_duplicates_file: near_duplicates(all_passages),
-                layout.titles_file: consolidated_titles(metadata)}
+    overlays = {
+        layout.near_duplicates_file: near_duplicates(all_passages),
+        layout.titles_file: consolidated_titles(metadata),
+    }
     for path, content in overlays.items():
         if not path.exists() or read_json(path) != content:
             atomic_write_json(path, content)

@@ -6,13 +6,13 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
+from corpus.ids import sha256_hex
+from corpus.models import ParsedDocument
+from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_text, read_json, read_text_exact
+from corpus.text.canonical import assemble_canonical
 from ingest.parsing import MARKDOWN_PARSER, ParseOutput, parse_source, parser_version, pdf_parser_name
 from ingest.parsing.beir import BEIR_FORMAT, BEIR_PARSER, BEIR_PARSER_VERSION, parse_beir
 from ingest.register import load_source
-from corpus.text.canonical import assemble_canonical
-from corpus.ids import sha256_hex
-from corpus.models import ParsedDocument
-from corpus.state.layout import read_text_exact, StateLayout, atomic_write_json, atomic_write_text, read_json
 
 
 def parse_document(layout: StateLayout, document_id: str) -> ParsedDocument:
@@ -31,10 +31,18 @@ def parse_document(layout: StateLayout, document_id: str) -> ParsedDocument:
     if same_version and read_text_exact(canonical_path) != canonical:
         # Offsets are opposable: the same parser version must never produce another text.
         raise RuntimeError(f"{document_id}: {output.parser_version} is not deterministic on this file")
-    parsed = ParsedDocument(document_id=document_id, parser=output.parser, parser_version=output.parser_version,
-                            canonical_sha256=sha256_hex(canonical), canonical_chars=len(canonical),
-                            pages=output.pages, garbled_text=output.garbled_text,
-                            garbled_score=output.garbled_score, text_quality=output.quality, blocks=blocks)
+    parsed = ParsedDocument(
+        document_id=document_id,
+        parser=output.parser,
+        parser_version=output.parser_version,
+        canonical_sha256=sha256_hex(canonical),
+        canonical_chars=len(canonical),
+        pages=output.pages,
+        garbled_text=output.garbled_text,
+        garbled_score=output.garbled_score,
+        text_quality=output.quality,
+        blocks=blocks,
+    )
     atomic_write_text(canonical_path, canonical)
     atomic_write_json(layout.parsed_blocks(document_id), parsed.model_dump(mode="json"))
     return parsed
@@ -49,8 +57,11 @@ def expected_parser_version(fmt: str) -> str:
 def is_parsed(layout: StateLayout, document_id: str, version: str) -> bool:
     """True when the canonical text exists and was made by parser `version` (else re-parse)."""
     parsed = layout.parsed_blocks(document_id)
-    return (parsed.exists() and layout.canonical_text(document_id).exists()
-            and read_json(parsed).get("parser_version") == version)
+    return (
+        parsed.exists()
+        and layout.canonical_text(document_id).exists()
+        and read_json(parsed).get("parser_version") == version
+    )
 
 
 # Parsing in worker processes pays a start-up (a fresh interpreter imports the parsers, ≈ 1–2 s):
@@ -69,8 +80,13 @@ class ParsePool:
     document the pool was not given, or any document when the batch is too small, the configured
     parser is not pdfium, or workers=1, is parsed in this process."""
 
-    def __init__(self, layout: StateLayout, document_ids: list[str], workers: int = PARSE_WORKERS,
-                 minimum: int = PARALLEL_MIN_DOCUMENTS):
+    def __init__(
+        self,
+        layout: StateLayout,
+        document_ids: list[str],
+        workers: int = PARSE_WORKERS,
+        minimum: int = PARALLEL_MIN_DOCUMENTS,
+    ):
         self.layout, self._futures, self._executor = layout, {}, None
         if workers > 1 and len(document_ids) >= minimum and pdf_parser_name() == "pdfium":
             self._executor = ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
@@ -85,7 +101,7 @@ class ParsePool:
                 pass  # a worker died (one document crashed the parser): the rest are parsed here
         return parse_document(self.layout, document_id)
 
-    def __enter__(self) -> "ParsePool":
+    def __enter__(self) -> ParsePool:
         return self
 
     def __exit__(self, *_exc) -> None:

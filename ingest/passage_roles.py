@@ -23,8 +23,17 @@ import re
 
 from corpus.models import Passage, PassageRole
 
-REFERENCE_SECTIONS = frozenset({"references", "reference", "bibliography", "literature cited",
-                                "works cited", "reference list", "references and notes"})
+REFERENCE_SECTIONS = frozenset(
+    {
+        "references",
+        "reference",
+        "bibliography",
+        "literature cited",
+        "works cited",
+        "reference list",
+        "references and notes",
+    }
+)
 INDEX_SECTIONS = frozenset({"index", "subject index", "author index", "name index"})
 CONTENTS_SECTIONS = frozenset({"contents", "table of contents", "contents of the book"})
 TOC_MIN_LINES, TOC_SHARE = 4, 0.5
@@ -33,15 +42,20 @@ TITLE_BLOCK_MAX_CHARS = 800
 # A prose sentence: PROSE_MIN_WORDS words or more, PROSE_MIN_FUNCTION of them function words
 # (a title or an author line has at most one or two: "Measures of Dispersion", "A and B").
 PROSE_MIN_WORDS, PROSE_MIN_FUNCTION = 8, 3
-FUNCTION_WORDS = frozenset("the a an is are was were we this that to in for with be it which our "
-                           "can will these how its has have not".split())
+FUNCTION_WORDS = frozenset(
+    "the a an is are was were we this that to in for with be it which our can will these how its has have not".split()
+)
 
 _NUMBERING = re.compile(r"^(?:[\dIVXivx]+[.)]?)+\s+|[:.]+$|\s+\d+$")
 # an optional section number, a title without digits, then a page number (after dot leaders or a space)
-_TOC_LINE = re.compile(r"^\s*(?:(?:\d+|[A-Z])(?:\.\d+)*\.?\s+)?[^\W\d][^\d|=]*?"
-                       r"(?:\s*(?:\.\s?){3,}\s*|\s+)\d{1,4}\s*$")
-_INDEX_LINE = re.compile(r"^\s*[^\W\d][^,\n]{0,80},\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?"
-                         r"(?:\s*,\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*\s*$")
+_TOC_LINE = re.compile(
+    r"^\s*(?:(?:\d+|[A-Z])(?:\.\d+)*\.?\s+)?[^\W\d][^\d|=]*?"
+    r"(?:\s*(?:\.\s?){3,}\s*|\s+)\d{1,4}\s*$"
+)
+_INDEX_LINE = re.compile(
+    r"^\s*[^\W\d][^,\n]{0,80},\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?"
+    r"(?:\s*,\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*\s*$"
+)
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n")
 _WORD = re.compile(r"[A-Za-z]+")
 
@@ -93,8 +107,12 @@ def passage_role(passage: Passage) -> PassageRole:
     if section in CONTENTS_SECTIONS or _share(lines, _TOC_LINE, TOC_MIN_LINES, TOC_SHARE):
         return "contents"
     # garbled text (a broken font mapping) hides its prose from the word test: leave it as body
-    if (passage.ordinal == 0 and not passage.garbled_text
-            and len(passage.text) <= TITLE_BLOCK_MAX_CHARS and not has_prose(passage.text)):
+    if (
+        passage.ordinal == 0
+        and not passage.garbled_text
+        and len(passage.text) <= TITLE_BLOCK_MAX_CHARS
+        and not has_prose(passage.text)
+    ):
         return "title_block"
     return "body"
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from corpus.indexes.passage_store import FOLDER, PassageStore, store_path, write_passage_store
-from corpus.state.signature import recorded_signature
 from corpus.state.layout import StateLayout
+from corpus.state.signature import recorded_signature
 from ingest.corpus_view import indexed_documents
 
 
@@ -20,8 +20,9 @@ def build_passage_store(layout: StateLayout) -> dict[str, int | str]:
         store.close()
         rebuilt = 0
     else:
-        count = write_passage_store(store_path(layout, signature), signature,
-                                    (p for d in indexed_documents(layout) for p in d.passages))
+        count = write_passage_store(
+            store_path(layout, signature), signature, (p for d in indexed_documents(layout) for p in d.passages)
+        )
         rebuilt = 1
     for path in (layout.served_root / FOLDER).glob("*.sqlite"):
         if path.stem != signature:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from corpus.config import ServedConfig
-from corpus.state.freeze import freeze_state
 from corpus.reading.published import publish
+from corpus.state.freeze import freeze_state
 from corpus.state.layout import StateLayout
 from ingest.checks import index_signatures
 
@@ -17,8 +17,11 @@ def publish_if_coherent(layout: StateLayout, config: ServedConfig) -> dict:
     live = signatures["live"]
     disagree = {name: value for name, value in signatures.items() if value != live}
     if disagree or live is None:
-        return {"published": False, "signature": live or "",
-                "disagree": ", ".join(f"{k}={v or 'missing'}" for k, v in sorted(disagree.items()))}
+        return {
+            "published": False,
+            "signature": live or "",
+            "disagree": ", ".join(f"{k}={v or 'missing'}" for k, v in sorted(disagree.items())),
+        }
     refusal = frozen_refusal(layout, live)
     if refusal:
         return {"published": False, "signature": live, "disagree": refusal}

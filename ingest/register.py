@@ -4,17 +4,16 @@ The registry entry is the commit point: it is written (atomically) only after th
 are safely in `sources/`. A rejected file is set aside in `quarantine/` with its reason.
 """
 
-
 import datetime as dt
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingest.library import manifest_key_by_sha256
-from ingest.parsing.validate import RejectedSource, detect_format
 from corpus.ids import document_id_for_bytes, sha256_hex
 from corpus.models import SourceRecord
 from corpus.state.layout import StateLayout, atomic_write_bytes, atomic_write_json, read_json
+from ingest.library import manifest_key_by_sha256
+from ingest.parsing.validate import RejectedSource, detect_format
 
 
 @dataclass(frozen=True)
@@ -29,8 +28,9 @@ def source_path(layout: StateLayout, record: SourceRecord) -> Path:
     return layout.source_file(record.document_id, record.format)
 
 
-def register_file(layout: StateLayout, path: Path, library_file: str | None = None,
-                  name: str | None = None) -> Registration:
+def register_file(
+    layout: StateLayout, path: Path, library_file: str | None = None, name: str | None = None
+) -> Registration:
     """Validate and register one file (`path`: the resolved path read; `name`: the name the user
     gave it, default the path's own); never raises for bad input (it is quarantined instead)."""
     name = name or path.name
@@ -41,21 +41,27 @@ def register_file(layout: StateLayout, path: Path, library_file: str | None = No
         quarantine(layout, path, rejected, name=name)
         return Registration(name, rejected=rejected)
     data = path.read_bytes()
-    return register_bytes(layout, data, fmt, name,
-                          library_file or manifest_key_by_sha256().get(sha256_hex(data)))
+    return register_bytes(layout, data, fmt, name, library_file or manifest_key_by_sha256().get(sha256_hex(data)))
 
 
-def register_bytes(layout: StateLayout, data: bytes, fmt: str, name: str,
-                   library_file: str | None = None) -> Registration:
+def register_bytes(
+    layout: StateLayout, data: bytes, fmt: str, name: str, library_file: str | None = None
+) -> Registration:
     """Record validated source bytes under their content id: the source first, then its registry
     entry (the commit point). Bytes already registered are left as they are."""
     document_id = document_id_for_bytes(data)
     entry = layout.registry_entry(document_id)
     if entry.exists():
         return Registration(name, document_id=document_id)
-    record = SourceRecord(document_id=document_id, format=fmt, source_sha256=sha256_hex(data),
-                          bytes=len(data), original_name=name, library_file=library_file,
-                          registered_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+    record = SourceRecord(
+        document_id=document_id,
+        format=fmt,
+        source_sha256=sha256_hex(data),
+        bytes=len(data),
+        original_name=name,
+        library_file=library_file,
+        registered_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    )
     atomic_write_bytes(source_path(layout, record), data)
     atomic_write_json(entry, record.model_dump(mode="json"))
     return Registration(name, document_id=document_id, new=True)
@@ -68,9 +74,10 @@ def quarantine(layout: StateLayout, path: Path, reason: str, name: str | None = 
     target = layout.quarantine / name
     if copy and path.exists() and path.is_file():
         shutil.copyfile(path, target)
-    atomic_write_json(layout.quarantine / f"{name}.reason.json",
-                      {"file": name, "reason": reason,
-                       "at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")})
+    atomic_write_json(
+        layout.quarantine / f"{name}.reason.json",
+        {"file": name, "reason": reason, "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")},
+    )
     return target
 
 

@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import logging
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 
 from corpus.config import ServedConfig
+from corpus.encoding.token_cache import TokenCache
 from corpus.ids import sha256_hex
 from corpus.indexes.passage_store import LARGE_STATE_PASSAGES
-from corpus.state.signature import recorded_signature
-from corpus.state.layout import StateLayout
-from corpus.encoding.token_cache import TokenCache
 from corpus.indexes.token_index import TokenIndex, index_path, write_token_index
 from corpus.indexes.token_product import GRAPH_FILE, write_product_graph
+from corpus.state.layout import StateLayout
+from corpus.state.signature import recorded_signature
 from ingest.corpus_view import IndexedDocument, indexed_documents
 
 log = logging.getLogger(__name__)
@@ -32,8 +32,9 @@ log = logging.getLogger(__name__)
 BATCH_PIECES = 512
 
 
-def build_token_index(layout: StateLayout, config: ServedConfig,
-                      progress: Callable[[int, int], None] | None = None) -> dict[str, int | str]:
+def build_token_index(
+    layout: StateLayout, config: ServedConfig, progress: Callable[[int, int], None] | None = None
+) -> dict[str, int | str]:
     """Write the index for the recorded signature unless it exists; drop the working state's
     indexes of other signatures (a published generation keeps its own by a hard link)."""
     signature = recorded_signature(layout)
@@ -62,8 +63,14 @@ def build_token_index(layout: StateLayout, config: ServedConfig,
     return stats
 
 
-def _write(layout: StateLayout, config: ServedConfig, documents: list[IndexedDocument], path: Path,
-           signature: str, progress: Callable[[int, int], None] | None) -> dict[str, int]:
+def _write(
+    layout: StateLayout,
+    config: ServedConfig,
+    documents: list[IndexedDocument],
+    path: Path,
+    signature: str,
+    progress: Callable[[int, int], None] | None,
+) -> dict[str, int]:
     from corpus.encoding.embedder import load_embedder, model_folder
     from corpus.encoding.onnx_export import INGEST_THREADS, ensure_token_graph
     from corpus.encoding.token_encoder import load_token_encoder
@@ -85,8 +92,9 @@ def _write(layout: StateLayout, config: ServedConfig, documents: list[IndexedDoc
             found = cache.get_many(texts)
             missing = [t for t in dict.fromkeys(texts) if sha256_hex(t) not in found]
             for start in range(0, len(missing), BATCH_PIECES):
-                cache.put_many(missing[start:start + BATCH_PIECES],
-                               encoder.passage_tokens(missing[start:start + BATCH_PIECES]))
+                cache.put_many(
+                    missing[start : start + BATCH_PIECES], encoder.passage_tokens(missing[start : start + BATCH_PIECES])
+                )
             if missing:
                 found, computed = cache.get_many(texts), computed + len(missing)
             parts: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
@@ -96,6 +104,7 @@ def _write(layout: StateLayout, config: ServedConfig, documents: list[IndexedDoc
                 yield chunk_id, np.concatenate([c for c, _ in pieces]), np.concatenate([s for _, s in pieces])
             if progress is not None:
                 progress(number, len(documents))
+
     written = write_token_index(path, signature, config.weights_key, rows())
     return {**written, "computed_pieces": computed}
 

@@ -6,27 +6,31 @@ embedded the passages, dimension, signature, documents), written by the pipeline
 
 from __future__ import annotations
 
+from corpus.config import ServedConfig
+from corpus.encoding.bf16_encoder import resolved_passage_runtime
+from corpus.ids import sha256_hex
+from corpus.state.generations import begin_generation, promote_generation
+from corpus.state.layout import StateLayout
+from corpus.state.signature import recorded_signature
+from corpus.vectors.vector_store import VectorPoint, edge_root, open_vector_store
 from ingest.corpus_view import indexed_documents
 from ingest.embed import load_document_embeddings
-from corpus.encoding.bf16_encoder import resolved_passage_runtime
-from corpus.config import ServedConfig
-from corpus.ids import sha256_hex
-from corpus.state.signature import recorded_signature
-from corpus.state.layout import StateLayout
-from corpus.state.generations import begin_generation, promote_generation
-from corpus.vectors.vector_store import VectorPoint, edge_root, open_vector_store
 
 
 def _fingerprint(layout: StateLayout, config: ServedConfig, document_id: str) -> str:
     return sha256_hex(layout.embeddings(document_id, config.model_key).read_bytes())[:16]
 
 
-def vector_meta(config: ServedConfig, dimension: int, signature: str | None,
-                documents: dict[str, str]) -> dict:
+def vector_meta(config: ServedConfig, dimension: int, signature: str | None, documents: dict[str, str]) -> dict:
     """What the store records about itself; `documents` maps document_id to its fingerprint."""
-    return {"model_id": config.embedding_model, "model_key": config.model_key,
-            "passage_runtime": resolved_passage_runtime(config.passage_runtime), "dimension": dimension,
-            "signature": signature, "documents": documents}
+    return {
+        "model_id": config.embedding_model,
+        "model_key": config.model_key,
+        "passage_runtime": resolved_passage_runtime(config.passage_runtime),
+        "dimension": dimension,
+        "signature": signature,
+        "documents": documents,
+    }
 
 
 def sync_vector_index(layout: StateLayout, config: ServedConfig, dimension: int) -> dict[str, int]:
@@ -51,14 +55,28 @@ def sync_vector_index(layout: StateLayout, config: ServedConfig, dimension: int)
                 continue
             store.delete_document(document.document_id)
             chunk_ids, pieces, vectors = load_document_embeddings(layout, config, document.document_id)
-            store.upsert([VectorPoint(chunk_id=c, document_id=document.document_id, piece=int(p), vector=v,
-                                      year=document.year, authors=document.authors)
-                          for c, p, v in zip(chunk_ids, pieces, vectors)])
+            store.upsert(
+                [
+                    VectorPoint(
+                        chunk_id=c,
+                        document_id=document.document_id,
+                        piece=int(p),
+                        vector=v,
+                        year=document.year,
+                        authors=document.authors,
+                    )
+                    for c, p, v in zip(chunk_ids, pieces, vectors)
+                ]
+            )
             known[document.document_id] = wanted[document.document_id]
             updated += 1
         store.set_meta(vector_meta(config, dimension, signature, known))
-        stats = {"documents": len(documents), "updated": updated, "removed": len(removed),
-                 "points": store.count_points()}
+        stats = {
+            "documents": len(documents),
+            "updated": updated,
+            "removed": len(removed),
+            "points": store.count_points(),
+        }
     finally:
         store.close()
     if generation is not None:

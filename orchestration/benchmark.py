@@ -25,16 +25,23 @@ def ingest_benchmark(layout: StateLayout, name: str, corpus: dict[str, dict], pr
     through the library's jobs, indexed under the ranking `profile` (the benchmark's, "" for none),
     publish it and write its marker (ingest.benchmark). A record set aside fails the build: every
     judged record must be served."""
-    report = ingest_registered(layout, lambda: register_corpus(layout, name, corpus), {"benchmark": name}, {},
-                               profile, registration_order=True)
+    report = ingest_registered(
+        layout, lambda: register_corpus(layout, name, corpus), {"benchmark": name}, {}, profile, registration_order=True
+    )
     if report.set_aside:
-        raise RunFailed(f"{name}: {len(report.set_aside)} document(s) set aside, e.g. "
-                        f"{next(iter(report.set_aside.items()))}")
+        raise RunFailed(
+            f"{name}: {len(report.set_aside)} document(s) set aside, e.g. {next(iter(report.set_aside.items()))}"
+        )
     generation = pointed_generation(layout.published)
-    if (report.signature is None or generation is None
-            or recorded_signature(layout.viewing(generation)) != report.signature):
-        raise RunFailed(f"{name}: the benchmark state was not published (checks failed: "
-                        f"{sorted(k for k, ok in report.checks.items() if not ok)})")
+    if (
+        report.signature is None
+        or generation is None
+        or recorded_signature(layout.viewing(generation)) != report.signature
+    ):
+        raise RunFailed(
+            f"{name}: the benchmark state was not published (checks failed: "
+            f"{sorted(k for k, ok in report.checks.items() if not ok)})"
+        )
     write_marker(layout, name, corpus, report.signature, production_resources(layout, profile)["state"].config)
     return report
 
@@ -54,8 +61,9 @@ def prepare_benchmark(home: StateLayout, name: str, corpus: dict[str, dict]) -> 
     return state
 
 
-def evaluate_over_state(layout: StateLayout, bench: str, arms: list[str], split: str | None = None,
-                        limit: int | None = None) -> dict:
+def evaluate_over_state(
+    layout: StateLayout, bench: str, arms: list[str], split: str | None = None, limit: int | None = None
+) -> dict:
     """`quant-rag eval`: a BEIR benchmark's state prepared (ingested unless published already),
     then the `evaluate` job on `layout`'s instance (orchestration.runner.evaluate)."""
     corpus = benchmark_corpus(bench)

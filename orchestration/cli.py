@@ -7,20 +7,26 @@ import json
 import sys
 from pathlib import Path
 
-from corpus.state.lock import WriterBusyError
 from corpus.state.layout import StateLayout
+from corpus.state.lock import WriterBusyError
 
 
 def ingest(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="quant-rag ingest",
-                                     description="Ingest and index the bundled library (default) or given files.")
-    parser.add_argument("paths", nargs="*", type=Path, help="PDF/Markdown files or folders; default: the bundled library")
+    parser = argparse.ArgumentParser(
+        prog="quant-rag ingest", description="Ingest and index the bundled library (default) or given files."
+    )
+    parser.add_argument(
+        "paths", nargs="*", type=Path, help="PDF/Markdown files or folders; default: the bundled library"
+    )
     parser.add_argument("--limit", type=int, default=None, help="only the first N bundled documents (quick tries)")
-    parser.add_argument("--verbose", action="store_true", help="also print Dagster's event log (it is always in Dagster)")
+    parser.add_argument(
+        "--verbose", action="store_true", help="also print Dagster's event log (it is always in Dagster)"
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     args = parser.parse_args(argv)
     from ingest.intake import Intake, collect_paths
     from ingest.library import library_files
+
     if args.paths:
         intake = collect_paths(args.paths)
     else:
@@ -35,8 +41,10 @@ def ingest(argv: list[str]) -> int:
         print("error: no file to ingest among the given paths", file=sys.stderr)
         return 1
     from orchestration.console import closing_summary, use_terminal
+
     use_terminal(verbose=args.verbose)
     from orchestration.runner import ingest as run_ingest
+
     layout = StateLayout.from_env()
     skipped = f" ({len(intake.skipped)} path(s) skipped, listed at the end)" if intake.skipped else ""
     print(f"ingesting {len(files)} files into {layout.root}{skipped}", file=sys.stderr)
@@ -47,10 +55,20 @@ def ingest(argv: list[str]) -> int:
         return 1
     failed = [name for name, passed in report.checks.items() if not passed]
     if args.json:
-        print(json.dumps({"documents": report.documents, "registered": len(report.registered),
-                          "already_known": len(report.already_known), "set_aside": report.set_aside,
-                          "skipped": report.skipped,
-                          "signature": report.signature, "checks_failed": failed}, indent=1))
+        print(
+            json.dumps(
+                {
+                    "documents": report.documents,
+                    "registered": len(report.registered),
+                    "already_known": len(report.already_known),
+                    "set_aside": report.set_aside,
+                    "skipped": report.skipped,
+                    "signature": report.signature,
+                    "checks_failed": failed,
+                },
+                indent=1,
+            )
+        )
     print(closing_summary(layout, report, failed), file=sys.stderr)
     nothing_ingested = bool(files) and not report.registered and not report.already_known
     return 1 if failed or nothing_ingested else 0
@@ -64,6 +82,7 @@ def evaluate(argv: list[str]) -> int:
     from orchestration.benchmark import evaluate_over_state
     from orchestration.console import use_terminal
     from orchestration.outcome import RunFailed
+
     use_terminal(verbose="--verbose" in argv)
     return eval_command([a for a in argv if a != "--verbose"], run=evaluate_over_state, errors=(RunFailed,))
 
@@ -74,6 +93,7 @@ def remove(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     from corpus.ids import InvalidIdError, validate_document_id
     from orchestration.runner import remove as run_remove
+
     try:
         document_id = validate_document_id(args.document_id)
     except InvalidIdError as exc:
@@ -81,8 +101,11 @@ def remove(argv: list[str]) -> int:
         return 2
     layout = StateLayout.from_env()
     if document_id not in layout.registered_document_ids():
-        print(f"error: {document_id} is not registered; nothing removed "
-              f"(the list_documents tool lists the registered ids)", file=sys.stderr)
+        print(
+            f"error: {document_id} is not registered; nothing removed "
+            f"(the list_documents tool lists the registered ids)",
+            file=sys.stderr,
+        )
         return 1
     try:
         signature = run_remove(layout, document_id)
@@ -99,9 +122,14 @@ def freeze_command(argv: list[str], action: str) -> int:
     args = parser.parse_args(argv)
     from corpus.state.freeze import FreezeError, freeze, unfreeze
     from corpus.state.signature import compute_signature
+
     layout = StateLayout.from_env()
     try:
-        state = freeze(layout, compute_signature(layout), args.reason) if action == "freeze" else unfreeze(layout, args.reason)
+        state = (
+            freeze(layout, compute_signature(layout), args.reason)
+            if action == "freeze"
+            else unfreeze(layout, args.reason)
+        )
     except FreezeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

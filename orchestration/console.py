@@ -34,12 +34,14 @@ def use_terminal(verbose: bool = False) -> None:
     CONSOLE.echo = lambda line: print(line, file=sys.stderr, flush=True)
     if not verbose:
         from transformers.utils import logging as transformers_logging
+
         transformers_logging.disable_progress_bar()
         transformers_logging.set_verbosity_error()
 
 
 def corpus_line(layout: StateLayout) -> str:
     from corpus.state.signature import recorded_signature
+
     ids = layout.registered_document_ids()
     passages = sum(len(read_jsonl(layout.passages(d))) for d in ids if layout.passages(d).exists())
     return f"corpus: {len(ids)} documents, {passages} passages, signature {recorded_signature(layout)}"
@@ -47,10 +49,13 @@ def corpus_line(layout: StateLayout) -> str:
 
 def next_steps(layout: StateLayout) -> list[str]:
     root = layout.root
-    return [f"state: {root}", "next:",
-            f"  quant-rag serve   (or: claude mcp add quant-rag -e QUANT_RAG_HOME={root} -- quant-rag serve)",
-            f"  QUANT_RAG_HOME={root} DAGSTER_HOME={layout.dagster_home} dagster dev -w workspace.yaml",
-            f"  mlflow ui --backend-store-uri sqlite:///{layout.mlflow}/mlflow.db --workers 1"]
+    return [
+        f"state: {root}",
+        "next:",
+        f"  quant-rag serve   (or: claude mcp add quant-rag -e QUANT_RAG_HOME={root} -- quant-rag serve)",
+        f"  QUANT_RAG_HOME={root} DAGSTER_HOME={layout.dagster_home} dagster dev -w workspace.yaml",
+        f"  mlflow ui --backend-store-uri sqlite:///{layout.mlflow}/mlflow.db --workers 1",
+    ]
 
 
 def closing_summary(layout: StateLayout, report, failed_checks: list[str]) -> str:

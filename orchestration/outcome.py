@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 import dagster as dg
 
-from assets.sql_models import KEY_PREFIX as MODEL_PREFIX, catalogue_models
+from assets.sql_models import KEY_PREFIX as MODEL_PREFIX
+from assets.sql_models import catalogue_models
 
 Metadata = dict[str, object]
 
@@ -23,10 +24,12 @@ DOCUMENT_STAGES: dict[str, Callable[[list[Metadata]], str]] = {
     "source_document": lambda rows: f"checked {len(rows)} sources",
     "parsed_document": lambda rows: f"parsed {len(rows)} documents, {_sum(rows, 'pages')} pages",
     "passages": lambda rows: f"chunked {len(rows)} documents into {_sum(rows, 'passages')} passages",
-    "document_metadata": lambda rows: (f"described {len(rows)} documents, "
-                                       f"{sum(1 for r in rows if r.get('title'))} with a title"),
-    "passage_embeddings": lambda rows: (f"embedded {len(rows)} documents, {_sum(rows, 'pieces')} pieces "
-                                        f"({_sum(rows, 'from_cache')} from cache)"),
+    "document_metadata": lambda rows: (
+        f"described {len(rows)} documents, {sum(1 for r in rows if r.get('title'))} with a title"
+    ),
+    "passage_embeddings": lambda rows: (
+        f"embedded {len(rows)} documents, {_sum(rows, 'pieces')} pieces ({_sum(rows, 'from_cache')} from cache)"
+    ),
 }
 SHOWN_VALUES = 3
 NO_ERROR_MESSAGE = "the step failed without an error message"
@@ -50,22 +53,38 @@ class RunOutcome:
 
     @classmethod
     def of(cls, result: dg.ExecuteInProcessResult) -> RunOutcome:
-        seconds = {e.step_key: e.step_success_data.duration_ms / 1000 for e in result.all_events
-                   if e.event_type == dg.DagsterEventType.STEP_SUCCESS}
+        seconds = {
+            e.step_key: e.step_success_data.duration_ms / 1000
+            for e in result.all_events
+            if e.event_type == dg.DagsterEventType.STEP_SUCCESS
+        }
         rows: dict[str, list[Metadata]] = {}
         for event in result.get_asset_materialization_events():
             materialization = event.materialization
             rows.setdefault(materialization.asset_key.to_user_string(), []).append(
-                {k: v.value for k, v in materialization.metadata.items()})
-        checks = {f"{e.asset_key.to_user_string()}:{e.check_name}": e.passed
-                  for e in result.get_asset_check_evaluations()}
+                {k: v.value for k, v in materialization.metadata.items()}
+            )
+        checks = {
+            f"{e.asset_key.to_user_string()}:{e.check_name}": e.passed for e in result.get_asset_check_evaluations()
+        }
         failures = [e.step_failure_data for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
-        failure = "; ".join((f.user_failure_data.description if f.user_failure_data and f.user_failure_data.description
-                             else f.error.message.strip() if f.error else NO_ERROR_MESSAGE) for f in failures)
+        failure = "; ".join(
+            (
+                f.user_failure_data.description
+                if f.user_failure_data and f.user_failure_data.description
+                else f.error.message.strip()
+                if f.error
+                else NO_ERROR_MESSAGE
+            )
+            for f in failures
+        )
         # the dbt models are one step (the dbt build) that materialises every model
         step = {a: catalogue_models.op.name if a.startswith(f"{MODEL_PREFIX}/") else a for a in rows}
-        return cls(checks=checks, stages=[(asset, seconds.get(step[asset], 0.0), found) for asset, found in rows.items()],
-                   failure=failure)
+        return cls(
+            checks=checks,
+            stages=[(asset, seconds.get(step[asset], 0.0), found) for asset, found in rows.items()],
+            failure=failure,
+        )
 
     def merge(self, other: RunOutcome) -> None:
         self.checks.update(other.checks)
@@ -85,7 +104,9 @@ class RunOutcome:
                 text = DOCUMENT_STAGES[asset](through)
                 text += f" ({len(rows) - len(through)} set aside)" if len(through) < len(rows) else ""
             else:
-                shown = [f"{k} {v}" for k, v in rows[-1].items() if isinstance(v, (int, float, str)) and len(str(v)) <= 16]
+                shown = [
+                    f"{k} {v}" for k, v in rows[-1].items() if isinstance(v, (int, float, str)) and len(str(v)) <= 16
+                ]
                 text = f"{asset.replace('_', ' ')}: " + ", ".join(shown[:SHOWN_VALUES])
             lines.append(f"  {text[:WIDTH]:<{WIDTH}} {seconds:6.1f} s")
         return lines

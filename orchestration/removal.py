@@ -13,6 +13,7 @@ class RemoveConfig(dg.Config):
 def remove_document_op(context: dg.OpExecutionContext, config: RemoveConfig, state: StateResource) -> None:
     from corpus.ids import validate_document_id
     from orchestration.runner import remove
+
     signature = remove(state.layout, validate_document_id(config.document_id))
     context.log.info(f"removed {config.document_id}; corpus signature now {signature}")
 

@@ -17,15 +17,15 @@ import dagster as dg
 from assets.partitions import DOCUMENTS_PARTITIONS, retire_set_aside_partitions
 from corpus.config import ServedConfig
 from corpus.state.journal import close_intent, open_intent, open_intents
+from corpus.state.layout import StateLayout
 from corpus.state.lock import writer_lock
 from corpus.state.signature import recorded_signature
-from corpus.state.layout import StateLayout
 from ingest.intake import Intake, register_batch
 from ingest.register import Registration
 from ingest.retire import retire_document
 from ingest.setaside import quarantined_since
-from orchestration.jobs import corpus_job, document_job, evaluation_job
 from orchestration.console import CONSOLE
+from orchestration.jobs import corpus_job, document_job, evaluation_job
 from orchestration.outcome import RunFailed, RunOutcome
 from orchestration.pipeline import ASSET_CHECKS, ASSETS
 from orchestration.resources import production_resources
@@ -41,7 +41,7 @@ class IngestReport:
     registered: list[str] = field(default_factory=list)
     already_known: list[str] = field(default_factory=list)
     set_aside: dict[str, str] = field(default_factory=dict)
-    skipped: dict[str, str] = field(default_factory=dict)   # paths not read (not regular files, …)
+    skipped: dict[str, str] = field(default_factory=dict)  # paths not read (not regular files, …)
     documents: int = 0
     signature: str | None = None
     checks: dict[str, bool] = field(default_factory=dict)
@@ -60,19 +60,33 @@ def _definitions(layout: StateLayout, profile: str = "") -> dg.Definitions:
     """The pipeline's jobs bound to this state directory (and ranking profile, for a benchmark's
     state): CLI runs are recorded under the jobs' names (ingest_documents, refresh_corpus,
     evaluate), so their histories fill in the UI."""
-    return dg.Definitions(assets=ASSETS, asset_checks=ASSET_CHECKS, jobs=[document_job, corpus_job, evaluation_job],
-                          resources=production_resources(layout, profile))
+    return dg.Definitions(
+        assets=ASSETS,
+        asset_checks=ASSET_CHECKS,
+        jobs=[document_job, corpus_job, evaluation_job],
+        resources=production_resources(layout, profile),
+    )
 
 
-def _run(layout: StateLayout, instance, job_name: str, tags: dict | None = None, ops: dict | None = None,
-         raise_on_error: bool = True, profile: str = "") -> RunOutcome:
+def _run(
+    layout: StateLayout,
+    instance,
+    job_name: str,
+    tags: dict | None = None,
+    ops: dict | None = None,
+    raise_on_error: bool = True,
+    profile: str = "",
+) -> RunOutcome:
     """Run one job in process (`ops`: the run config of its assets). Dagster's event log goes to the
     instance (the UI shows it); the terminal gets it only when VERBOSE is set (`--verbose`). A failed
     step raises its own exception, or RunFailed with its message when not `raise_on_error`."""
     level = "DEBUG" if CONSOLE.verbose else "CRITICAL"
     run_config = {"loggers": {"console": {"config": {"log_level": level}}}, **({"ops": ops} if ops else {})}
-    result = _definitions(layout, profile).resolve_job_def(job_name).execute_in_process(
-        instance=instance, tags=tags or {}, run_config=run_config, raise_on_error=raise_on_error)
+    result = (
+        _definitions(layout, profile)
+        .resolve_job_def(job_name)
+        .execute_in_process(instance=instance, tags=tags or {}, run_config=run_config, raise_on_error=raise_on_error)
+    )
     outcome = RunOutcome.of(result)
     if not result.success:
         raise RunFailed(f"{job_name} (Dagster run {result.run_id[:8]}) failed: {outcome.failure}")
@@ -108,14 +122,20 @@ def refresh_corpus(layout: StateLayout, instance, profile: str = "") -> dict[str
     return _run(layout, instance, corpus_job.name, profile=profile).checks
 
 
-def evaluate(layout: StateLayout, bench: str, arms: list[str], split: str | None = None,
-             limit: int | None = None) -> dict:
+def evaluate(
+    layout: StateLayout, bench: str, arms: list[str], split: str | None = None, limit: int | None = None
+) -> dict:
     """Run `evaluate` (benchmarks, then evaluation_runs for this request) on the state's instance;
     returns the summary evaluation_runs recorded in its materialisation (MLflow run ids included).
     A BEIR benchmark's state must be published first (orchestration.benchmark)."""
     request = {"bench": bench, "arms": arms, "split": split, "limit_queries": limit}
-    outcome = _run(layout, instance_for(layout), evaluation_job.name, ops={"evaluation_runs": {"config": request}},
-                   raise_on_error=False)  # a refused request is a message, not a traceback
+    outcome = _run(
+        layout,
+        instance_for(layout),
+        evaluation_job.name,
+        ops={"evaluation_runs": {"config": request}},
+        raise_on_error=False,
+    )  # a refused request is a message, not a traceback
     summary = outcome.metadata("evaluation_runs")["summary"]
     if not isinstance(summary, dict):
         raise RunFailed(f"evaluation_runs recorded no summary for {bench}")
@@ -126,8 +146,11 @@ def _incomplete(layout: StateLayout, instance) -> list[str]:
     """Registered documents whose last per-document artefact (their vectors) is missing."""
     config = ServedConfig.from_env()
     known = set(instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS))
-    return [d for d in layout.registered_document_ids()
-            if d not in known or not layout.embeddings(d, config.model_key).exists()]
+    return [
+        d
+        for d in layout.registered_document_ids()
+        if d not in known or not layout.embeddings(d, config.model_key).exists()
+    ]
 
 
 def repair(layout: StateLayout, instance, profile: str = "") -> int:
@@ -171,12 +194,22 @@ def ingest(layout: StateLayout, files: list[tuple[Path, str | None]] | Intake) -
     """Register, ingest and index `files` ((path, manifest key), or an intake with the paths it
     skipped); bad files are set aside, and every file set aside during the run is reported."""
     intake = files if isinstance(files, Intake) else Intake(files=list(files))
-    return ingest_registered(layout, lambda: register_batch(layout, intake),
-                   {"files": [str(p) for p, _ in intake.files]}, dict(intake.skipped))
+    return ingest_registered(
+        layout,
+        lambda: register_batch(layout, intake),
+        {"files": [str(p) for p, _ in intake.files]},
+        dict(intake.skipped),
+    )
 
 
-def ingest_registered(layout: StateLayout, register: Callable[[], list[Registration]], intent_detail: dict,
-                      skipped: dict[str, str], profile: str = "", registration_order: bool = False) -> IngestReport:
+def ingest_registered(
+    layout: StateLayout,
+    register: Callable[[], list[Registration]],
+    intent_detail: dict,
+    skipped: dict[str, str],
+    profile: str = "",
+    registration_order: bool = False,
+) -> IngestReport:
     """The writer's one ingestion path (files, or a benchmark's records: orchestration.benchmark):
     `register()` runs under the writer lock inside a journal intent (`intent_detail` says what it
     reads), then the document job over every document not yet complete and the corpus job, under

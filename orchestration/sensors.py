@@ -5,14 +5,18 @@ from pathlib import Path
 import dagster as dg
 
 from assets.partitions import DOCUMENTS_PARTITIONS, documents_partitions
-from corpus.state.lock import WriterBusyError
 from corpus.state.layout import StateLayout
+from corpus.state.lock import WriterBusyError
 from ingest.intake import take_inbox
 from orchestration.jobs import corpus_job, document_job
 
 
-@dg.sensor(job=document_job, minimum_interval_seconds=15, default_status=dg.DefaultSensorStatus.RUNNING,
-           description="Registers new files dropped in $QUANT_RAG_HOME/inbox and requests their ingestion.")
+@dg.sensor(
+    job=document_job,
+    minimum_interval_seconds=15,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Registers new files dropped in $QUANT_RAG_HOME/inbox and requests their ingestion.",
+)
 def inbox_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
     """Registration goes through the writer's own path (writer lock, journal intent); while
     another writer holds the lock the tick is skipped and the files wait in the inbox."""
@@ -28,18 +32,23 @@ def inbox_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.Sk
     known = set(context.instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS))
     new_ids: list[str] = []
     for registration in registrations:
-        document_id = registration.document_id   # set on every registration not rejected
+        document_id = registration.document_id  # set on every registration not rejected
         if registration.rejected:
             context.log.warning(f"{registration.name} set aside: {registration.rejected}")
         elif document_id is not None and document_id not in known and document_id not in new_ids:
             new_ids.append(document_id)
     return dg.SensorResult(
         run_requests=[dg.RunRequest(partition_key=d, run_key=f"ingest:{d}") for d in new_ids],
-        dynamic_partitions_requests=[documents_partitions.build_add_request(new_ids)] if new_ids else [])
+        dynamic_partitions_requests=[documents_partitions.build_add_request(new_ids)] if new_ids else [],
+    )
 
 
-@dg.run_status_sensor(run_status=dg.DagsterRunStatus.SUCCESS, monitored_jobs=[document_job],
-                      request_job=corpus_job, default_status=dg.DefaultSensorStatus.RUNNING,
-                      description="Refreshes overlays, catalogue, signature and indexes after an ingestion.")
+@dg.run_status_sensor(
+    run_status=dg.DagsterRunStatus.SUCCESS,
+    monitored_jobs=[document_job],
+    request_job=corpus_job,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Refreshes overlays, catalogue, signature and indexes after an ingestion.",
+)
 def refresh_after_ingest(context: dg.RunStatusSensorContext):
     return dg.RunRequest(run_key=f"refresh:{context.dagster_run.run_id}")

@@ -36,19 +36,24 @@ from corpus.indexes.bm25_store import indexed_text
 from corpus.text.tokenize import Analyzer
 from serving.scaffolding import SCAFFOLDING
 
-DENSE_K = 5            # `dense_gap` = best dense similarity - the DENSE_K-th
-PASSAGES_READ = 5      # top passages whose words count for `best_passage` and `pair_coverage`
-PASSAGE_CHARS = 800    # of each (title, section path, then text): bounds the cost near 1 ms a search
+DENSE_K = 5  # `dense_gap` = best dense similarity - the DENSE_K-th
+PASSAGES_READ = 5  # top passages whose words count for `best_passage` and `pair_coverage`
+PASSAGE_CHARS = 800  # of each (title, section path, then text): bounds the cost near 1 ms a search
 MIN_TERM_CHARS = 2
 # Function words of a question; the BM25 analyser keeps them (it serves with stop words "none").
-QUESTION_WORDS = frozenset("""
+QUESTION_WORDS = (
+    frozenset(
+        """
 a an and are as at be been being between both but by can could did do does doing each for from
 had has have how i if in into is it its itself may might more most much must no nor not of on or
 other our over own same should so some such than that the their them then there these they this
 those through to too under up very was we were what when where which while who whom why will
 with would you your one ones use used using versus vs via within without about across after
 against also am any because before during does further here just make makes made get gets
-""".split()) | SCAFFOLDING
+""".split()
+    )
+    | SCAFFOLDING
+)
 _STEM = Stemmer.Stemmer("english").stemWords  # "loadings" meets "loading", "priced" meets "price"
 
 
@@ -67,11 +72,15 @@ class Model:
 
 # Fitted by `python -m evaluation.abstention_fit` on the library dev set (answerable questions vs
 # its negatives and the absent-topic dev questions; all-MiniLM-L6-v2, hybrid); refit for another model.
-QUESTION_MODEL = Model(("vocabulary", "best_passage", "pair_coverage", "dense_top", "dense_gap"),
-                       (-6.513, -5.274, -4.315, -8.878, -27.911), 11.74)
+QUESTION_MODEL = Model(
+    ("vocabulary", "best_passage", "pair_coverage", "dense_top", "dense_gap"),
+    (-6.513, -5.274, -4.315, -8.878, -27.911),
+    11.74,
+)
 LEXICAL_MODEL = Model(("vocabulary", "best_passage", "pair_coverage"), (-5.925, -7.289, -5.084), 6.463)
-COOPERATIVE_MODEL = Model(("vocabulary", "hypothetical_top", "hypothetical_vocabulary"),
-                          (-6.244, -31.159, -16.377), 35.71)
+COOPERATIVE_MODEL = Model(
+    ("vocabulary", "hypothetical_top", "hypothetical_vocabulary"), (-6.244, -31.159, -16.377), 35.71
+)
 MODELS = {"question": QUESTION_MODEL, "lexical": LEXICAL_MODEL, "cooperative": COOPERATIVE_MODEL}
 
 
@@ -102,7 +111,7 @@ class TermStatistics:
         return stem in self._idf_of
 
 
-_STATISTICS: "weakref.WeakKeyDictionary[object, TermStatistics]" = weakref.WeakKeyDictionary()
+_STATISTICS: weakref.WeakKeyDictionary[object, TermStatistics] = weakref.WeakKeyDictionary()
 
 
 def term_statistics(bm25) -> TermStatistics:
@@ -117,8 +126,13 @@ def term_statistics(bm25) -> TermStatistics:
 def content_stems(text: str, analyzer: Analyzer) -> list[str]:
     """The text's terms that name something, stemmed, in order: no function or framing words, no
     bare numbers."""
-    return _STEM([t for t in analyzer(text) if len(t) >= MIN_TERM_CHARS and t not in QUESTION_WORDS
-                  and not t.replace(".", "").isdigit()])
+    return _STEM(
+        [
+            t
+            for t in analyzer(text)
+            if len(t) >= MIN_TERM_CHARS and t not in QUESTION_WORDS and not t.replace(".", "").isdigit()
+        ]
+    )
 
 
 def _share(weights: dict, present) -> float:
@@ -126,9 +140,14 @@ def _share(weights: dict, present) -> float:
     return sum(w for key, w in weights.items() if present(key)) / total if total > 0 else 1.0
 
 
-def features(text: str, analyzer: Analyzer, statistics: TermStatistics, passages: list[str],
-             dense_scores: list[float] | None,
-             hypothetical: tuple[str, list[float]] | None = None) -> dict[str, float]:
+def features(
+    text: str,
+    analyzer: Analyzer,
+    statistics: TermStatistics,
+    passages: list[str],
+    dense_scores: list[float] | None,
+    hypothetical: tuple[str, list[float]] | None = None,
+) -> dict[str, float]:
     """The models' inputs: the searched text, its top passages' indexed text, its dense
     similarities best first (None in bm25 mode) and, when the agent sent one, its hypothetical
     passage with that passage's dense similarities."""
@@ -149,8 +168,7 @@ def features(text: str, analyzer: Analyzer, statistics: TermStatistics, passages
         values.update(dense_top=float(head[0]), dense_gap=float(head[0] - head[-1]))
     if hypothetical is not None and hypothetical[1]:
         hyp = {s: statistics.weight(s) for s in dict.fromkeys(content_stems(hypothetical[0], analyzer))}
-        values.update(hypothetical_top=float(hypothetical[1][0]),
-                      hypothetical_vocabulary=_share(hyp, statistics.known))
+        values.update(hypothetical_top=float(hypothetical[1][0]), hypothetical_vocabulary=_share(hyp, statistics.known))
     return values
 
 
@@ -175,8 +193,9 @@ def passage_texts(reader, chunk_ids: list[str]) -> list[str]:
     return out
 
 
-def no_answer_probability(engine, text: str, found,
-                          hypothetical: tuple[str, list[float]] | None = None) -> float | None:
+def no_answer_probability(
+    engine, text: str, found, hypothetical: tuple[str, list[float]] | None = None
+) -> float | None:
     """P(no answer) for a retrieval (serving.engine.Retrieval) of the searched `text` (and, when
     the agent sent one, its hypothetical passage with its dense similarities in the same scope);
     None when the scope held no document (an empty scope says nothing about the library) or when
@@ -189,7 +208,12 @@ def no_answer_probability(engine, text: str, found,
         statistics = term_statistics(engine.bm25)
     except ServingError:
         return None
-    values = features(text, engine.config.analyzer, statistics,
-                      passage_texts(engine.reader, [h.chunk_id for h in found.hits]),
-                      list(found.dense_scores) or None, hypothetical)
+    values = features(
+        text,
+        engine.config.analyzer,
+        statistics,
+        passage_texts(engine.reader, [h.chunk_id for h in found.hits]),
+        list(found.dense_scores) or None,
+        hypothetical,
+    )
     return probability(values)

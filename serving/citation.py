@@ -14,21 +14,41 @@ is `not_found` with the reason "closest search stopped at budget".
 from __future__ import annotations
 
 from collections.abc import Mapping
+
 from pydantic import BaseModel
 
 from corpus.ids import InvalidIdError, validate_chunk_id, validate_document_id
 from corpus.reading.reader import CorpusReader
 from serving.citation_closest import BUDGET_REASON, Budget, OverBudget, closest_window
 from serving.citation_places import covering_chunk
+from serving.citation_result import (
+    MAX_BATCH,
+    MAX_BATCH_BYTES,
+    MAX_QUOTE_CHARS,
+    MAX_SUPPORTS_CHARS,
+    MIN_QUOTE_CHARS,
+    MIN_SEGMENT_WORDS,
+    CitationResult,
+    _result,
+    quote_refusal,
+)
 from serving.citation_segments import MAX_ELLIPSIS_GAP, match_segments
-from serving.citation_result import (MAX_BATCH, MAX_BATCH_BYTES, MAX_QUOTE_CHARS, MAX_SUPPORTS_CHARS,
-                                     MIN_QUOTE_CHARS, MIN_SEGMENT_WORDS, CitationResult, _result,
-                                     quote_refusal)
 from serving.citation_text import DOCUMENTS, ELLIPSIS_RE, NormalisedDocument, find_all, match_whole
 
-__all__ = ["BUDGET_REASON", "Budget", "CitationResult", "MAX_BATCH", "MAX_BATCH_BYTES", "MAX_ELLIPSIS_GAP",
-           "MAX_QUOTE_CHARS", "MAX_SUPPORTS_CHARS", "MIN_QUOTE_CHARS", "quote_refusal", "verify_batch",
-           "verify_quote"]
+__all__ = [
+    "BUDGET_REASON",
+    "Budget",
+    "CitationResult",
+    "MAX_BATCH",
+    "MAX_BATCH_BYTES",
+    "MAX_ELLIPSIS_GAP",
+    "MAX_QUOTE_CHARS",
+    "MAX_SUPPORTS_CHARS",
+    "MIN_QUOTE_CHARS",
+    "quote_refusal",
+    "verify_batch",
+    "verify_quote",
+]
 
 
 def _hint_ranges(reader: CorpusReader, document_id: str, chunk_id: str | None) -> list[tuple[int, int]]:
@@ -41,8 +61,9 @@ def _pick(hits: list[tuple[int, int]], hint: list[tuple[int, int]]) -> tuple[int
     return next((h for h in hits if any(s <= h[0] and h[1] <= e for s, e in hint)), hits[0])
 
 
-def _verify(reader: CorpusReader, doc: NormalisedDocument, document_id: str, quote: str, chunk_id: str | None,
-            budget: Budget) -> CitationResult:
+def _verify(
+    reader: CorpusReader, doc: NormalisedDocument, document_id: str, quote: str, chunk_id: str | None, budget: Budget
+) -> CitationResult:
     """The raw match always runs (a substring search); normalised matching and the closest search
     only while the call's budget lasts."""
     hits = find_all(doc.text, quote.strip())
@@ -51,16 +72,29 @@ def _verify(reader: CorpusReader, doc: NormalisedDocument, document_id: str, quo
             budget.spend()
             return _verify_normalised(reader, doc, document_id, quote, chunk_id, budget)
         except OverBudget:
-            return _result(document_id, quote, reason_code="budget", reason=(
-                f"not a raw substring; normalised match not tried: {BUDGET_REASON} "
-                f"({budget.seconds:g} s per call); check fewer or shorter quotes per call"))
+            return _result(
+                document_id,
+                quote,
+                reason_code="budget",
+                reason=(
+                    f"not a raw substring; normalised match not tried: {BUDGET_REASON} "
+                    f"({budget.seconds:g} s per call); check fewer or shorter quotes per call"
+                ),
+            )
     s, e = _pick([(h, h + len(quote.strip())) for h in hits], _hint_ranges(reader, document_id, chunk_id))
-    return _result(document_id, quote, "verified", offsets=[(s, e)], occurrences=len(hits),
-                   chunk_id=covering_chunk(reader, document_id, s, e, chunk_id))
+    return _result(
+        document_id,
+        quote,
+        "verified",
+        offsets=[(s, e)],
+        occurrences=len(hits),
+        chunk_id=covering_chunk(reader, document_id, s, e, chunk_id),
+    )
 
 
-def _verify_normalised(reader: CorpusReader, doc: NormalisedDocument, document_id: str, quote: str,
-                       chunk_id: str | None, budget: Budget) -> CitationResult:
+def _verify_normalised(
+    reader: CorpusReader, doc: NormalisedDocument, document_id: str, quote: str, chunk_id: str | None, budget: Budget
+) -> CitationResult:
     text = quote.strip()
     matched = match_whole(doc, text)
     segments = [s.strip() for s in ELLIPSIS_RE.split(text) if s.strip()]
@@ -68,32 +102,57 @@ def _verify_normalised(reader: CorpusReader, doc: NormalisedDocument, document_i
     if matched is None and len(segments) > 1:
         short = [s for s in segments if len(s.split()) < MIN_SEGMENT_WORDS]
         if short:
-            return _result(document_id, quote, reason_code="segment_too_short", reason=(
-                f"each part around an ellipsis needs at least {MIN_SEGMENT_WORDS} words; too short: {short[0]!r}"))
+            return _result(
+                document_id,
+                quote,
+                reason_code="segment_too_short",
+                reason=(
+                    f"each part around an ellipsis needs at least {MIN_SEGMENT_WORDS} words; too short: {short[0]!r}"
+                ),
+            )
         placed = match_segments(doc, segments, [p.ranges for p in reader.by_document.get(document_id, [])])
         if placed.stitched:
             return _stitched(reader, document_id, quote, placed.stitched)
         if placed.ranges is not None:
             ranges = placed.ranges
             chunk = covering_chunk(reader, document_id, ranges[0][0], ranges[-1][1], chunk_id)
-            return _result(document_id, quote, "verified" if placed.raw else "verified_normalised",
-                           offsets=ranges, occurrences=1, chunk_id=chunk)
+            return _result(
+                document_id,
+                quote,
+                "verified" if placed.raw else "verified_normalised",
+                offsets=ranges,
+                occurrences=1,
+                chunk_id=chunk,
+            )
         failed_segment = placed.failed
     if matched is not None:
         status, hits = matched
         s, e = _pick(hits, _hint_ranges(reader, document_id, chunk_id))
-        return _result(document_id, quote, status, offsets=[(s, e)], occurrences=len(hits),
-                       chunk_id=covering_chunk(reader, document_id, s, e, chunk_id))
+        return _result(
+            document_id,
+            quote,
+            status,
+            offsets=[(s, e)],
+            occurrences=len(hits),
+            chunk_id=covering_chunk(reader, document_id, s, e, chunk_id),
+        )
     probe = segments[failed_segment] if failed_segment is not None else text
-    where = (f"ellipsis segment {failed_segment + 1} of {len(segments)} not found in order"
-             if failed_segment is not None else "quote not found in the document")
+    where = (
+        f"ellipsis segment {failed_segment + 1} of {len(segments)} not found in order"
+        if failed_segment is not None
+        else "quote not found in the document"
+    )
     code = "segment_absent" if failed_segment is not None else "absent"
     try:
         budget.spend()
         closest = closest_window(doc, reader, document_id, probe, chunk_id, budget)
     except OverBudget:
-        return _result(document_id, quote, reason_code="budget", reason=(
-            f"{where}; {BUDGET_REASON} ({budget.seconds:g} s per call): no closest passage given"))
+        return _result(
+            document_id,
+            quote,
+            reason_code="budget",
+            reason=(f"{where}; {BUDGET_REASON} ({budget.seconds:g} s per call): no closest passage given"),
+        )
     if closest is None:
         reason = f"{where}; no similar passage"
     elif closest.word_edits == 0:
@@ -103,16 +162,22 @@ def _verify_normalised(reader: CorpusReader, doc: NormalisedDocument, document_i
     return _result(document_id, quote, reason=reason, reason_code=code, closest=closest)
 
 
-def _stitched(reader: CorpusReader, document_id: str, quote: str,
-              ranges: list[tuple[int, int]]) -> CitationResult:
+def _stitched(reader: CorpusReader, document_id: str, quote: str, ranges: list[tuple[int, int]]) -> CitationResult:
     """Every part occurs, in order, but not as one quote: say where each part is."""
     gap = max(b[0] - a[1] for a, b in zip(ranges, ranges[1:]))
-    places = "; ".join(f"part {i + 1} in {covering_chunk(reader, document_id, s, e, None)} at {s}"
-                       for i, (s, e) in enumerate(ranges))
-    return _result(document_id, quote, reason_code="stitched", reason=(
-        f"stitched: each part occurs, in order, but up to {gap:,} characters apart and not in one "
-        f"passage; an ellipsis joins parts within one passage or at most {MAX_ELLIPSIS_GAP} "
-        f"characters apart ({places}); cite the parts as separate quotes"))
+    places = "; ".join(
+        f"part {i + 1} in {covering_chunk(reader, document_id, s, e, None)} at {s}" for i, (s, e) in enumerate(ranges)
+    )
+    return _result(
+        document_id,
+        quote,
+        reason_code="stitched",
+        reason=(
+            f"stitched: each part occurs, in order, but up to {gap:,} characters apart and not in one "
+            f"passage; an ellipsis joins parts within one passage or at most {MAX_ELLIPSIS_GAP} "
+            f"characters apart ({places}); cite the parts as separate quotes"
+        ),
+    )
 
 
 def _refusal(document_id: object, quote: object, chunk_id: object) -> tuple[str, str] | None:
@@ -142,8 +207,9 @@ def _repair_table(reader: CorpusReader, document_id: str) -> dict[int, str]:
     return quality.quote_table() if quality is not None else {}
 
 
-def verify_quote(reader: CorpusReader, document_id: str, quote: str, chunk_id: str | None = None,
-                 budget: Budget | None = None) -> CitationResult:
+def verify_quote(
+    reader: CorpusReader, document_id: str, quote: str, chunk_id: str | None = None, budget: Budget | None = None
+) -> CitationResult:
     """Check one quote against a document's canonical text."""
     item = {"document_id": document_id, "quote": quote, "chunk_id": chunk_id}
     return verify_batch(reader, [item], budget)[0]
@@ -158,15 +224,28 @@ def verify_batch(reader: CorpusReader, items: list[dict], budget: Budget | None 
     for item in items:
         item = item.model_dump() if isinstance(item, BaseModel) else item
         if not isinstance(item, Mapping):
-            results.append(_result("", "", reason_code="invalid_item",
-                                   reason="each item must be an object {document_id, quote, chunk_id?}"))
+            results.append(
+                _result(
+                    "",
+                    "",
+                    reason_code="invalid_item",
+                    reason="each item must be an object {document_id, quote, chunk_id?}",
+                )
+            )
             continue
         document_id, quote, chunk_id = item.get("document_id"), item.get("quote"), item.get("chunk_id")
         supports = item.get("supports") if isinstance(item.get("supports"), str) else None
         refusal = _refusal(document_id, quote, chunk_id)
         if refusal:
-            results.append(_result(str(document_id or ""), str(quote or ""), reason_code=refusal[0],
-                                   reason=refusal[1], supports=supports))
+            results.append(
+                _result(
+                    str(document_id or ""),
+                    str(quote or ""),
+                    reason_code=refusal[0],
+                    reason=refusal[1],
+                    supports=supports,
+                )
+            )
             continue
         # _refusal found both well-formed strings (chunk_id, when given, too)
         assert isinstance(document_id, str) and isinstance(quote, str)

@@ -13,33 +13,39 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from corpus.text.normalise import canonical_end, normalise_with_map
 from corpus.reading.reader import CorpusReader
+from corpus.text.normalise import canonical_end, normalise_with_map
 from serving.cancel import cancelled as call_cancelled
 from serving.citation_places import passage_place
 from serving.citation_text import NormalisedDocument, word_key
 
-CLOSEST_BUDGET_S = 0.75          # wall time of matching beyond raw per call (a batch shares it): 2 s margin
+CLOSEST_BUDGET_S = 0.75  # wall time of matching beyond raw per call (a batch shares it): 2 s margin
 BUDGET_REASON = "closest search stopped at budget"
-MAX_SEED_REPEATS = 8             # occurrences of a seed word in the quote used to place windows
-MIN_CLOSEST_SIMILARITY = 0.3     # below this the "closest" window is noise, not a near miss
-MAX_SEEDS = 4                    # rarest quote words used to place candidate windows
-MAX_SEED_HITS = 64               # occurrences followed per seed word
+MAX_SEED_REPEATS = 8  # occurrences of a seed word in the quote used to place windows
+MIN_CLOSEST_SIMILARITY = 0.3  # below this the "closest" window is noise, not a near miss
+MAX_SEEDS = 4  # rarest quote words used to place candidate windows
+MAX_SEED_HITS = 64  # occurrences followed per seed word
 
 
 class Closest(BaseModel):
     """The document's nearest window to a quote that did not match, and where to read it."""
 
     text: str = Field(description="The window's words as the document holds them (quote these).")
-    chunk_id: str | None = Field(description=(
-        "Passage where the window starts: get_passage(chunk_id, offset) reads from its start."))
-    offset: int | None = Field(description=(
-        "get_passage's `offset` of the window in that passage (passage-relative). Inside a "
-        "formula or table row, get_passage reads from the safe position before it."))
-    continues_in: str | None = Field(description=(
-        "chunk_id of the next passage when the window runs past the end of chunk_id's passage."))
-    document_offsets: tuple[int, int] = Field(description=(
-        "Canonical [start, end) of the window in the whole document; not a get_passage offset."))
+    chunk_id: str | None = Field(
+        description=("Passage where the window starts: get_passage(chunk_id, offset) reads from its start.")
+    )
+    offset: int | None = Field(
+        description=(
+            "get_passage's `offset` of the window in that passage (passage-relative). Inside a "
+            "formula or table row, get_passage reads from the safe position before it."
+        )
+    )
+    continues_in: str | None = Field(
+        description=("chunk_id of the next passage when the window runs past the end of chunk_id's passage.")
+    )
+    document_offsets: tuple[int, int] = Field(
+        description=("Canonical [start, end) of the window in the whole document; not a get_passage offset.")
+    )
     similarity: float = Field(description="difflib ratio over words, 0 to 1, 3 decimals.")
     word_edits: int = Field(description="One per changed, missing or extra word.")
     differing_words: list[dict] = Field(description='[{"quote": "…", "document": "…"}]')
@@ -82,8 +88,11 @@ class _Matcher(SequenceMatcher):
         return super().find_longest_match(*args)
 
 
-def _closest(doc: NormalisedDocument, quote: str, budget: Budget,
-             ) -> tuple[int, int, float, list[tuple[str, int, int, int, int]]] | None:
+def _closest(
+    doc: NormalisedDocument,
+    quote: str,
+    budget: Budget,
+) -> tuple[int, int, float, list[tuple[str, int, int, int, int]]] | None:
     """Best window (word start, word length) by word alignment, with its opcodes."""
     qn = normalise_with_map(quote)[0]
     qkeys = [word_key(w) for w in qn.split(" ")] if qn else []
@@ -103,14 +112,14 @@ def _closest(doc: NormalisedDocument, quote: str, budget: Budget,
     shared = {}
     for s in starts:  # words a window shares with the quote bound the words it can align
         budget.spend()
-        window = Counter(doc.keys[s:s + n])
+        window = Counter(doc.keys[s : s + n])
         shared[s] = sum(min(c, wanted[k]) for k, c in window.items() if k in wanted)
     best_matches, start = -1, 0
     for s in sorted(starts, key=lambda s: (-shared[s], s)):
         if shared[s] < best_matches:
             break  # no later window can align more words; ties go to the earliest start
         budget.spend()
-        matcher.set_seq1(doc.keys[s:s + n])
+        matcher.set_seq1(doc.keys[s : s + n])
         matches = sum(block.size for block in matcher.get_matching_blocks())
         if matches > best_matches or (matches == best_matches and s < start):
             best_matches, start = matches, s
@@ -120,7 +129,7 @@ def _closest(doc: NormalisedDocument, quote: str, budget: Budget,
         for size in sorted({min(n + d, total - s) for d in range(-2, 3)}):
             if s >= 0 and size >= 1:
                 budget.spend()
-                matcher.set_seq1(doc.keys[s:s + size])
+                matcher.set_seq1(doc.keys[s : s + size])
                 ops = matcher.get_opcodes()
                 matches = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
                 edits = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
@@ -132,8 +141,9 @@ def _closest(doc: NormalisedDocument, quote: str, budget: Budget,
     return start, length, ratio, ops
 
 
-def closest_window(doc: NormalisedDocument, reader: CorpusReader, document_id: str, quote: str,
-                   hint: str | None, budget: Budget) -> Closest | None:
+def closest_window(
+    doc: NormalisedDocument, reader: CorpusReader, document_id: str, quote: str, hint: str | None, budget: Budget
+) -> Closest | None:
     found = _closest(doc, quote, budget)
     if found is None or found[2] < MIN_CLOSEST_SIMILARITY:
         return None
@@ -146,7 +156,7 @@ def closest_window(doc: NormalisedDocument, reader: CorpusReader, document_id: s
     def raw_quote(i1: int, i2: int) -> str:
         if i1 == i2:
             return ""
-        return quote[qmap[qstarts[i1]]:canonical_end(quote, qmap, qstarts[i2 - 1] + len(qwords[i2 - 1]) - 1)]
+        return quote[qmap[qstarts[i1]] : canonical_end(quote, qmap, qstarts[i2 - 1] + len(qwords[i2 - 1]) - 1)]
 
     def raw_doc(j1: int, j2: int) -> str:
         if j1 == j2:
@@ -164,6 +174,13 @@ def closest_window(doc: NormalisedDocument, reader: CorpusReader, document_id: s
     s, e = doc.canonical(dstarts[start], dstarts[last] + len(doc.words[last]))
     text = doc.text[s:e]
     chunk_id, offset, continues_in = passage_place(reader, document_id, s, text, hint)
-    return Closest(text=text, chunk_id=chunk_id, offset=offset, continues_in=continues_in,
-                   document_offsets=(s, e), similarity=round(ratio, 3), word_edits=edits,
-                   differing_words=differing)
+    return Closest(
+        text=text,
+        chunk_id=chunk_id,
+        offset=offset,
+        continues_in=continues_in,
+        document_offsets=(s, e),
+        similarity=round(ratio, 3),
+        word_edits=edits,
+        differing_words=differing,
+    )

@@ -6,8 +6,7 @@ from __future__ import annotations
 from corpus.reading.reader import CorpusReader
 
 
-def covering_chunk(reader: CorpusReader, document_id: str, start: int, end: int,
-                   preferred: str | None) -> str | None:
+def covering_chunk(reader: CorpusReader, document_id: str, start: int, end: int, preferred: str | None) -> str | None:
     """The passage whose canonical ranges overlap [start, end) the most (the hint wins ties)."""
     best, best_overlap = None, 0
     for passage in reader.by_document.get(document_id, []):
@@ -17,8 +16,9 @@ def covering_chunk(reader: CorpusReader, document_id: str, start: int, end: int,
     return best
 
 
-def passage_place(reader: CorpusReader, document_id: str, start: int, text: str,
-                  hint: str | None) -> tuple[str | None, int | None, str | None]:
+def passage_place(
+    reader: CorpusReader, document_id: str, start: int, text: str, hint: str | None
+) -> tuple[str | None, int | None, str | None]:
     """(chunk_id, passage-relative offset, next chunk_id when it runs on) of canonical `text` at
     `start`: what get_passage(chunk_id, offset) reads from. A passage cut verbatim from the
     canonical text holds it at `start` minus its own start; a table piece that repeats its header
@@ -31,7 +31,7 @@ def passage_place(reader: CorpusReader, document_id: str, start: int, text: str,
             continue
         if passage.granularity == "exact":
             at = start - begin
-            held = passage.text[at:at + len(text)]
+            held = passage.text[at : at + len(text)]
             if held == text:
                 found.append((passage.chunk_id, at, None))
             elif held and text.startswith(held) and i + 1 < len(passages):

@@ -32,8 +32,7 @@ class SegmentMatch:
 
 def _occurrences(doc: NormalisedDocument, normed: list[str]) -> list[list[Range]]:
     """Canonical ranges of every normalised occurrence of each part, in document order."""
-    return [[doc.canonical(h, h + len(seg)) for h in find_all(doc.norm, seg)] if seg else []
-            for seg in normed]
+    return [[doc.canonical(h, h + len(seg)) for h in find_all(doc.norm, seg)] if seg else [] for seg in normed]
 
 
 def _tighten(hits: list[list[Range]], chain: list[Range], floor: int) -> list[Range]:
@@ -62,19 +61,18 @@ def _within_gap(hits: list[list[Range]]) -> list[Range] | None:
     for ranges in hits[1:]:
         ends = sorted(e for _, e in reach[-1])
         # h is reachable when some reachable end lies in [h.start - MAX_ELLIPSIS_GAP, h.start]
-        reach.append([h for h in ranges
-                      if bisect_right(ends, h[0]) > bisect_left(ends, h[0] - MAX_ELLIPSIS_GAP)])
+        reach.append([h for h in ranges if bisect_right(ends, h[0]) > bisect_left(ends, h[0] - MAX_ELLIPSIS_GAP)])
         if not reach[-1]:
             return None
     chain = [reach[-1][0]]
     for k in range(len(hits) - 2, -1, -1):
-        chain.insert(0, max((h for h in reach[k] if chain[0][0] - MAX_ELLIPSIS_GAP <= h[1] <= chain[0][0]),
-                            key=lambda h: h[1]))
+        chain.insert(
+            0, max((h for h in reach[k] if chain[0][0] - MAX_ELLIPSIS_GAP <= h[1] <= chain[0][0]), key=lambda h: h[1])
+        )
     return chain
 
 
-def match_segments(doc: NormalisedDocument, segments: list[str],
-                   passages: list[list[Range]]) -> SegmentMatch:
+def match_segments(doc: NormalisedDocument, segments: list[str], passages: list[list[Range]]) -> SegmentMatch:
     """Ordered normalised match of an ellipsis quote's parts. The parts join when consecutive ones
     are at most MAX_ELLIPSIS_GAP canonical characters apart, or when all lie in one passage
     (`passages`: the canonical ranges of each passage of the document): an ellipsis skips words

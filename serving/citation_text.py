@@ -17,7 +17,7 @@ from typing import Literal
 
 from corpus.text.normalise import canonical_end, normalise_with_map
 
-CACHE_CHARS = 8_000_000          # normalised documents kept, in canonical characters (~10-40 B each)
+CACHE_CHARS = 8_000_000  # normalised documents kept, in canonical characters (~10-40 B each)
 ELLIPSIS_RE = re.compile(r"\s*\[?(?:…|\.\s?\.\s?\.)\]?\s*")
 _INNER_HYPHEN_RE = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 _PUNCT = string.punctuation + "“”‘’«»…"
@@ -56,8 +56,8 @@ class NormalisedDocument:
         'mean-variance', 'meanvariance' and 'mean-\\nvariance' all read 'meanvariance' here."""
         parts, origin, pos = [], array("i"), 0
         for m in _INNER_HYPHEN_RE.finditer(self.norm):
-            parts.append(self.norm[pos:m.start()])
-            origin.extend(self.origin[pos:m.start()])
+            parts.append(self.norm[pos : m.start()])
+            origin.extend(self.origin[pos : m.start()])
             pos = m.end()
         parts.append(self.norm[pos:])
         origin.extend(self.origin[pos:])

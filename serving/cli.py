@@ -58,10 +58,10 @@ def _run(tool_name: str, arguments: dict, as_json: bool) -> tuple[int, dict]:
 
 
 def serve(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="quant-rag serve",
-                                     description="Serve the MCP tools over stdio.")
-    parser.add_argument("--no-warm-up", action="store_true",
-                        help="do not load the embedding model in the background at start")
+    parser = argparse.ArgumentParser(prog="quant-rag serve", description="Serve the MCP tools over stdio.")
+    parser.add_argument(
+        "--no-warm-up", action="store_true", help="do not load the embedding model in the background at start"
+    )
     args = parser.parse_args(argv)
     from serving.server import serve as run_server
 
@@ -83,16 +83,20 @@ def search(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print the structured result")
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    arguments = {"query": args.query, "limit": args.limit, "mode": args.mode,
-                 "year_min": args.year_min, "year_max": args.year_max, "author": args.author,
-                 "document_id": args.document_id}
-    return _run("search_documents", {k: v for k, v in arguments.items() if v is not None},
-                args.json)[0]
+    arguments = {
+        "query": args.query,
+        "limit": args.limit,
+        "mode": args.mode,
+        "year_min": args.year_min,
+        "year_max": args.year_max,
+        "author": args.author,
+        "document_id": args.document_id,
+    }
+    return _run("search_documents", {k: v for k, v in arguments.items() if v is not None}, args.json)[0]
 
 
 def verify(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="quant-rag verify",
-                                     description="Check that a quote occurs in a document.")
+    parser = argparse.ArgumentParser(prog="quant-rag verify", description="Check that a quote occurs in a document.")
     parser.add_argument("document_id")
     parser.add_argument("quote")
     parser.add_argument("--chunk-id", default=None)
@@ -112,13 +116,14 @@ def doctor(argv: list[str]) -> int:
     """Print every artefact's coherence and the rebuild command; non-zero when any is off."""
     from serving.coherence import check_state, doctor_text, token_index_line, token_index_state
 
-    parser = argparse.ArgumentParser(prog="quant-rag doctor",
-                                     description="Check that every index matches the corpus state.")
+    parser = argparse.ArgumentParser(
+        prog="quant-rag doctor", description="Check that every index matches the corpus state."
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.ERROR)
-    from corpus.state.journal import writer_activity
     from corpus.reading.published import open_published
+    from corpus.state.journal import writer_activity
 
     config = served_config()
     published = open_published(StateLayout.from_env())  # what a server started now would serve
@@ -130,32 +135,48 @@ def doctor(argv: list[str]) -> int:
     finally:
         published.close()
     if args.json:
-        print(json.dumps({"root": str(layout.root), "signature": report.signature,
-                          "coherent": report.coherent, "rebuild": report.rebuild_commands,
-                          "artefacts": [a.__dict__ for a in report.artefacts],
-                          "token_index": {"status": tokens[0], "detail": tokens[1]},
-                          "published": {"generation": published.generation, **published.manifest},
-                          "writers": writers}, indent=1))
+        print(
+            json.dumps(
+                {
+                    "root": str(layout.root),
+                    "signature": report.signature,
+                    "coherent": report.coherent,
+                    "rebuild": report.rebuild_commands,
+                    "artefacts": [a.__dict__ for a in report.artefacts],
+                    "token_index": {"status": tokens[0], "detail": tokens[1]},
+                    "published": {"generation": published.generation, **published.manifest},
+                    "writers": writers,
+                },
+                indent=1,
+            )
+        )
     else:
-        print(f"state: {layout.root}\n" + "\n".join(_published_lines(published, writers))
-              + "\n" + doctor_text(report, (token_index_line(*tokens, report.signature),)))
+        print(
+            f"state: {layout.root}\n"
+            + "\n".join(_published_lines(published, writers))
+            + "\n"
+            + doctor_text(report, (token_index_line(*tokens, report.signature),))
+        )
     return EXIT_OK if report.coherent else EXIT_FAILED
 
 
 def _published_lines(published, writers: list[dict]) -> list[str]:
     """Which generation readers open, and any ingest at work or killed midway."""
     if published.generation is None:
-        lines = ["published: none - the state directory is read in place "
-                 "(the next `quant-rag ingest` publishes it)"]
+        lines = ["published: none - the state directory is read in place (the next `quant-rag ingest` publishes it)"]
     else:
         m = published.manifest
-        lines = [f"published: {published.generation} (signature {m.get('signature', '-')}, "
-                 f"{m.get('documents', '-')} documents, at {m.get('published_at', '-')}); "
-                 f"servers started now serve it"]
+        lines = [
+            f"published: {published.generation} (signature {m.get('signature', '-')}, "
+            f"{m.get('documents', '-')} documents, at {m.get('published_at', '-')}); "
+            f"servers started now serve it"
+        ]
     for w in writers:
         what = f"opened at {w['opened_at']} ({w['files']} files, {w['documents']} documents)"
-        lines.append(f"{w['action']} in progress: {what}, writer pid {w['pid']}; readers keep the "
-                     f"published state until it publishes the next" if w["live"] else
-                     f"interrupted {w['action']}: {what}, its writer is gone; the next "
-                     f"`quant-rag ingest` repairs it")
+        lines.append(
+            f"{w['action']} in progress: {what}, writer pid {w['pid']}; readers keep the "
+            f"published state until it publishes the next"
+            if w["live"]
+            else f"interrupted {w['action']}: {what}, its writer is gone; the next `quant-rag ingest` repairs it"
+        )
     return lines

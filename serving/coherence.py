@@ -10,12 +10,13 @@ every call but corpus_status (which reports it) with the command that rebuilds i
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Literal
 
 from corpus.config import ServedConfig
-from corpus.state.signature import compute_signature, recorded_signature
 from corpus.state.layout import HOME_ENV, StateLayout, read_json
+from corpus.state.signature import compute_signature, recorded_signature
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ class Artefact:
 
 @dataclass
 class CoherenceReport:
-    signature: str                      # computed from the files on disk
+    signature: str  # computed from the files on disk
     artefacts: list[Artefact] = field(default_factory=list)
 
     @property
@@ -47,10 +48,18 @@ class CoherenceReport:
 
     def problem(self) -> str:
         """One sentence naming each broken artefact, for error messages."""
-        broken = [f"{a.name} is {a.status}" + (f" ({a.detail})" if a.detail else "")
-                  for a in self.artefacts if a.status != "coherent"]
-        return ("the corpus state is incoherent: " + "; ".join(broken) + ". Run `"
-                + "`, `".join(self.rebuild_commands) + "` to rebuild it.")
+        broken = [
+            f"{a.name} is {a.status}" + (f" ({a.detail})" if a.detail else "")
+            for a in self.artefacts
+            if a.status != "coherent"
+        ]
+        return (
+            "the corpus state is incoherent: "
+            + "; ".join(broken)
+            + ". Run `"
+            + "`, `".join(self.rebuild_commands)
+            + "` to rebuild it."
+        )
 
 
 def _vector_signature(layout: StateLayout, config: ServedConfig, computed: str) -> str | None:
@@ -95,8 +104,7 @@ def _graph_signature(layout: StateLayout, config: ServedConfig, computed: str) -
 
     con = duckdb.connect(str(layout.graph), read_only=True)
     try:
-        meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('signature', 'format_version')")
-                    .fetchall())
+        meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('signature', 'format_version')").fetchall())
     finally:
         con.close()
     if meta.get("format_version") != FORMAT_VERSION:  # what GraphStore.open would refuse
@@ -109,25 +117,30 @@ def _model_artefact(layout: StateLayout, config: ServedConfig) -> Artefact:
     id, revision and a local folder's content fingerprint)? Edge keeps one folder per model key;
     the meta of each names the model it holds."""
     from corpus.state.generations import current_generation
-    from corpus.vectors.vector_store import edge_root
     from corpus.vectors.vector_store_edge import META_FILE
 
     wanted = f"{config.embedding_model} ({config.model_key}" + (
-        f", {config.embedding_model_path})" if config.embedding_model_path else ")")
+        f", {config.embedding_model_path})" if config.embedding_model_path else ")"
+    )
     if config.vector_backend != "edge":  # one collection per model key: the vector probe covers it
         return Artefact("embedding model", "coherent", config.model_key, wanted)
-    metas = [read_json(current_generation(root) / META_FILE) for root in
-             sorted((layout.vectors / "edge").glob("passages-*"))
-             if (current_generation(root) / META_FILE).exists()]
+    metas = [
+        read_json(current_generation(root) / META_FILE)
+        for root in sorted((layout.vectors / "edge").glob("passages-*"))
+        if (current_generation(root) / META_FILE).exists()
+    ]
     built = {m.get("model_key"): m.get("model_id") for m in metas}
     if config.model_key in built:
         return Artefact("embedding model", "coherent", config.model_key)
     if not built:
         return Artefact("embedding model", "missing", None, f"no vector index for {wanted}")
     others = ", ".join(f"{model} ({key})" for key, model in sorted(built.items(), key=str))
-    return Artefact("embedding model", "stale", ",".join(sorted(map(str, built))),
-                    f"the vector index was built with {others}; configured {wanted}: "
-                    f"re-embed with `{INGEST_COMMAND}`")
+    return Artefact(
+        "embedding model",
+        "stale",
+        ",".join(sorted(map(str, built))),
+        f"the vector index was built with {others}; configured {wanted}: re-embed with `{INGEST_COMMAND}`",
+    )
 
 
 PROBES: tuple[tuple[str, Callable[[StateLayout, ServedConfig, str], str | None]], ...] = (
@@ -142,8 +155,9 @@ def check_state(layout: StateLayout, config: ServedConfig) -> CoherenceReport:
     computed = compute_signature(layout)
     report = CoherenceReport(signature=computed)
     if not layout.registered_document_ids():
-        report.artefacts.append(Artefact("corpus documents", "missing", None,
-                                         f"no registered document in the state directory ({HOME_ENV})"))
+        report.artefacts.append(
+            Artefact("corpus documents", "missing", None, f"no registered document in the state directory ({HOME_ENV})")
+        )
     recorded = recorded_signature(layout)
     report.artefacts.append(_judge("recorded signature", recorded, computed))
     for name, probe in PROBES:
@@ -183,8 +197,9 @@ def token_index_state(layout: StateLayout, config: ServedConfig, signature: str)
         return "unreadable", f"{type(exc).__name__}: hybrid search keeps the fused order → run `{INGEST_COMMAND}`"
     if index is None:
         return "missing", f"hybrid search keeps the fused order → run `{INGEST_COMMAND}`"
-    product = ("integer product" if index.product is not None
-               else f"float product: `{INGEST_COMMAND}` adds its integer graph")
+    product = (
+        "integer product" if index.product is not None else f"float product: `{INGEST_COMMAND}` adds its integer graph"
+    )
     return "coherent", f"{len(index.spans)} passages, {index.codes.shape[0]:,} token rows ({product})"
 
 
@@ -204,6 +219,9 @@ def doctor_text(report: CoherenceReport, optional: tuple[str, ...] = ()) -> str:
         fix = "" if a.status == "coherent" else f" → run `{a.rebuild}`"
         lines.append(f"{mark}{a.name}: {a.status} [{a.signature or '-'}]{extra}{fix}")
     lines.extend(optional)
-    lines.append("state is coherent" if report.coherent else
-                 "state is NOT coherent: " + ", ".join(f"`{c}`" for c in report.rebuild_commands))
+    lines.append(
+        "state is coherent"
+        if report.coherent
+        else "state is NOT coherent: " + ", ".join(f"`{c}`" for c in report.rebuild_commands)
+    )
     return "\n".join(lines)

@@ -29,7 +29,9 @@ _MATH_CONSTRUCTS = frozenset({"$", "$$", "\\[", "\\(", "begin"})
 _TABLE_ROW_RE = re.compile(r"(?m)^[ \t]*\|.*\|")
 _HTML_TAG_RE = re.compile(
     r"</?(?:sup|sub|br|p|div|span|table|thead|tbody|tr|td|th|b|i|u|em|strong|small|a|img|ul|ol|li"
-    r"|hr|h[1-6]|code|pre|font|center)\b[^<>]{0,200}/?>", re.IGNORECASE)
+    r"|hr|h[1-6]|code|pre|font|center)\b[^<>]{0,200}/?>",
+    re.IGNORECASE,
+)
 _HEX_RE = re.compile(r"^[0-9a-f]{12,64}$")
 _PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "la", "le"})
 _ORGANISATION_RE = re.compile(r"\b(team|inc|llc|ltd|group|bank|board|committee|institute)\b\.?", re.I)
@@ -38,17 +40,26 @@ MAX_CITED_AUTHORS = 3
 
 def make_trace(corpus_signature: str | None, config_hash: str, window: int) -> Trace:
     """A fresh trace: random 16-hex request id, versions from corpus.versions."""
-    return Trace(request_id=uuid.uuid4().hex[:16], server_version=SERVER_VERSION,
-                 contract_version=CONTRACT_VERSION, corpus_signature=corpus_signature,
-                 config_hash=config_hash, window=window)
+    return Trace(
+        request_id=uuid.uuid4().hex[:16],
+        server_version=SERVER_VERSION,
+        contract_version=CONTRACT_VERSION,
+        corpus_signature=corpus_signature,
+        config_hash=config_hash,
+        window=window,
+    )
 
 
 def anchor_for(passage: Passage, canonical_sha256: str) -> Anchor:
     """Anchor of a passage into its document's canonical text."""
     if not _HEX_RE.match(canonical_sha256):
         raise ValueError(f"canonical_sha256 must be hex (>= {SHA_PREFIX} chars), got {canonical_sha256[:70]!r}")
-    return Anchor(document_id=passage.document_id, ranges=[(s, e) for s, e in passage.ranges],
-                  granularity=passage.granularity, sha256=canonical_sha256[:SHA_PREFIX])
+    return Anchor(
+        document_id=passage.document_id,
+        ranges=[(s, e) for s, e in passage.ranges],
+        granularity=passage.granularity,
+        sha256=canonical_sha256[:SHA_PREFIX],
+    )
 
 
 def quality_flags(text: str, truncated: bool, garbled: bool) -> Flags:
@@ -72,15 +83,17 @@ def quality_flags(text: str, truncated: bool, garbled: bool) -> Flags:
     )
 
 
-def cite_for(authors: list[str], year: int | None, title: str | None,
-             page_start: int | None, page_end: int | None) -> Cite:
+def cite_for(
+    authors: list[str], year: int | None, title: str | None, page_start: int | None, page_end: int | None
+) -> Cite:
     """Citation of a passage: 'Pav, S. E. (2024). Notes on the Sharpe ratio, pp. 3–4'."""
     pages = None
     if page_start is not None:
         last = page_end if page_end is not None else page_start
         pages = str(page_start) if last <= page_start else f"{page_start}–{last}"
-    return Cite(authors=list(authors), year=year, title=title, pages=pages,
-                text=format_cite(authors, year, title, pages))
+    return Cite(
+        authors=list(authors), year=year, title=title, pages=pages, text=format_cite(authors, year, title, pages)
+    )
 
 
 def _short_author(name: str) -> str:
@@ -145,15 +158,22 @@ def serve_text(text: str, window: int, chunk_id: str | None = None, offset: int 
     if not 0 <= offset <= len(text):
         raise ValueError(f"offset {offset} is outside the text (0..{len(text)})")
     if offset == 0 and len(text) <= window:  # the common case: whole, and position 0 is always safe
-        return ServedText(text=text.rstrip(), truncated=False, remaining_chars=0,
-                          next_offset=None, continuation=None, offset=0)
+        return ServedText(
+            text=text.rstrip(), truncated=False, remaining_chars=0, next_offset=None, continuation=None, offset=0
+        )
     mask = forbidden_mask(text)
     if mask[offset]:
         offset = _safe_before(mask, offset, 0) or 0
     rest_len = len(text) - offset
     if rest_len <= window:
-        return ServedText(text=text[offset:].rstrip(), truncated=False, remaining_chars=0,
-                          next_offset=None, continuation=None, offset=offset)
+        return ServedText(
+            text=text[offset:].rstrip(),
+            truncated=False,
+            remaining_chars=0,
+            next_offset=None,
+            continuation=None,
+            offset=offset,
+        )
     cut = offset + find_cut(text[offset:], window)
     if mask[cut]:  # the suffix scan disagreed with the full text, or nothing safe in the window
         cut = _safe_before(mask, cut, offset) or next(q for q in range(cut, len(text) + 1) if not mask[q])
@@ -163,11 +183,23 @@ def serve_text(text: str, window: int, chunk_id: str | None = None, offset: int 
     if nxt < len(text) and mask[nxt]:
         nxt = cut
     if nxt == len(text):
-        return ServedText(text=text[offset:].rstrip(), truncated=False, remaining_chars=0,
-                          next_offset=None, continuation=None, offset=offset)
+        return ServedText(
+            text=text[offset:].rstrip(),
+            truncated=False,
+            remaining_chars=0,
+            next_offset=None,
+            continuation=None,
+            offset=offset,
+        )
     continuation = f'get_passage(chunk_id="{chunk_id}", offset={nxt})' if chunk_id else None
-    return ServedText(text=text[offset:cut].rstrip(), truncated=True, remaining_chars=len(text) - nxt,
-                      next_offset=nxt, continuation=continuation, offset=offset)
+    return ServedText(
+        text=text[offset:cut].rstrip(),
+        truncated=True,
+        remaining_chars=len(text) - nxt,
+        next_offset=nxt,
+        continuation=continuation,
+        offset=offset,
+    )
 
 
 def timeline_preview(text: str) -> str:
@@ -203,11 +235,15 @@ def render_passage(index: int | None, p: PassageOut) -> str:
 def render_anchor(anchor: Anchor) -> str:
     """The anchor on one line: document, canonical ranges, granularity, text hash prefix."""
     ranges = ",".join(f"{start}-{end}" for start, end in anchor.ranges)
-    return (f"anchor: document_id={anchor.document_id} ranges={ranges} "
-            f"granularity={anchor.granularity} sha256={anchor.sha256}")
+    return (
+        f"anchor: document_id={anchor.document_id} ranges={ranges} "
+        f"granularity={anchor.granularity} sha256={anchor.sha256}"
+    )
 
 
 def render_trace(trace: Trace) -> str:
-    return (f"trace: request {trace.request_id} · server {trace.server_version} · contract "
-            f"{trace.contract_version} · corpus {trace.corpus_signature} · config "
-            f"{trace.config_hash} · window {trace.window}")
+    return (
+        f"trace: request {trace.request_id} · server {trace.server_version} · contract "
+        f"{trace.contract_version} · corpus {trace.corpus_signature} · config "
+        f"{trace.config_hash} · window {trace.window}"
+    )

@@ -55,19 +55,25 @@ class PassageOut(BaseModel):
     score: float | None = Field(description="Retrieval score in the mode used; null when read directly.")
     cite: Cite = Field(description="The only thing to copy into an answer.")
     section: list[str] = Field(description="Section path of the passage, outermost first.")
-    role: PassageRole = Field("body", description=(
-        "body, or the document furniture it is: contents, title_block, references, index (searches "
-        "return furniture only when the question asks for it)."))
+    role: PassageRole = Field(
+        "body",
+        description=(
+            "body, or the document furniture it is: contents, title_block, references, index (searches "
+            "return furniture only when the question asks for it)."
+        ),
+    )
     text: str
     anchor: Anchor
     flags: Flags
     truncated: bool = Field(description="True when the passage goes on past this window.")
     remaining_chars: int = Field(description="Characters left after this window.")
     offset: int = Field(description="Character offset in the passage where this window starts.")
-    next_offset: int | None = Field(description=(
-        "The paging field: pass it as get_passage's `offset` to read on; null when nothing remains."))
-    continuation: str | None = Field(description=(
-        "The get_passage call that reads on (offset = next_offset), written out; null when whole."))
+    next_offset: int | None = Field(
+        description=("The paging field: pass it as get_passage's `offset` to read on; null when nothing remains.")
+    )
+    continuation: str | None = Field(
+        description=("The get_passage call that reads on (offset = next_offset), written out; null when whole.")
+    )
 
 
 class PeriodOut(BaseModel):

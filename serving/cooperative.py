@@ -54,12 +54,12 @@ class OtherInput:
     period_ignored: str | None = None
 
 
-def other_inputs(alternatives: list[str], hypothetical: str | None, config: ServedConfig,
-                 newest_year: int | None) -> list[OtherInput]:
+def other_inputs(
+    alternatives: list[str], hypothetical: str | None, config: ServedConfig, newest_year: int | None
+) -> list[OtherInput]:
     """Each rephrasing, then the hypothetical passage, with the configured weights; blank texts
     are dropped and a period clause is taken out of the searched text, as the question's is."""
-    said: list[tuple[Kind, str, float]] = [("alternative", a, config.coop_alternative_weight)
-                                           for a in alternatives]
+    said: list[tuple[Kind, str, float]] = [("alternative", a, config.coop_alternative_weight) for a in alternatives]
     if hypothetical is not None:
         said.append(("hypothetical", hypothetical, config.coop_hypothetical_weight))
     found = []
@@ -68,8 +68,11 @@ def other_inputs(alternatives: list[str], hypothetical: str | None, config: Serv
             continue
         period = apply_period(text, None, None, newest_year)
         clause = period.parsed.clause
-        found.append(OtherInput(QueryInput(kind, period.query if clause and period.query.strip() else text,
-                                           weight), clause or None))
+        found.append(
+            OtherInput(
+                QueryInput(kind, period.query if clause and period.query.strip() else text, weight), clause or None
+            )
+        )
     return found
 
 
@@ -77,13 +80,22 @@ class Ordering:
     """Orders a candidate pool for a request's inputs; MaxSim scores are computed once per
     candidate, for every scored input together (one integer product)."""
 
-    def __init__(self, inputs: list[QueryInput], first_stage: list[list[Candidate]],
-                 index: TokenIndex | None, tokens: list[np.ndarray | None], config: ServedConfig) -> None:
+    def __init__(
+        self,
+        inputs: list[QueryInput],
+        first_stage: list[list[Candidate]],
+        index: TokenIndex | None,
+        tokens: list[np.ndarray | None],
+        config: ServedConfig,
+    ) -> None:
         self.inputs, self.first_stage, self.index, self.config = inputs, first_stage, index, config
         # a hypothetical passage's hundreds of token vectors would cost MaxSim ten times the
         # question's: it ranks by its own first stage
-        self.scored = [i for i, (inp, t) in enumerate(zip(inputs, tokens)) if index is not None and t is not None
-                       and inp.kind != "hypothetical"]
+        self.scored = [
+            i
+            for i, (inp, t) in enumerate(zip(inputs, tokens))
+            if index is not None and t is not None and inp.kind != "hypothetical"
+        ]
         self.tokens = [t for i in self.scored if (t := tokens[i]) is not None]
         self.scores: list[dict[str, float]] = [{} for _ in self.scored]
         self.rankings: list[list[Candidate]] = []
@@ -97,8 +109,7 @@ class Ordering:
         """The first `size` candidates of the weighted fusion of the inputs' first stages."""
         if len(self.inputs) == 1:
             return self.first_stage[0][:size]
-        return reciprocal_rank_fusion(self.first_stage, self.config.rrf_k,
-                                      [i.weight for i in self.inputs])[:size]
+        return reciprocal_rank_fusion(self.first_stage, self.config.rrf_k, [i.weight for i in self.inputs])[:size]
 
     def score(self, chunk_ids: list[str]) -> None:
         """MaxSim of the scored inputs for the candidates not scored yet."""
@@ -130,8 +141,9 @@ class Ordering:
         return sum(self.inputs[i].weight * s.get(chunk_id, 0.0) for i, s in zip(self.scored, self.scores))
 
 
-def contributions(inputs: list[QueryInput], rankings: list[list[Candidate]], hits: list[Candidate],
-                  k: int, top: int) -> list[Contribution]:
+def contributions(
+    inputs: list[QueryInput], rankings: list[list[Candidate]], hits: list[Candidate], k: int, top: int
+) -> list[Contribution]:
     """Each input's count of `hits` in its own first `top` and its share of their fused score
     (weight / (k + rank) summed over the hits it ranked)."""
     ids = [h.chunk_id for h in hits]

@@ -24,8 +24,9 @@ _AUTHOR_NAMES: weakref.WeakKeyDictionary[Engine, dict[str, str]] = weakref.WeakK
 class EmptyScope(BaseModel):
     """Why the filters match no document, and what the corpus holds instead."""
 
-    filters: list[str] = Field(description=(
-        "The filter(s) at fault: author, year_min, year_max, document_id, scope (a session's ids)."))
+    filters: list[str] = Field(
+        description=("The filter(s) at fault: author, year_min, year_max, document_id, scope (a session's ids).")
+    )
     reason: str = Field(description="Why no document passes, in one sentence.")
     nearest_authors: list[str] = Field(description="Author names the corpus holds closest to `author`.")
     nearest_years: list[int] = Field(description="Years with documents nearest the requested range.")
@@ -93,19 +94,34 @@ def diagnose(engine: Engine, scope: Scope, tool: str) -> EmptyScope | None:
     if by_years == 0:
         faults += [n for n in ("year_min", "year_max") if getattr(scope, n) is not None]
         near = nearest_years(years, scope.year_min, scope.year_max)
-        reasons.append(f"no document is dated {range_text}" + (
-            f" (the corpus covers {span[0]}–{span[1]})" if span else " (no document carries a year)"))
+        reasons.append(
+            f"no document is dated {range_text}"
+            + (f" (the corpus covers {span[0]}–{span[1]})" if span else " (no document carries a year)")
+        )
     if by_ids == 0:
         faults.append("scope")
         reasons.append("the document_id is not among the scope session's documents")
     if not faults:  # each filter matches alone: their combination is what is empty
-        faults = [n for n, on in (("author", by_author), ("year_min", scope.year_min),
-                                  ("year_max", scope.year_max), ("document_id", by_ids)) if on is not None]
+        faults = [
+            n
+            for n, on in (
+                ("author", by_author),
+                ("year_min", scope.year_min),
+                ("year_max", scope.year_max),
+                ("document_id", by_ids),
+            )
+            if on is not None
+        ]
         reasons.append(_combination(engine, scope, range_text))
         near = _years_of(engine, scope)
-    return EmptyScope(filters=faults, reason="; ".join(reasons), nearest_authors=authors,
-                      nearest_years=near, corpus_years=span,
-                      next_call=_next_call(tool, faults, authors, near))
+    return EmptyScope(
+        filters=faults,
+        reason="; ".join(reasons),
+        nearest_authors=authors,
+        nearest_years=near,
+        corpus_years=span,
+        next_call=_next_call(tool, faults, authors, near),
+    )
 
 
 def _years_of(engine: Engine, scope: Scope) -> list[int]:
@@ -116,8 +132,11 @@ def _years_of(engine: Engine, scope: Scope) -> list[int]:
 
 
 def _combination(engine: Engine, scope: Scope, range_text: str) -> str:
-    what = ("the selected document(s)" if scope.document_ids is not None
-            else f"the documents by {', '.join(repr(a) for a in scope.authors)}")
+    what = (
+        "the selected document(s)"
+        if scope.document_ids is not None
+        else f"the documents by {', '.join(repr(a) for a in scope.authors)}"
+    )
     years = _years_of(engine, scope)
     dated = f"dated {', '.join(map(str, years))}" if years else "undated (a year bound excludes them)"
     return f"each filter matches alone, but {what} are {dated}, outside {range_text}"
@@ -128,7 +147,7 @@ def _next_call(tool: str, faults: list[str], authors: list[str], years: list[int
     if "author" in faults and authors:
         return f'{tool}({same}author="{authors[0]}")'
     if "author" in faults:
-        return 'list_documents() to read the author names the corpus holds'
+        return "list_documents() to read the author names the corpus holds"
     if years and ("year_min" in faults or "year_max" in faults):
         return f"{tool}({same}year_min={years[0]}, year_max={years[-1]})"
     drop = ", ".join(f"{f}=None" for f in faults)
@@ -137,8 +156,10 @@ def _next_call(tool: str, faults: list[str], authors: list[str], years: list[int
 
 def render(empty: EmptyScope) -> str:
     """The text an agent reads: the filter failed, not the library; what to call next."""
-    lines = [f"No document matches the filters ({', '.join(empty.filters)}): the filter failed, "
-             f"not the library — do not tell the user the library holds nothing. Why: {empty.reason}."]
+    lines = [
+        f"No document matches the filters ({', '.join(empty.filters)}): the filter failed, "
+        f"not the library — do not tell the user the library holds nothing. Why: {empty.reason}."
+    ]
     if empty.nearest_authors:
         lines.append("Closest author names in the corpus: " + "; ".join(empty.nearest_authors) + ".")
     if empty.nearest_years:

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol, Sequence, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, get_args
 
 import numpy as np
 
 from corpus.config import ServedConfig
-from corpus.text.names import fold_name
 from corpus.indexes.passage_store import LARGE_STATE_PASSAGES
 from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout
+from corpus.text.names import fold_name
 from corpus.vectors.vector_store_base import VectorStore
 from serving.abstention import DENSE_K, term_statistics
 from serving.coherence import INGEST_COMMAND
@@ -30,13 +31,19 @@ from serving.errors import IncoherentState, InvalidArgument, Unavailable
 from serving.furniture import drop_furniture
 from serving.rescan import rescan
 from serving.scope import Scope
-from serving.selection import (Candidate, convex_fusion, is_headings_only,
-                               reciprocal_rank_fusion, select, with_document_best)
+from serving.selection import (
+    Candidate,
+    convex_fusion,
+    is_headings_only,
+    reciprocal_rank_fusion,
+    select,
+    with_document_best,
+)
 
 if TYPE_CHECKING:  # opened lazily: the server must start without duckdb, bm25s or a model
-    from corpus.indexes.bm25_store import BM25Index
-    from corpus.graph.graph_store import GraphStore
     from corpus.encoding.token_encoder import TokenEncoder
+    from corpus.graph.graph_store import GraphStore
+    from corpus.indexes.bm25_store import BM25Index
     from corpus.indexes.token_index import TokenIndex
 
 log = logging.getLogger(__name__)
@@ -47,7 +54,8 @@ MODES: tuple[str, ...] = get_args(Mode)
 
 
 class QueryEmbedder(Protocol):
-    """What the engine needs of a model: corpus.encoding.query_encoder.QueryEncoder or corpus.encoding.embedder.Embedder."""
+    """What the engine needs of a model: corpus.encoding.query_encoder.QueryEncoder or
+    corpus.encoding.embedder.Embedder."""
 
     dimension: int
 
@@ -57,10 +65,10 @@ class QueryEmbedder(Protocol):
 @dataclass
 class Retrieval:
     hits: list[Candidate]
-    pool: int                   # candidates retrieved before selection
+    pool: int  # candidates retrieved before selection
     documents_in_scope: int | None
     reranked: bool
-    evidence: float | None = None   # best dense similarity in scope
+    evidence: float | None = None  # best dense similarity in scope
     late_interaction: bool = False  # the pool was ordered by MaxSim over token vectors
     dense_scores: tuple[float, ...] = ()  # the first dense similarities, best first (abstention)
     hypothetical_scores: tuple[float, ...] = ()  # the same for the caller's hypothetical passage
@@ -82,10 +90,16 @@ PARTS = ("reader", "embedder", "vectors", "bm25", "graph")
 # The settings each part is opened with beyond the state: a variant shares a part when they are equal
 # (the reader and the graph are the state's alone).
 PART_SETTINGS = {
-    "embedder": ("embedding_model", "embedding_model_path", "embedding_revision", "query_instruction",
-                 "query_runtime"),
-    "vectors": ("embedding_model", "embedding_model_path", "embedding_revision", "passage_runtime",
-                "vector_backend", "qdrant_url", "vector_index"),
+    "embedder": ("embedding_model", "embedding_model_path", "embedding_revision", "query_instruction", "query_runtime"),
+    "vectors": (
+        "embedding_model",
+        "embedding_model_path",
+        "embedding_revision",
+        "passage_runtime",
+        "vector_backend",
+        "qdrant_url",
+        "vector_index",
+    ),
     "bm25": ("bm25_stopwords", "bm25_k1", "bm25_b"),
 }
 
@@ -93,10 +107,18 @@ PART_SETTINGS = {
 class Engine:
     """Everything a tool needs to find passages; opened lazily."""
 
-    def __init__(self, layout: StateLayout, config: ServedConfig, signature: str | None = None, *,
-                 reader: CorpusReader | None = None, embedder: QueryEmbedder | None = None,
-                 vectors: VectorStore | None = None, bm25: BM25Index | None = None,
-                 graph: GraphStore | None = None) -> None:
+    def __init__(
+        self,
+        layout: StateLayout,
+        config: ServedConfig,
+        signature: str | None = None,
+        *,
+        reader: CorpusReader | None = None,
+        embedder: QueryEmbedder | None = None,
+        vectors: VectorStore | None = None,
+        bm25: BM25Index | None = None,
+        graph: GraphStore | None = None,
+    ) -> None:
         """`signature`: the corpus signature the state was checked coherent at (BM25 files are
         named by it); None when unknown, and then the BM25 index cannot be opened. The parts
         passed are used as they are (a BM25 index built in memory, an embedder that remembers its
@@ -110,7 +132,7 @@ class Engine:
         self._bm25 = _Part(bm25)
         self._graph = _Part(graph)
         self._reranker = _Part()  # sentence_transformers.CrossEncoder, when configured
-        self._tokens = _Part()    # (TokenIndex, TokenEncoder), or () when not built
+        self._tokens = _Part()  # (TokenIndex, TokenEncoder), or () when not built
         # Hybrid mode over a large corpus embeds the query and searches vectors here while BM25
         # scores in the caller's thread (ONNX Runtime and numpy release the GIL).
         self._dense_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="engine-dense")
@@ -158,6 +180,7 @@ class Engine:
                 return load_query_encoder(self.config, self.layout)
             except EmbedderUnavailableError as exc:
                 raise Unavailable(str(exc)) from exc
+
         return self._lazy("embedder", load)
 
     @property
@@ -166,10 +189,10 @@ class Engine:
             from corpus.vectors.vector_store import VectorStoreError, open_vector_store
 
             try:  # embedded stores load into this process's memory: no lock held, any number of readers
-                return open_vector_store(self.layout, self.config, self.embedder.dimension,
-                                         read_only=True)
+                return open_vector_store(self.layout, self.config, self.embedder.dimension, read_only=True)
             except VectorStoreError as exc:  # absent or unreadable: say which
                 raise Unavailable(str(exc), rebuild=[INGEST_COMMAND]) from exc
+
         return self._lazy("vectors", load)
 
     @property
@@ -180,10 +203,12 @@ class Engine:
             if self.signature is None:  # BM25 files are named by the signature the state was checked at
                 raise IncoherentState("no corpus signature recorded for this state", rebuild=[INGEST_COMMAND])
             try:
-                return BM25Index.load(self.layout.bm25, self.signature, self.config.analyzer,
-                                      k1=self.config.bm25_k1, b=self.config.bm25_b)
+                return BM25Index.load(
+                    self.layout.bm25, self.signature, self.config.analyzer, k1=self.config.bm25_k1, b=self.config.bm25_b
+                )
             except StaleIndexError as exc:
                 raise IncoherentState(str(exc), rebuild=[INGEST_COMMAND]) from exc
+
         return self._lazy("bm25", load)
 
     @property
@@ -194,6 +219,7 @@ class Engine:
             if not self.layout.graph.exists():
                 raise Unavailable("the entity graph has not been built", rebuild=[INGEST_COMMAND])
             return GraphStore.open(self.layout.graph)
+
         return self._lazy("graph", load)
 
     @property
@@ -258,9 +284,11 @@ class Engine:
         never changes, and at 3,186 documents reading them per scoped search cost ~20 ms."""
         if not hasattr(self, "_scope_table"):
             entries = self.reader.documents
-            self._scope_table = (list(entries),
-                                 np.array([np.nan if e.year is None else e.year for e in entries.values()]),
-                                 [[fold_name(a) for a in e.authors] for e in entries.values()])
+            self._scope_table = (
+                list(entries),
+                np.array([np.nan if e.year is None else e.year for e in entries.values()]),
+                [[fold_name(a) for a in e.authors] for e in entries.values()],
+            )
         return self._scope_table
 
     def newest_year(self) -> int | None:
@@ -271,8 +299,14 @@ class Engine:
         return self._newest_year
 
     # -- retrieval ----------------------------------------------------------------------
-    def dense(self, text: str, pool: int, allowed: set[str] | None,
-              scope: Scope | None = None, vector: np.ndarray | None = None) -> list[Candidate]:
+    def dense(
+        self,
+        text: str,
+        pool: int,
+        allowed: set[str] | None,
+        scope: Scope | None = None,
+        vector: np.ndarray | None = None,
+    ) -> list[Candidate]:
         """`allowed`: the documents in `scope`. A scope of years only is passed to the vector store
         as its year range instead (every point carries its document's publication year, the
         reader's `year`): the same points, but a range condition where hundreds of ids in a
@@ -288,13 +322,13 @@ class Engine:
         return [Candidate(cid, float(score)) for cid, score in found]
 
     def lexical(self, text: str, pool: int, allowed: set[str] | None) -> list[Candidate]:
-        return [Candidate(cid, float(score))
-                for cid, score in self.bm25.search(text, pool, document_ids=allowed)]
+        return [Candidate(cid, float(score)) for cid, score in self.bm25.search(text, pool, document_ids=allowed)]
 
     @property
     def tokens(self) -> tuple[TokenIndex, TokenEncoder] | tuple[()]:
         """(token index, token encoder) of the served signature, or () when either is missing
         (hybrid search then keeps the fused order, and says so in its answer)."""
+
         def load() -> tuple:
             from corpus.encoding.embedder import model_folder
             from corpus.encoding.token_encoder import TokenEncoder, load_token_encoder
@@ -303,19 +337,37 @@ class Engine:
             index = TokenIndex.for_state(self.layout, self.config.weights_key, self.signature)
             encoder = None
             if index is not None:  # the query encoder itself, when it is the token graph's
-                encoder = self.embedder if isinstance(self.embedder, TokenEncoder) else load_token_encoder(
-                    self.layout, self.config, model_folder(self.config), getattr(self.embedder, "query_prompt", None))
+                encoder = (
+                    self.embedder
+                    if isinstance(self.embedder, TokenEncoder)
+                    else load_token_encoder(
+                        self.layout,
+                        self.config,
+                        model_folder(self.config),
+                        getattr(self.embedder, "query_prompt", None),
+                    )
+                )
             if index is None or encoder is None:
-                log.warning("no token index for this state (run `%s`): hybrid search keeps the fused order",
-                            INGEST_COMMAND)
+                log.warning(
+                    "no token index for this state (run `%s`): hybrid search keeps the fused order", INGEST_COMMAND
+                )
                 return ()
             index.open_product()  # ≈ 20 ms: paid by the warm-up, not by the first search
             return index, encoder
+
         return self._lazy("tokens", load)
 
-    def retrieve(self, text: str, mode: Mode, scope: Scope, *, limit: int,
-                 per_document: int | None = None, pool: int | None = None,
-                 others: Sequence[QueryInput] = ()) -> Retrieval:
+    def retrieve(
+        self,
+        text: str,
+        mode: Mode,
+        scope: Scope,
+        *,
+        limit: int,
+        per_document: int | None = None,
+        pool: int | None = None,
+        others: Sequence[QueryInput] = (),
+    ) -> Retrieval:
         """Ranked pool for `text` within `scope`, then selection down to `limit` passages.
         `others`: the caller's rephrasings and hypothetical passage, fused with the question
         (serving.cooperative), each searched in the same scope."""
@@ -334,25 +386,43 @@ class Engine:
             if self.reranker_name != "none":
                 ranked, reranked = self.rerank(text, ranked), True
         else:
-            rankings = [self.dense(i.text, size, allowed, scope) if mode == "dense"
-                        else self.lexical(i.text, size, allowed) for i in inputs]
+            rankings = [
+                self.dense(i.text, size, allowed, scope) if mode == "dense" else self.lexical(i.text, size, allowed)
+                for i in inputs
+            ]
             denses = rankings if mode == "dense" else []
-            ranked = rankings[0] if len(inputs) == 1 else reciprocal_rank_fusion(
-                rankings, self.config.rrf_k, [i.weight for i in inputs])
+            ranked = (
+                rankings[0]
+                if len(inputs) == 1
+                else reciprocal_rank_fusion(rankings, self.config.rrf_k, [i.weight for i in inputs])
+            )
         reader = self.reader
-        hits = select(drop_furniture(ranked, reader.passages, text), reader.passages,
-                      reader.near_duplicates, limit=limit,
-                      per_document=per_document or self.config.per_document,
-                      min_chars=self.config.min_passage_chars, fill=self.config.fill_limit)
+        hits = select(
+            drop_furniture(ranked, reader.passages, text),
+            reader.passages,
+            reader.near_duplicates,
+            limit=limit,
+            per_document=per_document or self.config.per_document,
+            min_chars=self.config.min_passage_chars,
+            fill=self.config.fill_limit,
+        )
         top = [tuple(c.score for c in ranking[:DENSE_K]) for ranking in denses]
         hypothetical = [t for i, t in zip(inputs, top) if i.kind == "hypothetical"]
-        return Retrieval(hits, len(ranked), None if allowed is None else len(allowed), reranked,
-                         top[0][0] if top and top[0] else None, late, top[0] if top else (),
-                         hypothetical[0] if hypothetical else (),
-                         contributions(inputs, rankings, hits, self.config.rrf_k, limit))
+        return Retrieval(
+            hits,
+            len(ranked),
+            None if allowed is None else len(allowed),
+            reranked,
+            top[0][0] if top and top[0] else None,
+            late,
+            top[0] if top else (),
+            hypothetical[0] if hypothetical else (),
+            contributions(inputs, rankings, hits, self.config.rrf_k, limit),
+        )
 
-    def _first_stage(self, text: str, vector: np.ndarray | None, size: int, allowed: set[str] | None,
-                     scope: Scope) -> tuple[list[Candidate], list[Candidate]]:
+    def _first_stage(
+        self, text: str, vector: np.ndarray | None, size: int, allowed: set[str] | None, scope: Scope
+    ) -> tuple[list[Candidate], list[Candidate]]:
         """(dense and BM25 fused, the dense ranking) for one input."""
         if self.is_open("bm25") and self.bm25.doc_count >= LARGE_STATE_PASSAGES:
             pending = self._dense_pool.submit(self.dense, text, size, allowed, scope, vector)
@@ -361,30 +431,38 @@ class Engine:
         else:
             dense, lexical = self.dense(text, size, allowed, scope, vector), self.lexical(text, size, allowed)
         rankings, weights = [dense, lexical], [self.config.dense_weight, self.config.bm25_weight]
-        fused = (convex_fusion(rankings, weights) if self.config.fusion == "convex"
-                 else reciprocal_rank_fusion(rankings, self.config.rrf_k, weights))
+        fused = (
+            convex_fusion(rankings, weights)
+            if self.config.fusion == "convex"
+            else reciprocal_rank_fusion(rankings, self.config.rrf_k, weights)
+        )
         return fused, dense
 
-    def _hybrid(self, inputs: list[QueryInput], size: int, allowed: set[str] | None,
-                scope: Scope) -> tuple[list[Candidate], list[list[Candidate]], bool, list[list[Candidate]]]:
+    def _hybrid(
+        self, inputs: list[QueryInput], size: int, allowed: set[str] | None, scope: Scope
+    ) -> tuple[list[Candidate], list[list[Candidate]], bool, list[list[Candidate]]]:
         """(pool, each input's dense ranking, whether MaxSim ordered the pool, each input's own
         order): every input's dense and BM25 fused, the inputs fused by weight and cut to `size`,
         reordered by late interaction when its index is there (serving.cooperative), the second
         stage (serving.rescan), then the opt-in document rule. All inputs are embedded in one
         call, with their tokens when late interaction runs."""
         tokens = self.tokens if self.config.late_interaction else ()
-        encoded = (tokens[1].queries([i.text for i in inputs]) if tokens
-                   else [(None, None)] * len(inputs))
-        stages = [self._first_stage(i.text, vector, size, allowed, scope)
-                  for i, (vector, _) in zip(inputs, encoded)]
-        ordering = Ordering(inputs, [fused for fused, _ in stages], tokens[0] if tokens else None,
-                            [t for _, t in encoded], self.config)
+        encoded = tokens[1].queries([i.text for i in inputs]) if tokens else [(None, None)] * len(inputs)
+        stages = [self._first_stage(i.text, vector, size, allowed, scope) for i, (vector, _) in zip(inputs, encoded)]
+        ordering = Ordering(
+            inputs, [fused for fused, _ in stages], tokens[0] if tokens else None, [t for _, t in encoded], self.config
+        )
         ranked = ordering.order(ordering.pool(size))
         passages = self.reader.passages
         if self.config.rescan_documents:
             vector = encoded[0][0] if encoded[0][0] is not None else self.embedder.embed_query(inputs[0].text)
-            ranked = rescan(ranked, passages, lambda d: self._rank_document(d, inputs[0].text, vector, ordering),
-                            self.config.rescan_documents, self.config.rescan_per_document)
+            ranked = rescan(
+                ranked,
+                passages,
+                lambda d: self._rank_document(d, inputs[0].text, vector, ordering),
+                self.config.rescan_documents,
+                self.config.rescan_per_document,
+            )
         if self.config.document_best_weight:
             ranked = with_document_best(ranked, passages, self.config.document_best_weight)
         return ranked, [dense for _, dense in stages], ordering.late, ordering.rankings
@@ -392,16 +470,23 @@ class Engine:
     def _rank_document(self, document_id: str, text: str, vector: np.ndarray, ordering: Ordering) -> list[str]:
         """The document's servable passages ranked by the full ranker restricted to it: the
         question's dense and BM25 rankings and the inputs' weighted MaxSim, fused by reciprocal rank."""
-        ids = [p.chunk_id for p in self.reader.by_document.get(document_id, [])
-               if not is_headings_only(p) and p.role == "body"]
+        ids = [
+            p.chunk_id
+            for p in self.reader.by_document.get(document_id, [])
+            if not is_headings_only(p) and p.role == "body"
+        ]
         if not ids:
             return []
         allowed = {document_id}
         rankings = [self.dense(text, len(ids), allowed, None, vector), self.lexical(text, len(ids), allowed)]
         if ordering.late:
             ordering.score(ids)
-            rankings.append([Candidate(c, 0.0) for c in sorted(
-                (c for c in ids if c in ordering.scores[0]), key=lambda c: -ordering.strength(c))])
+            rankings.append(
+                [
+                    Candidate(c, 0.0)
+                    for c in sorted((c for c in ids if c in ordering.scores[0]), key=lambda c: -ordering.strength(c))
+                ]
+            )
         keep = set(ids)
         return [c.chunk_id for c in reciprocal_rank_fusion(rankings, self.config.rrf_k) if c.chunk_id in keep]
 
@@ -414,6 +499,7 @@ class Engine:
             from sentence_transformers import CrossEncoder
 
             return CrossEncoder(self.config.reranker_model_path, device="cpu")
+
         model = self._lazy("reranker", load)
         reader = self.reader
         known = [c for c in ranked if c.chunk_id in reader.passages]

@@ -16,16 +16,18 @@ from pydantic import BaseModel
 
 from corpus.ids import CHUNK_ID_RE, DOCUMENT_ID_RE
 
-CHUNK_SOURCE = ("chunk ids look like chunk-0123456789abcdef: take one from a search_documents, "
-                "timeline or graph tool result")
-DOCUMENT_SOURCE = ("document ids look like doc-0123456789abcdef: call list_documents for the valid "
-                   "ones (search results carry them too)")
+CHUNK_SOURCE = (
+    "chunk ids look like chunk-0123456789abcdef: take one from a search_documents, timeline or graph tool result"
+)
+DOCUMENT_SOURCE = (
+    "document ids look like doc-0123456789abcdef: call list_documents for the valid "
+    "ones (search results carry them too)"
+)
 SESSION_SOURCE = "call session_list for the stored session names"
 BY_CODE = {
     "incoherent_state": "call corpus_status for what is wrong and tell the user to run the `rebuild` "
-                        "commands; every tool but corpus_status refuses until then",
-    "unavailable": "tell the user to run the `rebuild` commands (corpus_status reports each store), "
-                   "then call again",
+    "commands; every tool but corpus_status refuses until then",
+    "unavailable": "tell the user to run the `rebuild` commands (corpus_status reports each store), then call again",
     "internal": "call again once; if it fails again, tell the user (the server logged the details)",
 }
 SESSION_FIELDS = {"session", "evidence", "scope"}
@@ -86,8 +88,7 @@ def requirement(root: dict, nodes: list[dict]) -> str:
             shapes.append("one of " + ", ".join(map(str, o["enum"])))
         elif o.get("type") == "string":
             low, high = o.get("minLength", 0), o.get("maxLength")
-            size = (f" of {low} to {high} characters" if high
-                    else f" of at least {low} characters" if low else "")
+            size = f" of {low} to {high} characters" if high else f" of at least {low} characters" if low else ""
             like = f" matching {o['pattern']}" if "pattern" in o else ""
             shapes.append(f"a string{size}{like}")
         elif o.get("type") == "integer":
@@ -117,13 +118,17 @@ def swapped_id(tool: str, leaf: str, value) -> str | None:
     if not isinstance(value, str):
         return None
     if leaf == "chunk_id" and DOCUMENT_ID_RE.fullmatch(value):
-        return (f"{tool} takes a chunk id like chunk-0123456789abcdef in `chunk_id`; {value} is a "
-                f"document id: call search_documents with document_id={value} for its passages' "
-                "chunk ids")
+        return (
+            f"{tool} takes a chunk id like chunk-0123456789abcdef in `chunk_id`; {value} is a "
+            f"document id: call search_documents with document_id={value} for its passages' "
+            "chunk ids"
+        )
     if leaf == "document_id" and CHUNK_ID_RE.fullmatch(value):
-        return (f"{tool} takes a document id like doc-0123456789abcdef in `document_id`; {value} is "
-                f"a chunk id: call get_passage with chunk_id={value}, whose passage names its "
-                "document_id")
+        return (
+            f"{tool} takes a document id like doc-0123456789abcdef in `document_id`; {value} is "
+            f"a chunk id: call get_passage with chunk_id={value}, whose passage names its "
+            "document_id"
+        )
     return None
 
 
@@ -178,8 +183,7 @@ def matching_members(root: dict, errors: list[dict]) -> list[dict]:
             groups.setdefault(loc[:tag], {}).setdefault(loc[tag], []).append(error)
 
     def misfit(depth: int, member: list[dict]) -> int:  # unknown or missing keys of the member's own
-        return sum(e.get("type") in ("extra_forbidden", "missing") and len(e["loc"]) <= depth + 2
-                   for e in member)
+        return sum(e.get("type") in ("extra_forbidden", "missing") and len(e["loc"]) <= depth + 2 for e in member)
 
     dropped = set()
     for key, members in groups.items():
@@ -198,8 +202,7 @@ def default_next_call(tool: str | None, code: str, fields: list[str]) -> str:
     if "document_id" in leaves:
         return DOCUMENT_SOURCE
     if code == "not_found" and leaves & {"scope"}:
-        return ("call list_documents for the valid document ids and store the scope again with "
-                "session_put")
+        return "call list_documents for the valid document ids and store the scope again with session_put"
     if leaves & SESSION_FIELDS or (code == "not_found" and "name" in leaves):
         return SESSION_SOURCE
     named = " and ".join(fields) or "the arguments"

@@ -30,8 +30,11 @@ class ErrorDetail(BaseModel):
     code: ErrorCode
     message: str
     fields: list[str] = Field(default_factory=list, description="Arguments at fault, if any.")
-    next_call: str = Field("", description="The call to make next: the tool, and what a valid "
-                                           "argument looks like or where a valid id comes from.")
+    next_call: str = Field(
+        "",
+        description="The call to make next: the tool, and what a valid "
+        "argument looks like or where a valid id comes from.",
+    )
     rebuild: list[str] = Field(default_factory=list, description="Commands that repair the state.")
 
 
@@ -40,8 +43,9 @@ class ServingError(Exception):
 
     code: ErrorCode = "internal"
 
-    def __init__(self, message: str, *, fields: list[str] | None = None,
-                 rebuild: list[str] | None = None, next_call: str = "") -> None:
+    def __init__(
+        self, message: str, *, fields: list[str] | None = None, rebuild: list[str] | None = None, next_call: str = ""
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.fields = fields or []
@@ -49,8 +53,9 @@ class ServingError(Exception):
         self.next_call = next_call  # empty: the server derives one from the code and fields
 
     def detail(self) -> ErrorDetail:
-        return ErrorDetail(code=self.code, message=self.message, fields=self.fields,
-                           next_call=self.next_call, rebuild=self.rebuild)
+        return ErrorDetail(
+            code=self.code, message=self.message, fields=self.fields, next_call=self.next_call, rebuild=self.rebuild
+        )
 
 
 class InvalidArgument(ServingError):
@@ -86,8 +91,9 @@ def without_state_paths(text: str, root: Path) -> str:
     return text
 
 
-def describe_validation_error(exc: Exception, tool: str | None = None, model: type[BaseModel] | None = None,
-                              arguments: dict | None = None) -> InvalidArgument:
+def describe_validation_error(
+    exc: Exception, tool: str | None = None, model: type[BaseModel] | None = None, arguments: dict | None = None
+) -> InvalidArgument:
     """Turn a pydantic ValidationError into an InvalidArgument naming each field and problem, and,
     given the tool, its input model and the arguments, the next valid call (serving.error_hints).
 

@@ -23,7 +23,8 @@ YEAR_MIN, YEAR_MAX = 1900, 2099
 # What the filters can refuse (the "Errors:" line of search_documents and timeline).
 FILTER_ERRORS: tuple[tuple[ErrorCode, str], ...] = (
     ("not_found", "an unknown document_id or scope session, or a scope naming unknown documents"),
-    ("invalid_argument", "year_min after year_max, or a session that is not a scope"))
+    ("invalid_argument", "year_min after year_max, or a session that is not a scope"),
+)
 
 
 @dataclass
@@ -37,19 +38,34 @@ class EngineContext:
 class Filters(ToolInput):
     """Filters shared by search_documents and timeline."""
 
-    year_min: int | None = Field(None, ge=YEAR_MIN, le=YEAR_MAX, description=(
-        "Earliest publication year, inclusive. Any year bound excludes undated documents."))
-    year_max: int | None = Field(None, ge=YEAR_MIN, le=YEAR_MAX, description=(
-        "Latest publication year, inclusive. Any year bound excludes undated documents."))
-    author: str | None = Field(None, min_length=1, max_length=200, description=(
-        "Accent- and case-insensitive substring of any author's name."))
-    document_id: DocumentId | None = Field(None, description=(
-        "Restrict to one document (a document_id from list_documents or an earlier result)."))
-    scope: SessionRef | None = Field(None, description=(
-        'A stored `scope` session, e.g. {"session": "my-scope"}; explicit arguments win.'))
-    auto_period: bool = Field(True, description=(
-        "Read a period written in the query (\"papers before 2010\") as a year filter and "
-        "remove it from the searched text. Explicit year bounds always win."))
+    year_min: int | None = Field(
+        None,
+        ge=YEAR_MIN,
+        le=YEAR_MAX,
+        description=("Earliest publication year, inclusive. Any year bound excludes undated documents."),
+    )
+    year_max: int | None = Field(
+        None,
+        ge=YEAR_MIN,
+        le=YEAR_MAX,
+        description=("Latest publication year, inclusive. Any year bound excludes undated documents."),
+    )
+    author: str | None = Field(
+        None, min_length=1, max_length=200, description=("Accent- and case-insensitive substring of any author's name.")
+    )
+    document_id: DocumentId | None = Field(
+        None, description=("Restrict to one document (a document_id from list_documents or an earlier result).")
+    )
+    scope: SessionRef | None = Field(
+        None, description=('A stored `scope` session, e.g. {"session": "my-scope"}; explicit arguments win.')
+    )
+    auto_period: bool = Field(
+        True,
+        description=(
+            'Read a period written in the query ("papers before 2010") as a year filter and '
+            "remove it from the searched text. Explicit year bounds always win."
+        ),
+    )
 
     @field_validator("query", mode="after", check_fields=False)
     @classmethod
@@ -69,8 +85,7 @@ def resolve_filters(ctx: ScopeContext, args: Filters, text: str) -> tuple[Scope,
     """Merge explicit arguments, a scope session and a period in `text`, in that precedence."""
     session, provenance = scope_from_session(ctx, args.scope.session) if args.scope else (None, None)
     year_min, year_max = args.year_min, args.year_max
-    sources = {"min": "caller" if year_min is not None else None,
-               "max": "caller" if year_max is not None else None}
+    sources = {"min": "caller" if year_min is not None else None, "max": "caller" if year_max is not None else None}
     if session:
         if year_min is None and session.year_min is not None:
             year_min, sources["min"] = session.year_min, "session"
@@ -96,16 +111,29 @@ def resolve_filters(ctx: ScopeContext, args: Filters, text: str) -> tuple[Scope,
     scope = Scope(year_min, year_max, authors, frozenset(ids) if ids is not None else None)
     source_min = sources["min"] if year_min is not None else None
     source_max = sources["max"] if year_max is not None else None
-    said = [f"{name}={value} ({source})" for name, value, source in
-            (("year_min", year_min, source_min), ("year_max", year_max, source_max)) if value]
-    note = ("period applied: " + ", ".join(said) + (f"; read from the query: {'; '.join(rules)}"
-                                                    if rules else "")) if said else None
+    said = [
+        f"{name}={value} ({source})"
+        for name, value, source in (("year_min", year_min, source_min), ("year_max", year_max, source_max))
+        if value
+    ]
+    note = (
+        ("period applied: " + ", ".join(said) + (f"; read from the query: {'; '.join(rules)}" if rules else ""))
+        if said
+        else None
+    )
     if unapplied and note is None:
-        note = (f"period not applied: no document in the corpus has a publication year, so "
-                f"'{unapplied}' stays in the searched text")
-    period = PeriodOut(year_min=year_min, year_max=year_max, clause=clause,
-                       source_min=source_min, source_max=source_max, note=note,
-                       words_min=applied.parsed.words_min if applied is not None and source_min == "question" else None,
-                       words_max=applied.parsed.words_max if applied is not None and source_max == "question" else None)
+        note = (
+            f"period not applied: no document in the corpus has a publication year, so "
+            f"'{unapplied}' stays in the searched text"
+        )
+    period = PeriodOut(
+        year_min=year_min,
+        year_max=year_max,
+        clause=clause,
+        source_min=source_min,
+        source_max=source_max,
+        note=note,
+        words_min=applied.parsed.words_min if applied is not None and source_min == "question" else None,
+        words_max=applied.parsed.words_max if applied is not None and source_max == "question" else None,
+    )
     return scope, period, text, provenance
-

@@ -20,14 +20,25 @@ from serving.selection import Candidate
 ASKS_FOR: dict[str, re.Pattern] = {
     "references": re.compile(
         r"\b(?:references|bibliograph\w*|works\s+cited|cited\s+works|literature\s+cited|"
-        r"reference\s+lists?|reading\s+lists?|further\s+reading|cites?|cited\s+by)\b", re.I),
-    "contents": re.compile(r"\b(?:table\s+of\s+contents|contents|outline|chapters?|"
-                           r"sections?\s+(?:of|does|in)\s+(?:the|this|that)\s+(?:document|book|paper|"
-                           r"vignette))\b", re.I),
-    "index": re.compile(r"\b(?:(?:subject|author|name|book'?s?|back[- ]of[- ]the[- ]book)\s+index|"
-                        r"index\s+(?:entries|entry|of\s+terms))\b", re.I),
-    "title_block": re.compile(r"\b(?:title\s+page|title\s+block|affiliations?|e-?mail|"
-                              r"who\s+(?:wrote|are\s+the\s+authors)|authors?\s+of)\b", re.I),
+        r"reference\s+lists?|reading\s+lists?|further\s+reading|cites?|cited\s+by)\b",
+        re.I,
+    ),
+    "contents": re.compile(
+        r"\b(?:table\s+of\s+contents|contents|outline|chapters?|"
+        r"sections?\s+(?:of|does|in)\s+(?:the|this|that)\s+(?:document|book|paper|"
+        r"vignette))\b",
+        re.I,
+    ),
+    "index": re.compile(
+        r"\b(?:(?:subject|author|name|book'?s?|back[- ]of[- ]the[- ]book)\s+index|"
+        r"index\s+(?:entries|entry|of\s+terms))\b",
+        re.I,
+    ),
+    "title_block": re.compile(
+        r"\b(?:title\s+page|title\s+block|affiliations?|e-?mail|"
+        r"who\s+(?:wrote|are\s+the\s+authors)|authors?\s+of)\b",
+        re.I,
+    ),
 }
 
 
@@ -36,8 +47,7 @@ def roles_asked(question: str) -> frozenset[str]:
     return frozenset(role for role, pattern in ASKS_FOR.items() if pattern.search(question))
 
 
-def drop_furniture(ranked: list[Candidate], passages: Mapping[str, Passage],
-                   question: str) -> list[Candidate]:
+def drop_furniture(ranked: list[Candidate], passages: Mapping[str, Passage], question: str) -> list[Candidate]:
     """`ranked` without the furniture passages the question does not ask for, order unchanged.
     Candidates whose passage is unknown are kept (selection skips them)."""
     allowed = roles_asked(question) | {"body"}

@@ -18,13 +18,18 @@ def require_known_documents(ctx, args) -> None:
     in the served corpus (filters of search_documents and timeline)."""
     known = ctx.engine.reader.documents
     if args.document_id is not None and args.document_id not in known:
-        raise NotFound(f"unknown document_id {args.document_id}: not in the served corpus; call "
-                       "list_documents for the valid ids", fields=["document_id"])
+        raise NotFound(
+            f"unknown document_id {args.document_id}: not in the served corpus; call list_documents for the valid ids",
+            fields=["document_id"],
+        )
     if args.scope is not None:
         ids = scope_from_session(ctx, args.scope.session)[0].document_ids
         unknown = [i for i in ids if i not in known]
         if unknown:
             more = f" and {len(unknown) - SHOWN} more" if len(unknown) > SHOWN else ""
-            raise NotFound(f"scope session {args.scope.session!r} names unknown document_id(s) "
-                           f"{', '.join(unknown[:SHOWN])}{more}: not in the served corpus; call "
-                           "list_documents for the valid ids", fields=["scope"])
+            raise NotFound(
+                f"scope session {args.scope.session!r} names unknown document_id(s) "
+                f"{', '.join(unknown[:SHOWN])}{more}: not in the served corpus; call "
+                "list_documents for the valid ids",
+                fields=["scope"],
+            )

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_types import (GetPromptResult, Prompt, PromptArgument, PromptMessage, TextContent,
-                       Tool, ToolAnnotations)
+from mcp_types import GetPromptResult, Prompt, PromptArgument, PromptMessage, TextContent, Tool, ToolAnnotations
 from pydantic import ValidationError, validate_call
 
 from serving import prompt
@@ -34,12 +33,14 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(node, dict):
             return node
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith(DEFS) and ref[len(DEFS):] in defs:
-            name = ref[len(DEFS):]
+        if isinstance(ref, str) and ref.startswith(DEFS) and ref[len(DEFS) :] in defs:
+            name = ref[len(DEFS) :]
             if name in within:
                 raise RecursionError(name)
-            return {**expand(defs[name], within | {name}),
-                    **{k: expand(v, within) for k, v in node.items() if k != "$ref"}}
+            return {
+                **expand(defs[name], within | {name}),
+                **{k: expand(v, within) for k, v in node.items() if k != "$ref"},
+            }
         return {k: expand(v, within) for k, v in node.items() if k != "$defs"}
 
     try:
@@ -66,9 +67,13 @@ def type_lists(node: Any) -> Any:
     # `X | None` with X an object or array: X's keywords only constrain instances of X's type, so
     # ["object", "null"] with them judges every instance as the anyOf did (not so for enum/const).
     rest = [b for b in branches if b != {"type": "null"}]
-    if (len(branches) == 2 and len(rest) == 1 and isinstance(rest[0].get("type"), str)
-            and rest[0]["type"] in ("object", "array")
-            and not {"anyOf", "oneOf", "allOf", "enum", "const", "not"} & set(rest[0])):
+    if (
+        len(branches) == 2
+        and len(rest) == 1
+        and isinstance(rest[0].get("type"), str)
+        and rest[0]["type"] in ("object", "array")
+        and not {"anyOf", "oneOf", "allOf", "enum", "const", "not"} & set(rest[0])
+    ):
         del out["anyOf"]
         return {**rest[0], **out, "type": [rest[0]["type"], "null"]}
     return out
@@ -79,18 +84,33 @@ def output_schema(spec: ToolSpec) -> dict[str, Any]:
 
 
 def tool_descriptor(spec: ToolSpec, context: ToolContext) -> Tool:
-    annotations = ToolAnnotations(title=spec.title, read_only_hint=spec.read_only,
-                                  destructive_hint=spec.destructive if not spec.read_only else None,
-                                  idempotent_hint=spec.idempotent, open_world_hint=False)
-    return Tool(name=spec.name, title=spec.title, description=spec.describe(context),
-                input_schema=spec.input_model.model_json_schema(), output_schema=output_schema(spec),
-                annotations=annotations)
+    annotations = ToolAnnotations(
+        title=spec.title,
+        read_only_hint=spec.read_only,
+        destructive_hint=spec.destructive if not spec.read_only else None,
+        idempotent_hint=spec.idempotent,
+        open_world_hint=False,
+    )
+    return Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.describe(context),
+        input_schema=spec.input_model.model_json_schema(),
+        output_schema=output_schema(spec),
+        annotations=annotations,
+    )
 
 
-PROMPT = Prompt(name=prompt.PROMPT_NAME, title=prompt.PROMPT_TITLE,
-                description=prompt.PROMPT_DESCRIPTION,
-                arguments=[PromptArgument(name="question", required=False, description=(
-                    "The research question to answer from the library."))])
+PROMPT = Prompt(
+    name=prompt.PROMPT_NAME,
+    title=prompt.PROMPT_TITLE,
+    description=prompt.PROMPT_DESCRIPTION,
+    arguments=[
+        PromptArgument(
+            name="question", required=False, description=("The research question to answer from the library.")
+        )
+    ],
+)
 _render = validate_call(prompt.research_protocol)  # its bounds (question ≤ 2,000 characters) apply
 
 
@@ -101,7 +121,11 @@ def get_prompt(name: str, arguments: dict[str, str] | None) -> GetPromptResult:
     try:
         text = _render(**(arguments or {}))
     except ValidationError as exc:
-        raise ValueError(f"invalid arguments for prompt {name}: "
-                         + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
-    return GetPromptResult(description=prompt.PROMPT_DESCRIPTION, messages=[
-        PromptMessage(role="user", content=TextContent(type="text", text=text))])
+        raise ValueError(
+            f"invalid arguments for prompt {name}: "
+            + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        )
+    return GetPromptResult(
+        description=prompt.PROMPT_DESCRIPTION,
+        messages=[PromptMessage(role="user", content=TextContent(type="text", text=text))],
+    )

@@ -22,8 +22,9 @@ NOTHING_TO_DRAW = "this passage holds no display formula, table or figure, so th
 
 class RenderedRegion(BaseModel):
     page: int = Field(description="1-based page number.")
-    box: tuple[float, float, float, float] = Field(description=(
-        "x0, top, x1, bottom of the crop in PDF points from the page's top-left corner."))
+    box: tuple[float, float, float, float] = Field(
+        description=("x0, top, x1, bottom of the crop in PDF points from the page's top-left corner.")
+    )
     width: int = Field(description="Image width in pixels.")
     height: int = Field(description="Image height in pixels.")
     bytes: int = Field(description="PNG size in bytes.")
@@ -31,25 +32,33 @@ class RenderedRegion(BaseModel):
 
 
 class PageImageOut(BaseModel):
-    available: bool = Field(description=(
-        "True when the passage's formulas, tables or figures can be returned as an image of the page."))
+    available: bool = Field(
+        description=("True when the passage's formulas, tables or figures can be returned as an image of the page.")
+    )
     reason: str | None = Field(description="Why no image is available (or was not returned); null otherwise.")
     kinds: list[str] = Field(description="What the image shows: formula, table, figure.")
     formulas: int = Field(description="Display formula blocks in the passage.")
-    formula_text_unreliable: bool = Field(description=(
-        "True when a display formula's text layer lost its two-dimensional layout (flattened "
-        "sub/superscripts, fractions, limits): read the formula from the image, not the text."))
+    formula_text_unreliable: bool = Field(
+        description=(
+            "True when a display formula's text layer lost its two-dimensional layout (flattened "
+            "sub/superscripts, fractions, limits): read the formula from the image, not the text."
+        )
+    )
     unreliable_formulas: int = Field(description="How many display formulas are so marked.")
-    recognised_formulas: int = Field(description=(
-        "Display formulas whose text is LaTeX written by a formula recogniser at ingest."))
+    recognised_formulas: int = Field(
+        description=("Display formulas whose text is LaTeX written by a formula recogniser at ingest.")
+    )
     call: str | None = Field(description="The get_passage call that returns the image, written out.")
     images: list[RenderedRegion] = Field(description="The images returned beside the text (image=true).")
 
 
 def _blocks(reader: CorpusReader, passage: Passage) -> list[Block]:
     blocks = reader.documents[passage.document_id].parsed.blocks
-    return [b for b in blocks if (b.kind in IMAGE_KINDS or b.figure)
-            and any(b.start < end and start < b.end for start, end in passage.ranges)]
+    return [
+        b
+        for b in blocks
+        if (b.kind in IMAGE_KINDS or b.figure) and any(b.start < end and start < b.end for start, end in passage.ranges)
+    ]
 
 
 def describe(reader: CorpusReader, passage: Passage, render: bool) -> tuple[PageImageOut, list[bytes]]:
@@ -68,11 +77,17 @@ def describe(reader: CorpusReader, passage: Passage, render: bool) -> tuple[Page
         reason = "this document was parsed without page regions; re-ingest it to get page images."
     call = None if reason else f"get_passage(chunk_id={passage.chunk_id!r}, image=true)"
     kinds = sorted({"figure" if b.figure else b.kind.value for b in blocks})
-    out = PageImageOut(available=reason is None, reason=reason, kinds=kinds,
-                       formulas=len(formulas), formula_text_unreliable=unreliable > 0,
-                       unreliable_formulas=unreliable,
-                       recognised_formulas=sum(b.recognised_by is not None for b in formulas),
-                       call=call, images=[])
+    out = PageImageOut(
+        available=reason is None,
+        reason=reason,
+        kinds=kinds,
+        formulas=len(formulas),
+        formula_text_unreliable=unreliable > 0,
+        unreliable_formulas=unreliable,
+        recognised_formulas=sum(b.recognised_by is not None for b in formulas),
+        call=call,
+        images=[],
+    )
     if not render or reason:
         return out, []
     pdf = reader.layout.source_file(passage.document_id, "pdf")
@@ -86,8 +101,16 @@ def describe(reader: CorpusReader, passage: Passage, render: bool) -> tuple[Page
         if image is None:
             continue
         pngs.append(image.png)
-        out.images.append(RenderedRegion(page=image.page, box=image.box, width=image.width,
-                                         height=image.height, bytes=len(image.png), cached=image.cached))
+        out.images.append(
+            RenderedRegion(
+                page=image.page,
+                box=image.box,
+                width=image.width,
+                height=image.height,
+                bytes=len(image.png),
+                cached=image.cached,
+            )
+        )
     if not pngs:
         out.reason = f"the region could not be rendered within {MAX_IMAGE_BYTES:,} bytes."
     return out, pngs

@@ -40,11 +40,11 @@ __all__ = ["AROUND_YEARS", "RECENT_YEARS", "AppliedPeriod", "Period", "apply_per
 class Period(BaseModel):
     year_min: int | None = None
     year_max: int | None = None
-    clause: str | None = None      # the text removed from the question ("; "-joined when several)
-    words_min: str | None = None   # the words that set year_min ("before 2012", "between 2010 and 2015")
-    words_max: str | None = None   # the words that set year_max
-    rules: list[str] = []          # one line per clause: its words, the bounds they became, and why
-    query: str                     # the question without the clause
+    clause: str | None = None  # the text removed from the question ("; "-joined when several)
+    words_min: str | None = None  # the words that set year_min ("before 2012", "between 2010 and 2015")
+    words_max: str | None = None  # the words that set year_max
+    rules: list[str] = []  # one line per clause: its words, the bounds they became, and why
+    query: str  # the question without the clause
 
 
 def _tidy(question: str, spans: list[tuple[int, int]]) -> str:
@@ -84,23 +84,28 @@ def parse_period(question: str, newest_year: int | None) -> Period:
     spans = [(c.start, c.end) for c in found]
     words = [" ".join(question[s:e].strip(" ,;:").split()) for s, e in spans]
     rules = [f"“{w}” → {'; '.join(s.rule for s in c.said)}" for w, c in zip(words, found)]
-    return Period(year_min=year_min, year_max=year_max,
-                  clause="; ".join(words), words_min=lo.words if lo else None,
-                  words_max=hi.words if hi else None, rules=rules, query=_tidy(question, spans))
+    return Period(
+        year_min=year_min,
+        year_max=year_max,
+        clause="; ".join(words),
+        words_min=lo.words if lo else None,
+        words_max=hi.words if hi else None,
+        rules=rules,
+        query=_tidy(question, spans),
+    )
 
 
 class AppliedPeriod(BaseModel):
     year_min: int | None
     year_max: int | None
-    query: str                       # the text to embed
-    parsed: Period                   # what the question said
-    source_min: str | None           # "caller" | "question" | None
+    query: str  # the text to embed
+    parsed: Period  # what the question said
+    source_min: str | None  # "caller" | "question" | None
     source_max: str | None
-    note: str | None                 # a sentence for the response, None when no bound applies
+    note: str | None  # a sentence for the response, None when no bound applies
 
 
-def apply_period(question: str, year_min: int | None, year_max: int | None,
-                 newest_year: int | None) -> AppliedPeriod:
+def apply_period(question: str, year_min: int | None, year_max: int | None, newest_year: int | None) -> AppliedPeriod:
     """Effective bounds: the caller's explicit bounds win, the question's fill the other side."""
     if year_min is not None and year_max is not None and year_min > year_max:
         raise ValueError(f"year_min {year_min} is after year_max {year_max}")
@@ -111,16 +116,29 @@ def apply_period(question: str, year_min: int | None, year_max: int | None,
         lo, hi = year_min, year_max
     source_min = None if lo is None else ("caller" if year_min is not None else "question")
     source_max = None if hi is None else ("caller" if year_max is not None else "question")
-    parts = [f"{name}={value} ({source})" for name, value, source in
-             (("year_min", lo, source_min), ("year_max", hi, source_max)) if value is not None]
+    parts = [
+        f"{name}={value} ({source})"
+        for name, value, source in (("year_min", lo, source_min), ("year_max", hi, source_max))
+        if value is not None
+    ]
     note = None
     if parts:
         note = "period applied: " + ", ".join(parts)
         if parsed.clause:
             note += f"; read from the question: {'; '.join(parsed.rules)}"
-            ignored = [n for n, said, used in (("year_min", parsed.year_min, lo), ("year_max", parsed.year_max, hi))
-                       if said is not None and said != used]
+            ignored = [
+                n
+                for n, said, used in (("year_min", parsed.year_min, lo), ("year_max", parsed.year_max, hi))
+                if said is not None and said != used
+            ]
             if ignored:
                 note += f" ({', '.join(ignored)} from the question overridden by the caller)"
-    return AppliedPeriod(year_min=lo, year_max=hi, query=parsed.query if parsed.clause else question.strip(),
-                         parsed=parsed, source_min=source_min, source_max=source_max, note=note)
+    return AppliedPeriod(
+        year_min=lo,
+        year_max=hi,
+        query=parsed.query if parsed.clause else question.strip(),
+        parsed=parsed,
+        source_min=source_min,
+        source_max=source_max,
+        note=note,
+    )

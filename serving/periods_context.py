@@ -14,13 +14,26 @@ import re
 from dataclasses import dataclass
 
 from serving.periods_grammar import DECADE, YEAR, Said, decade, decade_start, read, relative, temporal
-from serving.periods_words import (AROUND, COUNT_AFTER, COUNT_BEFORE, DIRECTION_RE, EVENT, FILLER, NOUN,
-                                   PARTICIPLE, QUANTITY_BEFORE, RECENT_YEARS)
+from serving.periods_words import (
+    AROUND,
+    COUNT_AFTER,
+    COUNT_BEFORE,
+    DIRECTION_RE,
+    EVENT,
+    FILLER,
+    NOUN,
+    PARTICIPLE,
+    QUANTITY_BEFORE,
+    RECENT_YEARS,
+)
 
 T = temporal()
 _FLAGS = re.IGNORECASE
-_ATTACHED = re.compile(rf"\b(?:(?P<noun>{NOUN})|(?:as\s+)?(?P<part>{PARTICIPLE}))\b(?P<fill>{FILLER})\s*"
-                       rf"(?P<open>\(\s*)?{T}(?(open)\s*\))", _FLAGS)
+_ATTACHED = re.compile(
+    rf"\b(?:(?P<noun>{NOUN})|(?:as\s+)?(?P<part>{PARTICIPLE}))\b(?P<fill>{FILLER})\s*"
+    rf"(?P<open>\(\s*)?{T}(?(open)\s*\))",
+    _FLAGS,
+)
 _CHAINED = re.compile(rf"\s*,?\s*(?:and|but|et|mais)(?:\s+(?:{PARTICIPLE}|only|also))*\s+{T}", _FLAGS)
 _EITHER = re.compile(rf"\s*,?\s*(?:or|ou)(?:\s+(?:{PARTICIPLE}|only|also))*\s+{T}", _FLAGS)  # a union
 _TEMPORAL = re.compile(T, _FLAGS)
@@ -30,10 +43,14 @@ _ADJECTIVE = re.compile(
     rf"(?<![\w-])(?:(?P<pp>pre|post|pré)[-\s]?(?P<py>{YEAR})|{DECADE.format(q='aq', d='ad', t='at', w='aw')}"
     rf"|(?P<ar1>{YEAR})\s*[-–—]\s*(?P<ar2>{YEAR})|(?P<jy>{YEAR})"
     rf"|(?P<recent>(?:more\s+|most\s+)?(?:recent|latest|newest)|recently[-\s]published)){EVENT}"
-    rf"(?=(?:[-\s]+(?!{_NOT_BETWEEN})[\w-]+){{0,2}}?[-\s]+(?:{NOUN})\b)", _FLAGS)
+    rf"(?=(?:[-\s]+(?!{_NOT_BETWEEN})[\w-]+){{0,2}}?[-\s]+(?:{NOUN})\b)",
+    _FLAGS,
+)
 _FRENCH_RECENT = re.compile(rf"\b(?:{NOUN})\s+(?P<fr>récente?s?)\b", _FLAGS)
-_LEAD = (rf"(?:(?:{PARTICIPLE}|only|but|and|or|especially|preferably|ideally|for|among|considering"
-         r"|i\.e\.|e\.g\.|say|that\s+is)[\s,]+)*")
+_LEAD = (
+    rf"(?:(?:{PARTICIPLE}|only|but|and|or|especially|preferably|ideally|for|among|considering"
+    r"|i\.e\.|e\.g\.|say|that\s+is)[\s,]+)*"
+)
 _SEGMENT = re.compile(rf"(?:^|(?<=[,;:(—–])|(?<=\s-))\s*(?P<lead>{_LEAD}){T}(?:\s+only)?\s*", _FLAGS)
 _YEAR_GROUPS = ("r1", "r2", "oy", "dy", "ay", "iy", "by", "py", "ar1", "ar2", "jy")
 
@@ -51,7 +68,7 @@ def counts(question: str, m: re.Match, adjective: bool = False) -> bool:
     """True when a number of the match counts, labels or sizes something instead of dating it."""
     for name in _YEAR_GROUPS:
         if name in m.re.groupindex and m.group(name):
-            before, after = question[max(0, m.start(name) - 40):m.start(name)], question[m.end(name):]
+            before, after = question[max(0, m.start(name) - 40) : m.start(name)], question[m.end(name) :]
             if COUNT_BEFORE.search(before) or COUNT_AFTER.match(after):
                 return True
             if adjective and QUANTITY_BEFORE.search(before):
@@ -66,9 +83,14 @@ def attached(question: str, newest: int | None) -> list[Clause]:
         said = read(m, newest)
         if said is None or counts(question, m) or (said.kind == "bare" and not participle):
             continue
-        if (said.kind == "direction" and m.group("noun") and said.year_max is None and not m.group("dsuf")
-                and m.group("dir").lower() == "from" and re.search(r"\b(?:a|an|one)\s+(?:[\w-]+\s+)?$",
-                                                                     question[:m.start()], _FLAGS)):
+        if (
+            said.kind == "direction"
+            and m.group("noun")
+            and said.year_max is None
+            and not m.group("dsuf")
+            and m.group("dir").lower() == "from"
+            and re.search(r"\b(?:a|an|one)\s+(?:[\w-]+\s+)?$", question[: m.start()], _FLAGS)
+        ):
             year = int(m.group("dy"))  # "a paper from 2015" is dated 2015, not from 2015 on
             said = Said(year, year, f"a publication from {year}: {year} only", said.words, "in")
         clause = chain(question, m.end("noun") if m.group("noun") else m.start(), m.end(), said, newest)
@@ -80,8 +102,9 @@ def attached(question: str, newest: int | None) -> list[Clause]:
 def chain(question: str, start: int, end: int, said: Said, newest: int | None) -> Clause | None:
     """The clause with the periods chained to it ("after 2010 and before 2015"); None for a union."""
     clauses = [said]
-    while (chained := _CHAINED.match(question, end)) and (more := read(chained, newest)) \
-            and not counts(question, chained):
+    while (
+        (chained := _CHAINED.match(question, end)) and (more := read(chained, newest)) and not counts(question, chained)
+    ):
         clauses.append(more)
         end = chained.end()
     if _EITHER.match(question, end):
@@ -104,9 +127,11 @@ def adjectives(question: str, newest: int | None) -> list[Clause]:
             continue
         if g["py"]:
             year = int(g["py"])
-            said = (Said(None, year - 1, f"pre-{year} is strict: up to {year - 1}", words, "direction")
-                    if g["pp"].lower() in ("pre", "pré") else
-                    Said(year + 1, None, f"post-{year} is strict: from {year + 1}", words, "direction"))
+            said = (
+                Said(None, year - 1, f"pre-{year} is strict: up to {year - 1}", words, "direction")
+                if g["pp"].lower() in ("pre", "pré")
+                else Said(year + 1, None, f"post-{year} is strict: from {year + 1}", words, "direction")
+            )
         elif g["ad"] or g["at"] or g["aw"]:
             said = decade(g["aq"], decade_start(g["ad"], g["at"], g["aw"]), words)
         elif g["ar1"]:
@@ -132,15 +157,16 @@ def segments(question: str, newest: int | None) -> list[Clause]:
     """Periods standing alone: opening the question before a comma, in parentheses, after a comma."""
     found = []
     for m in _SEGMENT.finditer(question):
-        opener = question[:m.start()].rstrip()[-1:]  # "" at the start of the question
-        closer = question[m.end():m.end() + 1]
+        opener = question[: m.start()].rstrip()[-1:]  # "" at the start of the question
+        closer = question[m.end() : m.end() + 1]
         fits = {"": closer in (",", ":", ";", "—"), "(": closer == ")"}.get(
-            opener, closer in ("", ",", ";", ":", "?", ".", "!", ")", "—", "-"))
+            opener, closer in ("", ",", ";", ":", "?", ".", "!", ")", "—", "-")
+        )
         said = read(m, newest)
         if not fits or said is None or counts(question, m):
             continue
         participle = bool(re.search(PARTICIPLE, m.group("lead") or "", _FLAGS))
-        after_noun = opener == "," and re.search(rf"\b(?:{NOUN})\s*,\s*$", question[:m.start()], _FLAGS)
+        after_noun = opener == "," and re.search(rf"\b(?:{NOUN})\s*,\s*$", question[: m.start()], _FLAGS)
         if said.kind in ("bare", "bare-range") and not participle and not (after_noun and said.kind == "bare-range"):
             continue
         if said.kind == "in" and opener == "(" and not participle:

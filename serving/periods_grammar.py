@@ -11,16 +11,33 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from serving.periods_words import (AROUND, AROUND_YEARS, DIRECTION_RE, EVENT, NUMBER_RE, NUMBERS, OR_EARLIER,
-                                   OR_LATER, QUARTER_RE, QUARTERS, RECENT_YEARS, WRITTEN_DECADES, direction)
+from serving.periods_words import (
+    AROUND,
+    AROUND_YEARS,
+    DIRECTION_RE,
+    EVENT,
+    NUMBER_RE,
+    NUMBERS,
+    OR_EARLIER,
+    OR_LATER,
+    QUARTER_RE,
+    QUARTERS,
+    RECENT_YEARS,
+    WRITTEN_DECADES,
+    direction,
+)
 
 YEAR = r"(?<![\w$€£¥#§.,/:=×*^@'’])(?:19|20)\d{2}(?![\w%]|[.,]\d|['’]s\b)"
-DECADE = (rf"(?:(?P<{{q}}>{QUARTER_RE})[-\s]?)?(?:(?P<{{d}}>(?:19|20)\d0)['’]?s|['’]?(?P<{{t}}>[1-9]0)['’]?s"
-          rf"|(?P<{{w}}>{'|'.join(WRITTEN_DECADES)}))\b")
+DECADE = (
+    rf"(?:(?P<{{q}}>{QUARTER_RE})[-\s]?)?(?:(?P<{{d}}>(?:19|20)\d0)['’]?s|['’]?(?P<{{t}}>[1-9]0)['’]?s"
+    rf"|(?P<{{w}}>{'|'.join(WRITTEN_DECADES)}))\b"
+)
 _INCL = r"inclusive(?:ly)?|included|inclus(?:e|es)?|exclusive(?:ly)?|excluded|exclus"
-_SUFFIX_WORDS = (rf"onwards?|forwards?|on(?=\s*(?:[,;:?.!)]|$))|and\s+(?:later|after|beyond|onwards?|since)"
-                 rf"|or\s+(?:later|after|since)(?!\s+(?:19|20)\d\d)|to\s+(?:date|now|the\s+present|today)"
-                 rf"|until\s+(?:now|today|the\s+present)|et\s+après|{_INCL}")
+_SUFFIX_WORDS = (
+    rf"onwards?|forwards?|on(?=\s*(?:[,;:?.!)]|$))|and\s+(?:later|after|beyond|onwards?|since)"
+    rf"|or\s+(?:later|after|since)(?!\s+(?:19|20)\d\d)|to\s+(?:date|now|the\s+present|today)"
+    rf"|until\s+(?:now|today|the\s+present)|et\s+après|{_INCL}"
+)
 _SUFFIX = rf"\s*(?:\((?:{_SUFFIX_WORDS})\)|(?:{_SUFFIX_WORDS}))"
 
 
@@ -38,8 +55,8 @@ def temporal() -> str:
         rf"(?:(?P<dy>{YEAR})(?P<dsuf>{_SUFFIX})?|(?:the\s+)?" + DECADE.format(q="xq", d="xd", t="xt", w="xw") + ")"
         rf"|(?:(?:from|in|of|during|dating\s+from|dated)\s+)?(?:{AROUND})\s*(?P<ay>{YEAR})"
         rf"|(?:(?:from|in|during|of|over|throughout|across|dans|pendant|durant)\s+)?(?:the\s+)?"
-        + DECADE.format(q="dq", d="dd", t="dt", w="dw") +
-        rf"|(?:(?:au|à\s+la|en|dans|pendant|durant)\s+)?(?:(?P<fq>début|milieu|fin)\s+des\s+|(?:les|des)\s+)"
+        + DECADE.format(q="dq", d="dd", t="dt", w="dw")
+        + rf"|(?:(?:au|à\s+la|en|dans|pendant|durant)\s+)?(?:(?P<fq>début|milieu|fin)\s+des\s+|(?:les|des)\s+)"
         rf"années\s+"
         rf"(?P<fd>(?:19|20)\d0)(?!\d)"
         rf"|(?:(?:in|during|over|from|within|of|for|throughout|across)\s+)?(?:the\s+)?"
@@ -53,7 +70,8 @@ def temporal() -> str:
         rf"|(?:(?:in|from|dated)\s+)?(?P<sy>{YEAR})\s*(?:onwards?|forwards?|on(?=\s*(?:[,;:?.!)]|$))|and\s+beyond"
         rf"|to\s+(?:date|now|the\s+present|today))"
         rf"|(?P<by>{YEAR})"
-        rf")){EVENT}")
+        rf")){EVENT}"
+    )
 
 
 @dataclass(frozen=True)
@@ -70,15 +88,21 @@ class Said:
 def decade(quarter: str | None, start: int, words: str) -> Said:
     part = " ".join((quarter or "").lower().split())
     lo, hi = QUARTERS.get(part, (0, 9))
-    return Said(start + lo, start + hi, f"{part + ' ' if part else ''}{start}s: {start + lo}–{start + hi} "
-                "inclusive", words, "decade")
+    return Said(
+        start + lo,
+        start + hi,
+        f"{part + ' ' if part else ''}{start}s: {start + lo}–{start + hi} inclusive",
+        words,
+        "decade",
+    )
 
 
 def relative(years: int, newest: int | None, why: str, words: str) -> Said | None:
     if newest is None or years <= 0:
         return None
-    return Said(newest - years + 1, None, f"{why}: from {newest - years + 1} (newest document {newest})",
-                words, "relative")
+    return Said(
+        newest - years + 1, None, f"{why}: from {newest - years + 1} (newest document {newest})", words, "relative"
+    )
 
 
 def _number(text: str | None, default: int) -> int:
@@ -134,8 +158,9 @@ def read(m: re.Match, newest: int | None) -> Said | None:
         if not g.get("dy") and word == "from":  # "research from the 2000s" is of the 2000s
             return decade(g.get("xq"), decade_start(g.get("xd"), g.get("xt"), g.get("xw")), words)
         if not g.get("dy"):
-            return _direction_decade(word, bound, shift, decade(g.get("xq"), decade_start(
-                g.get("xd"), g.get("xt"), g.get("xw")), words))
+            return _direction_decade(
+                word, bound, shift, decade(g.get("xq"), decade_start(g.get("xd"), g.get("xt"), g.get("xw")), words)
+            )
         suffix = (g.get("dsuf") or "").lower()
         if "inclu" in suffix or (g.get("dend") and bound == "max") or (g.get("dstart") and bound == "min"):
             shift = 0
@@ -144,12 +169,14 @@ def read(m: re.Match, newest: int | None) -> Said | None:
         year = int(g["dy"]) + shift
         kind = "strict" if shift else "inclusive"
         rule = f"'{word}' is {kind}: {'up to' if bound == 'max' else 'from'} {year}"
-        return Said(None, year, rule, words, "direction") if bound == "max" else Said(year, None, rule, words,
-                                                                                        "direction")
+        return (
+            Said(None, year, rule, words, "direction") if bound == "max" else Said(year, None, rule, words, "direction")
+        )
     if g.get("ay"):
         year = int(g["ay"])
-        return Said(year - AROUND_YEARS, year + AROUND_YEARS, f"around {year}: ±{AROUND_YEARS} years inclusive",
-                    words, "around")
+        return Said(
+            year - AROUND_YEARS, year + AROUND_YEARS, f"around {year}: ±{AROUND_YEARS} years inclusive", words, "around"
+        )
     if g.get("dd") or g.get("dt") or g.get("dw"):
         return decade(g.get("dq"), decade_start(g.get("dd"), g.get("dt"), g.get("dw")), words)
     if g.get("fd"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from serving.periods_context import T, Clause, chain, counts
+from serving.periods_context import Clause, T, chain, counts
 from serving.periods_grammar import read
 from serving.periods_words import DATA_NOUN, NOUN, PARTICIPLE, QUESTION_START
 
@@ -26,8 +26,12 @@ def _reaching(pattern: re.Pattern, question: str, newest: int | None) -> list[Cl
     found = []
     for m in pattern.finditer(question):
         said = read(m, newest)
-        if (said is None or said.kind in _NEAR_ONLY or counts(question, m)
-                or _AFTER_DATA.search(question, 0, m.start("t"))):
+        if (
+            said is None
+            or said.kind in _NEAR_ONLY
+            or counts(question, m)
+            or _AFTER_DATA.search(question, 0, m.start("t"))
+        ):
             continue
         clause = chain(question, m.start("t"), m.end("t"), said, newest)
         if clause is not None:

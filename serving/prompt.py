@@ -31,8 +31,8 @@ quant-rag tools. Follow this protocol.
    A period belongs in the question ("papers before 2010"); one written only in an alternative
    is ignored. `searched_text` lists each input with its weight and what it contributed.
    Leave `mode` unset (the server's measured default, named in the tool's
-   description and by `corpus_status`); use `mode="bm25"` only when the answer hinges on an exact token (an acronym, a formula
-   name, a ticker, a number) and the default missed it.
+   description and by `corpus_status`); use `mode="bm25"` only when the answer hinges on an
+   exact token (an acronym, a formula name, a ticker, a number) and the default missed it.
    For questions that span several sources, run two or three searches from different angles.
 2. Translate periods into year bounds. "Recent work" or "papers before the crisis" are not
    filters: decide the years and pass `year_min` / `year_max`. A period written in the query
@@ -63,8 +63,9 @@ Question: {question}
 
 
 def research_protocol(
-    question: Annotated[str, Field(description="The research question to answer from the library.",
-                                   max_length=2000)] = "",
+    question: Annotated[
+        str, Field(description="The research question to answer from the library.", max_length=2000)
+    ] = "",
 ) -> str:
     """Render the protocol, followed by the question when one is given."""
     text = PROTOCOL.replace("{question}", question.strip() or "(the user's next question)")

@@ -30,7 +30,7 @@ def rerank_head(ranked: list[Candidate], depth: int) -> list[Candidate]:
 def blend(ranked: list[Candidate], scores: Sequence[float], weight: float = 1.0, k: int = 60) -> list[Candidate]:
     """`ranked` with its head (the first len(scores) candidates) reordered by `scores`; the
     tail follows in its fused order, its scores shifted below the head's lowest."""
-    head, tail = ranked[:len(scores)], ranked[len(scores):]
+    head, tail = ranked[: len(scores)], ranked[len(scores) :]
     by_score = sorted(range(len(head)), key=lambda i: (-scores[i], head[i].chunk_id))
     ce_rank = {i: r for r, i in enumerate(by_score, start=1)}
     if weight >= 1.0:

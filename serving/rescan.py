@@ -11,7 +11,7 @@ of the other documents (a multi-part question's second source) keep places.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from corpus.models import Passage
 from serving.selection import Candidate
@@ -32,8 +32,13 @@ def leading_documents(ranked: list[Candidate], passages: Mapping[str, Passage], 
     return found
 
 
-def rescan(ranked: list[Candidate], passages: Mapping[str, Passage], rank_document: DocumentRanker,
-           documents: int, per_document: int) -> list[Candidate]:
+def rescan(
+    ranked: list[Candidate],
+    passages: Mapping[str, Passage],
+    rank_document: DocumentRanker,
+    documents: int,
+    per_document: int,
+) -> list[Candidate]:
     """`ranked` with, right after each of its first `documents` documents' first passage, that
     document's best `per_document` passages by `rank_document` (moved up from further down the
     ranking or brought in from outside it), each carrying the score of the passage it follows so

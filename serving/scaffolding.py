@@ -8,9 +8,11 @@ business; these are the question-framing words beyond them.
 
 from __future__ import annotations
 
-SCAFFOLDING = frozenset("""
+SCAFFOLDING = frozenset(
+    """
 according describe described describes explain explained explains say says said tell tells
 mention mentioned mentions discuss discussed discusses summarise summarize give list show
 paper papers article articles literature research study studies work works publication
 publications document documents source sources library author authors text texts
-""".split())
+""".split()
+)

@@ -15,10 +15,9 @@ class Scope:
 
     year_min: int | None = None
     year_max: int | None = None
-    authors: tuple[str, ...] = ()          # a document matches if any of these matches
+    authors: tuple[str, ...] = ()  # a document matches if any of these matches
     document_ids: frozenset[str] | None = None
 
     @property
     def unbounded(self) -> bool:
-        return (self.year_min is None and self.year_max is None and not self.authors
-                and self.document_ids is None)
+        return self.year_min is None and self.year_max is None and not self.authors and self.document_ids is None

@@ -24,8 +24,16 @@ def is_headings_only(passage: Passage) -> bool:
     return bool(passage.block_kinds) and all(k == BlockKind.heading for k in passage.block_kinds)
 
 
-def select(ranked: list[Candidate], passages: Mapping[str, Passage], near_duplicates: dict[str, str],
-           *, limit: int, per_document: int, min_chars: int, fill: bool = False) -> list[Candidate]:
+def select(
+    ranked: list[Candidate],
+    passages: Mapping[str, Passage],
+    near_duplicates: dict[str, str],
+    *,
+    limit: int,
+    per_document: int,
+    min_chars: int,
+    fill: bool = False,
+) -> list[Candidate]:
     """Keep at most `limit` candidates, at most `per_document` per document, in ranked order.
 
     With `fill`, candidates held back only by the per-document cap fill the places left when
@@ -56,8 +64,9 @@ def select(ranked: list[Candidate], passages: Mapping[str, Passage], near_duplic
     return kept + held[: limit - len(kept)] if fill else kept
 
 
-def reciprocal_rank_fusion(rankings: list[list[Candidate]], k: int,
-                           weights: list[float] | None = None) -> list[Candidate]:
+def reciprocal_rank_fusion(
+    rankings: list[list[Candidate]], k: int, weights: list[float] | None = None
+) -> list[Candidate]:
     """Fuse rankings: score = sum over rankings of weight / (k + rank), rank 1-based.
 
     Ties are broken by the best rank reached in any ranking, then by chunk id, so the order is
@@ -95,8 +104,7 @@ def convex_fusion(rankings: list[list[Candidate]], weights: list[float] | None =
     return _ordered(scores, best_rank)
 
 
-def by_late_interaction(ranked: list[Candidate], scores: dict[str, float],
-                        weight: float = 1.0) -> list[Candidate]:
+def by_late_interaction(ranked: list[Candidate], scores: dict[str, float], weight: float = 1.0) -> list[Candidate]:
     """The candidates with a MaxSim score, best first (ties keep the prior order), then those
     without one in their prior order.
 
@@ -110,8 +118,7 @@ def by_late_interaction(ranked: list[Candidate], scores: dict[str, float],
     else:
         fused = dict(zip([c.chunk_id for c in ranked], _normalised([c.score for c in ranked])))
         late = _normalised([scores[c.chunk_id] for c in kept])
-        rescored = [Candidate(c.chunk_id, (1.0 - weight) * fused[c.chunk_id] + weight * m)
-                    for c, m in zip(kept, late)]
+        rescored = [Candidate(c.chunk_id, (1.0 - weight) * fused[c.chunk_id] + weight * m) for c, m in zip(kept, late)]
     return _by_score(rescored) + [c for c in ranked if c.chunk_id not in scores]
 
 
@@ -129,9 +136,7 @@ def _by_score(rescored: list[Candidate]) -> list[Candidate]:
     return [rescored[i] for i in order]
 
 
-
-def with_document_best(ranked: list[Candidate], passages: Mapping[str, Passage],
-                       weight: float) -> list[Candidate]:
+def with_document_best(ranked: list[Candidate], passages: Mapping[str, Passage], weight: float) -> list[Candidate]:
     """Add to each passage's score `weight` times the best score among its document's candidates.
 
     A document is not lifted by how many of its passages merely touch the question, only by how
@@ -143,6 +148,11 @@ def with_document_best(ranked: list[Candidate], passages: Mapping[str, Passage],
         passage = passages.get(candidate.chunk_id)
         if passage is not None:
             best[passage.document_id] = max(best.get(passage.document_id, candidate.score), candidate.score)
-    rescored = [Candidate(c.chunk_id, c.score + weight * best.get(
-        passages[c.chunk_id].document_id if c.chunk_id in passages else "", 0.0)) for c in ranked]
+    rescored = [
+        Candidate(
+            c.chunk_id,
+            c.score + weight * best.get(passages[c.chunk_id].document_id if c.chunk_id in passages else "", 0.0),
+        )
+        for c in ranked
+    ]
     return _by_score(rescored)

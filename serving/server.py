@@ -16,19 +16,18 @@ import logging
 import os
 import sys
 import threading
-from pathlib import Path
 from functools import cache, cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
-from mcp_types import (INVALID_PARAMS, CallToolResult, GetPromptResult, ListPromptsResult,
-                       ListToolsResult, TextContent)
+from mcp_types import INVALID_PARAMS, CallToolResult, GetPromptResult, ListPromptsResult, ListToolsResult, TextContent
 from pydantic import ValidationError
 
 from corpus.config import ServedConfig
-from corpus.model_folder.model_identity import ModelPathError
 from corpus.ids import InvalidIdError
+from corpus.model_folder.model_identity import ModelPathError
 from corpus.state.layout import StateLayout
 from corpus.versions import SERVER_VERSION
 from serving import listing, prompt
@@ -36,8 +35,13 @@ from serving.cancel import run_with_flag
 from serving.contract import WINDOWS, make_trace, render_trace
 from serving.contract_outputs import Trace
 from serving.error_hints import default_next_call
-from serving.errors import (IncoherentState, InvalidArgument, ServingError,
-                            describe_validation_error, without_state_paths)
+from serving.errors import (
+    IncoherentState,
+    InvalidArgument,
+    ServingError,
+    describe_validation_error,
+    without_state_paths,
+)
 from serving.process import import_bm25s_without_scipy, lean_sdk_imports, single_threaded_blas, without_numba
 from serving.tool_spec import ToolSpec
 
@@ -57,13 +61,14 @@ INSTRUCTIONS = (
     f"them. Get the `{prompt.PROMPT_NAME}` prompt for the full protocol. Every result carries a "
     "`trace`. A failed call is an error result (isError) without structured content: its first "
     "text block says what was wrong and the call to make next, its last is the error as JSON "
-    "{\"error\": {code, message, fields, next_call, rebuild}, \"trace\"}; by code: "
+    '{"error": {code, message, fields, next_call, rebuild}, "trace"}; by code: '
     "invalid_argument: fix the arguments named in `fields` as `next_call` says; not_found: an id "
     "or session name this server does not hold (`next_call` names the tool that lists valid "
     "ones); incoherent_state: the indexes disagree with the corpus, every tool but corpus_status "
     "refuses until the `rebuild` commands are run (corpus_status says what is wrong; tell the "
     "user); unavailable: a store or model could not be opened (`rebuild` says how); internal: a "
-    "server bug, logged by the server.")
+    "server bug, logged by the server."
+)
 
 
 class ServingContext:
@@ -139,8 +144,9 @@ class ServingContext:
         return make_trace(signature, self.config_hash, WINDOWS.get(window, 0) if window else 0)
 
 
-def error_result(error: ServingError, trace: Trace, state_root: Path | None = None,
-                 tool: str | None = None) -> CallToolResult:
+def error_result(
+    error: ServingError, trace: Trace, state_root: Path | None = None, tool: str | None = None
+) -> CallToolResult:
     """An error answer valid for strict clients: no structured content (it would be checked
     against the output schema of a success), a readable text block, then the error as JSON."""
     detail = error.detail()
@@ -148,12 +154,13 @@ def error_result(error: ServingError, trace: Trace, state_root: Path | None = No
         detail.message = without_state_paths(detail.message, state_root)
     detail.next_call = detail.next_call or default_next_call(tool, detail.code, detail.fields)
     at_fault = f"\nat fault: {', '.join(detail.fields)}" if detail.fields else ""
-    text = (f"error ({detail.code}): {detail.message}{at_fault}\nnext: {detail.next_call}\n"
-            f"{render_trace(trace)}")
-    body = json.dumps({"error": detail.model_dump(mode="json"), "trace": trace.model_dump(mode="json")},
-                      ensure_ascii=False)
-    return CallToolResult(content=[TextContent(type="text", text=text), TextContent(type="text", text=body)],
-                          is_error=True)
+    text = f"error ({detail.code}): {detail.message}{at_fault}\nnext: {detail.next_call}\n{render_trace(trace)}"
+    body = json.dumps(
+        {"error": detail.model_dump(mode="json"), "trace": trace.model_dump(mode="json")}, ensure_ascii=False
+    )
+    return CallToolResult(
+        content=[TextContent(type="text", text=text), TextContent(type="text", text=body)], is_error=True
+    )
 
 
 def call_tool(spec: ToolSpec, context: ServingContext, arguments: dict[str, Any]) -> CallToolResult:
@@ -217,8 +224,9 @@ async def run_tool(spec: ToolSpec, context: ServingContext, arguments: dict[str,
     return result
 
 
-def build_server(layout: StateLayout | None = None, config: ServedConfig | None = None,
-                 context: ServingContext | None = None) -> tuple[Server, ServingContext]:
+def build_server(
+    layout: StateLayout | None = None, config: ServedConfig | None = None, context: ServingContext | None = None
+) -> tuple[Server, ServingContext]:
     """The SDK's low-level server with our four handlers: tools and the prompt, nothing else
     (no resources, no per-call context objects or result re-validation)."""
     from mcp.server.lowlevel.server import Server
@@ -229,17 +237,20 @@ def build_server(layout: StateLayout | None = None, config: ServedConfig | None 
 
     async def list_tools(ctx, params) -> ListToolsResult:
         if not listed:
-            listed.append(ListToolsResult(tools=[listing.tool_descriptor(spec, context)
-                                                 for spec in tool_specs().values()]))
+            listed.append(
+                ListToolsResult(tools=[listing.tool_descriptor(spec, context) for spec in tool_specs().values()])
+            )
         return listed[0]
 
     async def call(ctx, params) -> CallToolResult:
         spec = tool_specs().get(params.name)
         if spec is None:
             close = difflib.get_close_matches(params.name, list(tool_specs()), n=1, cutoff=0.6)
-            error = InvalidArgument(f"unknown tool {params.name!r}; tools/list names the tools",
-                                    fields=["name"], next_call=(f"call {close[0]}" if close else
-                                                                "call tools/list for the tool names"))
+            error = InvalidArgument(
+                f"unknown tool {params.name!r}; tools/list names the tools",
+                fields=["name"],
+                next_call=(f"call {close[0]}" if close else "call tools/list for the tool names"),
+            )
             return error_result(error, context.trace(None), context.layout.root)
         return await run_tool(spec, context, params.arguments or {})
 
@@ -252,9 +263,15 @@ def build_server(layout: StateLayout | None = None, config: ServedConfig | None 
         except ValueError as exc:
             raise MCPError(INVALID_PARAMS, str(exc)) from None
 
-    server = Server(SERVER_NAME, version=SERVER_VERSION, instructions=INSTRUCTIONS,
-                    on_list_tools=list_tools, on_call_tool=call, on_list_prompts=list_prompts,
-                    on_get_prompt=get_prompt)
+    server = Server(
+        SERVER_NAME,
+        version=SERVER_VERSION,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+    )
     return server, context
 
 
@@ -276,13 +293,11 @@ def _warm_up(context: ServingContext) -> None:
         context.engine.warm_up()
 
 
-def serve(layout: StateLayout | None = None, config: ServedConfig | None = None,
-          warm_up: bool = True) -> None:
+def serve(layout: StateLayout | None = None, config: ServedConfig | None = None, warm_up: bool = True) -> None:
     """Serve over stdio until the client closes the stream."""
     single_threaded_blas()
     lean_sdk_imports()
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     without_numba()
     try:
         context = ServingContext(layout or StateLayout.from_env(), config or ServedConfig.from_env())

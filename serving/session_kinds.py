@@ -15,17 +15,21 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from corpus.ids import validate_chunk_id, validate_document_id
 from serving.citation import MAX_QUOTE_CHARS, MAX_SUPPORTS_CHARS, MIN_QUOTE_CHARS, quote_refusal
 
-MAX_LIST_LENGTH = 500          # ids, authors or evidence items in one entry
+MAX_LIST_LENGTH = 500  # ids, authors or evidence items in one entry
 
 Kind = Literal["scope", "evidence"]
 # What a valid session_put looks like, quoted in every refusal of a value.
 VALID_CALLS = {
-    "scope": ('session_put(name="recent", kind="scope", provenance="derived_from_question", '
-              'value={"year_min": 2015, "authors": ["Pav"]})'),
-    "evidence": ('session_put(name="answer-1", kind="evidence", provenance="served", value={"items": '
-                 f'[{{"document_id": "doc-…", "quote": "at least {MIN_QUOTE_CHARS} characters copied from '
-                 'a passage", "chunk_id": "chunk-… (optional)", "supports": "the claim it backs '
-                 '(optional)"}]})'),
+    "scope": (
+        'session_put(name="recent", kind="scope", provenance="derived_from_question", '
+        'value={"year_min": 2015, "authors": ["Pav"]})'
+    ),
+    "evidence": (
+        'session_put(name="answer-1", kind="evidence", provenance="served", value={"items": '
+        f'[{{"document_id": "doc-…", "quote": "at least {MIN_QUOTE_CHARS} characters copied from '
+        'a passage", "chunk_id": "chunk-… (optional)", "supports": "the claim it backs '
+        '(optional)"}]})'
+    ),
 }
 
 
@@ -40,14 +44,22 @@ class StoredScope(_Strict):
     # The published schema keeps the kind's name as its title (only the $defs key is the class name).
     model_config = ConfigDict(title="Scope")
 
-    year_min: int | None = Field(None, ge=1900, le=2099, description=(
-        "Earliest publication year, inclusive; a call's own year_min wins."))
-    year_max: int | None = Field(None, ge=1900, le=2099, description=(
-        "Latest publication year, inclusive; a call's own year_max wins."))
-    authors: list[str] = Field(default_factory=list, max_length=MAX_LIST_LENGTH, description=(
-        "Author names or parts of them; a document matches if any one matches (a call's `author` wins)."))
-    document_ids: list[str] = Field(default_factory=list, max_length=MAX_LIST_LENGTH, description=(
-        "Restrict to these documents (ids from list_documents); a call's document_id narrows it."))
+    year_min: int | None = Field(
+        None, ge=1900, le=2099, description=("Earliest publication year, inclusive; a call's own year_min wins.")
+    )
+    year_max: int | None = Field(
+        None, ge=1900, le=2099, description=("Latest publication year, inclusive; a call's own year_max wins.")
+    )
+    authors: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_LIST_LENGTH,
+        description=("Author names or parts of them; a document matches if any one matches (a call's `author` wins)."),
+    )
+    document_ids: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_LIST_LENGTH,
+        description=("Restrict to these documents (ids from list_documents); a call's document_id narrows it."),
+    )
 
     @field_validator("authors")
     @classmethod
@@ -73,12 +85,20 @@ class StoredScope(_Strict):
 
 class EvidenceItem(_Strict):
     document_id: str = Field(description="document_id of the passage the quote was read in.")
-    quote: str = Field(min_length=MIN_QUOTE_CHARS, max_length=MAX_QUOTE_CHARS, description=(
-        f"The exact words to verify later with verify_citations ({MIN_QUOTE_CHARS} to "
-        f"{MAX_QUOTE_CHARS:,} characters, as verify_citations accepts)."))
+    quote: str = Field(
+        min_length=MIN_QUOTE_CHARS,
+        max_length=MAX_QUOTE_CHARS,
+        description=(
+            f"The exact words to verify later with verify_citations ({MIN_QUOTE_CHARS} to "
+            f"{MAX_QUOTE_CHARS:,} characters, as verify_citations accepts)."
+        ),
+    )
     chunk_id: str | None = Field(None, description="Optional chunk_id the quote was read in.")
-    supports: str | None = Field(None, max_length=MAX_SUPPORTS_CHARS, description=(
-        "Optional: the claim of the answer this quote supports; verify_citations gives it back."))
+    supports: str | None = Field(
+        None,
+        max_length=MAX_SUPPORTS_CHARS,
+        description=("Optional: the claim of the answer this quote supports; verify_citations gives it back."),
+    )
 
     @field_validator("quote")
     @classmethod
@@ -100,8 +120,11 @@ class EvidenceItem(_Strict):
 
 
 class Evidence(_Strict):
-    items: list[EvidenceItem] = Field(min_length=1, max_length=MAX_LIST_LENGTH, description=(
-        "Quotes with their document, in the order to check them."))
+    items: list[EvidenceItem] = Field(
+        min_length=1,
+        max_length=MAX_LIST_LENGTH,
+        description=("Quotes with their document, in the order to check them."),
+    )
 
 
 KIND_MODELS: dict[str, type[StoredScope] | type[Evidence]] = {"scope": StoredScope, "evidence": Evidence}
@@ -110,6 +133,7 @@ KIND_MODELS: dict[str, type[StoredScope] | type[Evidence]] = {"scope": StoredSco
 def value_size(value: StoredScope | Evidence) -> int:
     """Ids, authors and year bounds, or quotes, held."""
     if isinstance(value, StoredScope):
-        return (len(value.authors) + len(value.document_ids) + (value.year_min is not None)
-                + (value.year_max is not None))
+        return (
+            len(value.authors) + len(value.document_ids) + (value.year_min is not None) + (value.year_max is not None)
+        )
     return len(value.items)

@@ -15,8 +15,12 @@ from serving.tool_spec import ToolInput
 
 
 class SessionRef(ToolInput):
-    session: str = Field(pattern=NAME_RE.pattern, min_length=1, max_length=64, description=(
-        "Name of an entry stored with session_put (session_list shows them)."))
+    session: str = Field(
+        pattern=NAME_RE.pattern,
+        min_length=1,
+        max_length=64,
+        description=("Name of an entry stored with session_put (session_list shows them)."),
+    )
 
 
 def session_entry(ctx, name: str, kind: str | None = None, field: str = "name") -> SessionEntry:
@@ -24,11 +28,17 @@ def session_entry(ctx, name: str, kind: str | None = None, field: str = "name") 
     try:
         entry = ctx.sessions.get(name)
     except SessionError as exc:  # absent (the name was checked by the schema)
-        raise NotFound(f"no session entry named {name!r}; see session_list", fields=[field],
-                       next_call="call session_list for the stored session names") from exc
+        raise NotFound(
+            f"no session entry named {name!r}; see session_list",
+            fields=[field],
+            next_call="call session_list for the stored session names",
+        ) from exc
     if kind is not None and entry.kind != kind:
-        raise InvalidArgument(f"session entry {name!r} is a {entry.kind!r}, not a {kind!r}",
-                              fields=[field], next_call=f"call session_list for the {kind} entries")
+        raise InvalidArgument(
+            f"session entry {name!r} is a {entry.kind!r}, not a {kind!r}",
+            fields=[field],
+            next_call=f"call session_list for the {kind} entries",
+        )
     return entry
 
 

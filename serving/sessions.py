@@ -14,8 +14,9 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from datetime import datetime, timezone
-from typing import Any, Literal, Mapping, TypeGuard, get_args
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Literal, TypeGuard, get_args
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -30,9 +31,11 @@ MAX_TOTAL_BYTES = 16_000_000
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 SessionProvenance = Literal["served", "user_pasted", "user_file", "session", "derived_from_question"]
-PROVENANCE_HELP = ("served (copied from this server's output), user_pasted, user_file, session "
-                   "(derived from another entry), or derived_from_question (read from the user's "
-                   "question, e.g. a year range or an author it names)")
+PROVENANCE_HELP = (
+    "served (copied from this server's output), user_pasted, user_file, session "
+    "(derived from another entry), or derived_from_question (read from the user's "
+    "question, e.g. a year range or an author it names)"
+)
 
 
 class SessionError(ValueError):
@@ -60,7 +63,7 @@ class SessionSummary(BaseModel):
     bytes: int = Field(description="UTF-8 bytes of the value as compact JSON.")
 
     @classmethod
-    def of(cls, entry: SessionEntry) -> "SessionSummary":
+    def of(cls, entry: SessionEntry) -> SessionSummary:
         return cls(**entry.model_dump(exclude={"value"}))
 
 
@@ -143,24 +146,32 @@ class SessionStore:
         if not _is_kind(kind):
             raise SessionError(f"unknown kind {kind!r}: expected one of {', '.join(KIND_MODELS)}")
         if not _is_provenance(provenance):
-            raise SessionError(f"unknown provenance {provenance!r}: expected {PROVENANCE_HELP}; recalled "
-                               "or invented content has none")
+            raise SessionError(
+                f"unknown provenance {provenance!r}: expected {PROVENANCE_HELP}; recalled or invented content has none"
+            )
         checked = _coerce(kind, value)
         size_bytes = len(checked.model_dump_json().encode("utf-8"))
         if size_bytes > MAX_VALUE_BYTES:
-            raise SessionError(f"value of {size_bytes} bytes is over the {MAX_VALUE_BYTES}-byte "
-                               "limit of one entry: store fewer or shorter items")
-        entry = SessionEntry(name=name, kind=kind, value=checked, provenance=provenance,
-                             created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                             size=value_size(checked), bytes=size_bytes)
+            raise SessionError(
+                f"value of {size_bytes} bytes is over the {MAX_VALUE_BYTES}-byte "
+                "limit of one entry: store fewer or shorter items"
+            )
+        entry = SessionEntry(
+            name=name,
+            kind=kind,
+            value=checked,
+            provenance=provenance,
+            created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            size=value_size(checked),
+            bytes=size_bytes,
+        )
         with self._lock:
             replaced = self._entries.pop(name, None)
             self._bytes -= replaced.bytes if replaced else 0
             self._entries[name] = entry
             self._bytes += entry.bytes
             evicted = []
-            while len(self._entries) > self.max_items or (self._bytes > MAX_TOTAL_BYTES
-                                                          and len(self._entries) > 1):
+            while len(self._entries) > self.max_items or (self._bytes > MAX_TOTAL_BYTES and len(self._entries) > 1):
                 old = self._entries.popitem(last=False)[1]
                 self._bytes -= old.bytes
                 evicted.append(old.name)

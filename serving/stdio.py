@@ -95,9 +95,11 @@ async def stdio_streams() -> AsyncIterator[tuple]:
     with _claimed(0, os.open(os.devnull, os.O_RDONLY)) as wire_in, _claimed(1, os.dup(2)) as wire_out:
         reader = asyncio.StreamReader(limit=LINE_LIMIT)
         read_transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0))
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0)
+        )
         write_transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0))
+            asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0)
+        )
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
         try:
             # The SDK only iterates its stdin and calls write and flush on its stdout, what these

@@ -35,16 +35,16 @@ class ToolSpec:
     description: str | Callable[[ToolContext], str]
     input_model: type[ToolInput]
     output_model: type[BaseModel]
-    handler: Callable[[ToolContext, Any], BaseModel]   # (context, validated input) -> output
-    render: Callable[[Any], str]               # output -> readable text
-    window: str | None = None                  # key of serving.contract.WINDOWS, if it serves text
+    handler: Callable[[ToolContext, Any], BaseModel]  # (context, validated input) -> output
+    render: Callable[[Any], str]  # output -> readable text
+    window: str | None = None  # key of serving.contract.WINDOWS, if it serves text
     read_only: bool = True
     destructive: bool = False
     idempotent: bool = True
     # (code, when) for the failures this tool itself can answer; invalid_argument (any argument
     # outside the schema) and incoherent_state are added by `error_line`.
     errors: tuple[tuple[ErrorCode, str], ...] = ()
-    needs_coherent_state: bool = True          # False: answers on an incoherent state (corpus_status)
+    needs_coherent_state: bool = True  # False: answers on an incoherent state (corpus_status)
     # True: answers from memory in about a millisecond once the corpus reader is open, so the
     # server runs it on its event loop: a worker thread's hand-over would cost more than the call.
     cheap: bool = False

@@ -4,12 +4,29 @@ imports a tool (the server and the CLI take the set from here; tests/serving/tes
 from __future__ import annotations
 
 from serving.tool_spec import ToolSpec
-from serving.tools import corpus_status, get_passage, graph, list_documents, search_documents
-from serving.tools import sessions, timeline, verify_citation, verify_citations
+from serving.tools import (
+    corpus_status,
+    get_passage,
+    graph,
+    list_documents,
+    search_documents,
+    sessions,
+    timeline,
+    verify_citation,
+    verify_citations,
+)
 
 
 def all_tools() -> list[ToolSpec]:
     """Every tool spec, in the order tools/list shows them."""
-    return [search_documents.SPEC, get_passage.SPEC, list_documents.SPEC, timeline.SPEC,
-            verify_citation.SPEC, verify_citations.SPEC, corpus_status.SPEC, *graph.SPECS,
-            *sessions.SPECS]
+    return [
+        search_documents.SPEC,
+        get_passage.SPEC,
+        list_documents.SPEC,
+        timeline.SPEC,
+        verify_citation.SPEC,
+        verify_citations.SPEC,
+        corpus_status.SPEC,
+        *graph.SPECS,
+        *sessions.SPECS,
+    ]

@@ -7,13 +7,13 @@ each file is parsed once and every caller gets its own copy of the blocks."""
 from __future__ import annotations
 
 import copy
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from ingest.parsing import ParseOutput, parse_source, pdf_parser_name
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parse(path: Path, fmt: str, parser: str | None) -> ParseOutput:
     return parse_source(path, fmt, parser)
 

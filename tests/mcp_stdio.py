@@ -17,16 +17,19 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 REPO = Path(__file__).resolve().parents[1]
-TRACE_KEYS = {"request_id", "server_version", "contract_version", "corpus_signature",
-              "config_hash", "window"}
+TRACE_KEYS = {"request_id", "server_version", "contract_version", "corpus_signature", "config_hash", "window"}
 
 
 def run_session(home: Path, scenario, warm_up: bool = True):
     """Start the server on `home`, run `scenario(session)` and return what it returns."""
-    env = {**os.environ, "QUANT_RAG_HOME": str(home), "HF_HUB_OFFLINE": "1",
-           "OMP_NUM_THREADS": "1", "QUANT_RAG_WARM_UP": "1" if warm_up else "0"}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "serving.server"],
-                                   env=env, cwd=str(REPO))
+    env = {
+        **os.environ,
+        "QUANT_RAG_HOME": str(home),
+        "HF_HUB_OFFLINE": "1",
+        "OMP_NUM_THREADS": "1",
+        "QUANT_RAG_WARM_UP": "1" if warm_up else "0",
+    }
+    params = StdioServerParameters(command=sys.executable, args=["-m", "serving.server"], env=env, cwd=str(REPO))
     result = {}
 
     async def main():
@@ -42,9 +45,11 @@ def run_session(home: Path, scenario, warm_up: bool = True):
 
 def run_calls(home: Path, scenario, warm_up: bool = True):
     """`run_session` where `scenario(c)` gets `c(name, arguments)`, a checked `call`."""
+
     async def wrapped(session):
         tools = {t.name: t for t in (await session.list_tools()).tools}
         return await scenario(lambda name, arguments: call(session, tools, name, arguments))
+
     return run_session(home, wrapped, warm_up)
 
 

@@ -19,8 +19,16 @@ REPO = Path(__file__).resolve().parents[1]
 BENCHMARKS = REPO / "benchmarks"
 # Modules other scripts import, with no command line of their own (servers the benchmarks start
 # are run by them, never by hand).
-HELPERS = {"harness", "host", "wire_client", "timed_server", "profiled_server", "serving_profile",
-           "scale_indexes", "scale_clone"}
+HELPERS = {
+    "harness",
+    "host",
+    "wire_client",
+    "timed_server",
+    "profiled_server",
+    "serving_profile",
+    "scale_indexes",
+    "scale_clone",
+}
 SCRIPTS = sorted(p for p in BENCHMARKS.glob("*.py") if p.stem not in HELPERS)
 ALL = sorted(BENCHMARKS.glob("*.py"))
 # What only the harness defines: a script's own copy is the duplication the harness removed.
@@ -68,9 +76,15 @@ def test_every_script_builds_its_parser_and_report_through_the_harness(script):
     assert "harness.parser" in calls, f"{script.name}: build the parser with harness.parser(__file__, __doc__)"
     assert "harness.emit" in calls, f"{script.name}: report through harness.emit(args, figures, lines)"
     assert "argparse.ArgumentParser" not in calls and "ArgumentParser" not in calls
-    own_options = [node.args[0].value for node in ast.walk(tree) if isinstance(node, ast.Call)
-                   and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"
-                   and node.args and isinstance(node.args[0], ast.Constant)]
+    own_options = [
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "add_argument"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+    ]
     assert not {"--json", "--out", "--hog"} & set(own_options), f"{script.name}: the harness owns these options"
 
 
@@ -80,9 +94,13 @@ def test_no_script_keeps_a_helper_the_harness_owns(script):
         return
     tree = _tree(script)
     methods = {id(f) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for f in c.body}
-    defined = [node.name for node in ast.walk(tree)  # a client's own `timed` method is not a copy
-               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(node) not in methods
-               and (node.name.strip("_") in HARNESS_ONLY or any(w in node.name.lower() for w in HARNESS_WORDS))]
+    defined = [
+        node.name
+        for node in ast.walk(tree)  # a client's own `timed` method is not a copy
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and id(node) not in methods
+        and (node.name.strip("_") in HARNESS_ONLY or any(w in node.name.lower() for w in HARNESS_WORDS))
+    ]
     assert defined == [], f"{script.name} defines {defined}: use benchmarks/harness.py's"
     source = script.read_text(encoding="utf-8")
     assert "ru_maxrss" not in source and "statistics.quantiles" not in source and "np.percentile(ms" not in source
@@ -90,10 +108,16 @@ def test_no_script_keeps_a_helper_the_harness_owns(script):
 
 @pytest.mark.parametrize("script", ALL, ids=[s.stem for s in ALL])
 def test_no_script_reads_a_private_field(script):
-    private = sorted({f"{ast.unparse(node.value)}.{node.attr}" for node in ast.walk(_tree(script))
-                      if isinstance(node, ast.Attribute) and node.attr.startswith("_")
-                      and not node.attr.startswith("__")
-                      and not (isinstance(node.value, ast.Name) and node.value.id == "self")})
+    private = sorted(
+        {
+            f"{ast.unparse(node.value)}.{node.attr}"
+            for node in ast.walk(_tree(script))
+            if isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and not (isinstance(node.value, ast.Name) and node.value.id == "self")
+        }
+    )
     assert private == [], f"{script.name} reads private fields: {private}"
 
 
@@ -152,9 +176,15 @@ def test_the_shared_parser_and_the_report_shape(harness, tmp_path, capsys):
 
 def test_without_json_the_human_lines_and_the_host_line_are_printed(harness, capsys):
     args = harness.parser(__file__, "Doc.").parse_args([])
-    harness.emit(args, {"a": {"b": 1}, "c": 2}, host={"cpu": {"model": "X", "cores": 2, "bf16": []},
-                                                     "load_average_1min": 0.1,
-                                                     "speed": {"python_loop_mips": 1, "gemm_gflops": 2}})
+    harness.emit(
+        args,
+        {"a": {"b": 1}, "c": 2},
+        host={
+            "cpu": {"model": "X", "cores": 2, "bf16": []},
+            "load_average_1min": 0.1,
+            "speed": {"python_loop_mips": 1, "gemm_gflops": 2},
+        },
+    )
     out = capsys.readouterr().out.splitlines()
     assert out[:2] == ["a.b: 1", "c: 2"] and out[2].startswith("host: X · 2 cores")
     harness.say(args, "to stdout")
@@ -164,10 +194,20 @@ def test_without_json_the_human_lines_and_the_host_line_are_printed(harness, cap
 
 
 def _run(script: str, *args: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
-           "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, str(BENCHMARKS / script), "--json", *args], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=300)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        "HF_HUB_OFFLINE": "1",
+        "OMP_NUM_THREADS": "1",
+    }
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / script), "--json", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)  # stdout holds the report alone
     assert list(report) == ["benchmark", "host", "figures"] and report["benchmark"] == Path(script).stem

@@ -27,9 +27,11 @@ def _stat(path: Path, steal: int, idle: int) -> Path:
 
 def test_the_cpu_and_its_bfloat16_flags_are_named(host, tmp_path):
     amd = tmp_path / "amd"
-    amd.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n"
-                   "model name\t: AMD EPYC\nflags\t\t: fpu avx512f avx512_bf16\n\n"
-                   "processor\t: 1\nmodel name\t: another\n")
+    amd.write_text(
+        "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n"
+        "model name\t: AMD EPYC\nflags\t\t: fpu avx512f avx512_bf16\n\n"
+        "processor\t: 1\nmodel name\t: another\n"
+    )
     described = host.cpu_description(amd)
     assert (described["model"], described["vendor"], described["family"]) == ("AMD EPYC", "AuthenticAMD", "26")
     assert described["bf16"] == ["avx512_bf16"] and described["cores"] >= 1

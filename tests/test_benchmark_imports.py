@@ -60,6 +60,9 @@ def test_every_import_resolves(script, script_path):
             missing.append(module)  # an optional tool of one benchmark would be listed here
             continue
         loaded = importlib.import_module(module)
-        missing.extend(f"{module}.{name}" for name in names if name != "*" and not hasattr(loaded, name)
-                       and importlib.util.find_spec(f"{module}.{name}") is None)
+        missing.extend(
+            f"{module}.{name}"
+            for name in names
+            if name != "*" and not hasattr(loaded, name) and importlib.util.find_spec(f"{module}.{name}") is None
+        )
     assert not missing, f"{script.name} imports what does not exist: {missing}"

@@ -15,21 +15,40 @@ PIPELINE = {"dagster", "assets", "orchestration"}
 MODELS = {"torch", "sentence_transformers", "transformers"}
 
 BOUNDARIES = {  # entry modules -> top-level modules they must not load
-    ("corpus.state.layout", "corpus.reading.reader", "corpus.state.signature", "corpus.vectors.vector_store", "corpus.indexes.bm25_store",
-     "corpus.graph.graph_store", "corpus.encoding.embedder", "corpus.encoding.query_encoder"):
-        PIPELINE | {"mcp", "ingest", "serving", "evaluation"} | MODELS,
-    ("ingest.parse", "ingest.chunk", "ingest.metadata", "ingest.overlays", "ingest.signature",
-     "ingest.embed", "ingest.vectors", "ingest.bm25", "ingest.graph", "ingest.catalogue", "ingest.checks"):
-        PIPELINE | {"mcp", "serving", "evaluation"},
+    (
+        "corpus.state.layout",
+        "corpus.reading.reader",
+        "corpus.state.signature",
+        "corpus.vectors.vector_store",
+        "corpus.indexes.bm25_store",
+        "corpus.graph.graph_store",
+        "corpus.encoding.embedder",
+        "corpus.encoding.query_encoder",
+    ): PIPELINE | {"mcp", "ingest", "serving", "evaluation"} | MODELS,
+    (
+        "ingest.parse",
+        "ingest.chunk",
+        "ingest.metadata",
+        "ingest.overlays",
+        "ingest.signature",
+        "ingest.embed",
+        "ingest.vectors",
+        "ingest.bm25",
+        "ingest.graph",
+        "ingest.catalogue",
+        "ingest.checks",
+    ): PIPELINE | {"mcp", "serving", "evaluation"},
     ("serving.server", "serving.cli"): PIPELINE | {"ingest", "evaluation"} | MODELS,
     ("evaluation.cli", "evaluation.runs"): PIPELINE | {"mcp"},
 }
 
 
 def loaded_top_levels(modules: tuple[str, ...]) -> set[str]:
-    code = ("import importlib, sys\n"
-            f"for name in {list(modules)!r}: importlib.import_module(name)\n"
-            "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))")
+    code = (
+        "import importlib, sys\n"
+        f"for name in {list(modules)!r}: importlib.import_module(name)\n"
+        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     return set(result.stdout.split())
 

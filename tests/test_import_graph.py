@@ -33,7 +33,7 @@ def _targets(node: ast.AST, module: str, is_package: bool, modules: dict[str, Pa
     base = node.module or ""
     if node.level:
         anchor = module.split(".") if is_package else module.split(".")[:-1]
-        anchor = anchor[:len(anchor) - node.level + 1]
+        anchor = anchor[: len(anchor) - node.level + 1]
         base = ".".join(anchor + ([base] if base else []))
     found = set()
     for alias in node.names:
@@ -152,17 +152,31 @@ def test_the_cycle_finder_finds_circles_through_function_level_imports():
 
 
 def test_each_package_imports_only_what_it_may():
-    strays = sorted(f"{module} -> {target}" for module, targets in import_graph().items()
-                    for target in targets
-                    if target.split(".")[0] not in ALLOWED[module.split(".")[0]])
+    strays = sorted(
+        f"{module} -> {target}"
+        for module, targets in import_graph().items()
+        for target in targets
+        if target.split(".")[0] not in ALLOWED[module.split(".")[0]]
+    )
     assert strays == []
 
 
 # corpus/ from the ground up (corpus/__init__.py): a room, or a top-level module, imports only what
 # comes before it here, so the rooms form no circle and a reader can learn them in this order.
-CORPUS_LAYERS = ("corpus.ids", "corpus.versions", "corpus.models", "corpus.text", "corpus.model_folder",
-                 "corpus.config", "corpus.state", "corpus.indexes", "corpus.vectors", "corpus.graph",
-                 "corpus.encoding", "corpus.reading")
+CORPUS_LAYERS = (
+    "corpus.ids",
+    "corpus.versions",
+    "corpus.models",
+    "corpus.text",
+    "corpus.model_folder",
+    "corpus.config",
+    "corpus.state",
+    "corpus.indexes",
+    "corpus.vectors",
+    "corpus.graph",
+    "corpus.encoding",
+    "corpus.reading",
+)
 MAX_MODULES_PER_ROOM = 12
 
 
@@ -177,10 +191,13 @@ def test_corpus_rooms_import_only_the_rooms_below_them():
     graph = import_graph(("corpus",))
     unplaced = sorted({corpus_node(m) for m in graph} - set(rank) - {"corpus"})
     assert unplaced == [], "a new corpus room or top-level module needs its place in CORPUS_LAYERS"
-    upward = sorted(f"{module} -> {target}" for module, targets in graph.items() if module != "corpus"
-                    for target in targets
-                    if corpus_node(target) != corpus_node(module)
-                    and rank[corpus_node(target)] > rank[corpus_node(module)])
+    upward = sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        if module != "corpus"
+        for target in targets
+        if corpus_node(target) != corpus_node(module) and rank[corpus_node(target)] > rank[corpus_node(module)]
+    )
     assert upward == []
 
 

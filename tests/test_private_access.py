@@ -36,8 +36,12 @@ def _parse(path: Path) -> ast.Module:
 
 def _self_attribute(node: ast.AST) -> str | None:
     """`_name` of `self._name` / `cls._name`, else None."""
-    if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-            and node.value.id in ("self", "cls") and _is_private(node.attr)):
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in ("self", "cls")
+        and _is_private(node.attr)
+    ):
         return node.attr
     return None
 
@@ -48,18 +52,30 @@ def _defined(tree: ast.Module) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _is_private(node.name):
             names.add(node.name)
-        targets = (node.targets if isinstance(node, ast.Assign)
-                   else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+            else []
+        )
         for target in targets:
             for leaf in ast.walk(target):
                 if isinstance(leaf, ast.Name) and _is_private(leaf.id):
                     names.add(leaf.id)
                 elif (own := _self_attribute(leaf)) is not None:
                     names.add(own)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
-                and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) \
-                and node.args[0].id in ("self", "cls") and isinstance(node.args[1], ast.Constant) \
-                and isinstance(node.args[1].value, str) and _is_private(node.args[1].value):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "setattr"
+            and len(node.args) >= 2
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id in ("self", "cls")
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+            and _is_private(node.args[1].value)
+        ):
             names.add(node.args[1].value)
     return names
 
@@ -90,7 +106,7 @@ def _imported_module(node: ast.ImportFrom, path: Path) -> str:
     if not node.level:
         return node.module or ""
     anchor = list(path.relative_to(REPO).with_suffix("").parts)
-    anchor = anchor[:len(anchor) - node.level]
+    anchor = anchor[: len(anchor) - node.level]
     return ".".join(anchor + ([node.module] if node.module else []))
 
 
@@ -108,10 +124,16 @@ def violations(path: Path, owners: dict[str, set[str]]) -> list[str]:
         if isinstance(node, ast.Attribute) and _is_private(node.attr) and _self_attribute(node) is None:
             if foreign(node.attr, node):
                 found.append(f"{where}:{node.lineno} .{node.attr}")
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ATTRIBUTE_FUNCTIONS
-              and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
-              and isinstance(node.args[1].value, str) and _is_private(node.args[1].value)
-              and not (isinstance(node.args[0], ast.Name) and node.args[0].id in ("self", "cls"))):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ATTRIBUTE_FUNCTIONS
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+            and _is_private(node.args[1].value)
+            and not (isinstance(node.args[0], ast.Name) and node.args[0].id in ("self", "cls"))
+        ):
             if foreign(node.args[1].value, node):
                 found.append(f"{where}:{node.lineno} {node.func.id}(…, {node.args[1].value!r})")
         elif isinstance(node, ast.ImportFrom):
@@ -132,8 +154,12 @@ def violations(path: Path, owners: dict[str, set[str]]) -> list[str]:
 @cache
 def _all_violations() -> dict[str, list[str]]:
     owners = private_names()
-    return {path.relative_to(REPO).as_posix(): found for package in PACKAGES for path in _files(package)
-            if (found := violations(path, owners))}
+    return {
+        path.relative_to(REPO).as_posix(): found
+        for package in PACKAGES
+        for path in _files(package)
+        if (found := violations(path, owners))
+    }
 
 
 def test_no_package_reaches_into_another_packages_private_names():
@@ -144,15 +170,19 @@ def test_the_walk_sees_attributes_string_attributes_and_imports(tmp_path, monkey
     monkeypatch.setattr("tests.test_private_access.REPO", tmp_path)
     (tmp_path / "serving").mkdir()
     (tmp_path / "serving" / "engine.py").write_text(
-        "class Engine:\n    def __init__(self):\n        self._vectors = None\n\ndef _helper():\n    pass\n")
+        "class Engine:\n    def __init__(self):\n        self._vectors = None\n\ndef _helper():\n    pass\n"
+    )
     (tmp_path / "evaluation").mkdir()
     probe = tmp_path / "evaluation" / "probe.py"
     probe.write_text(
         "from serving.engine import Engine, _helper\n"
         "class Own:\n    def __init__(self):\n        self._key = 1\n"
         "    def __eq__(self, other):\n        return self._key == other._key\n"
-        "engine = Engine()\nengine._vectors = 1\ngetattr(engine, '_vectors')\nengine._unknown\n")
+        "engine = Engine()\nengine._vectors = 1\ngetattr(engine, '_vectors')\nengine._unknown\n"
+    )
     owners = {"_vectors": {"serving"}, "_helper": {"serving"}, "_key": {"evaluation"}}
     assert violations(probe, owners) == [
-        "evaluation/probe.py:1 from serving.engine import _helper", "evaluation/probe.py:8 ._vectors",
-        "evaluation/probe.py:9 getattr(…, '_vectors')"]
+        "evaluation/probe.py:1 from serving.engine import _helper",
+        "evaluation/probe.py:8 ._vectors",
+        "evaluation/probe.py:9 getattr(…, '_vectors')",
+    ]

@@ -13,19 +13,27 @@ from evaluation.profiles import with_profile
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("corpus", "serving", "ingest", "assets", "orchestration", "evaluation", "cli")
 # variable -> ServedConfig field whose default the README row states
-SERVED_DEFAULTS = {"QUANT_RAG_DEFAULT_MODE": "default_mode", "QUANT_RAG_VECTOR_BACKEND": "vector_backend",
-                   "QUANT_RAG_EMBEDDING_MODEL": "embedding_model", "QUANT_RAG_EMBEDDING_REVISION": "embedding_revision",
-                   "QUANT_RAG_QUERY_RUNTIME": "query_runtime", "QUANT_RAG_PASSAGE_RUNTIME": "passage_runtime",
-                   "QUANT_RAG_FUSION": "fusion",
-                   "QUANT_RAG_DENSE_WEIGHT": "dense_weight", "QUANT_RAG_BM25_WEIGHT": "bm25_weight",
-                   "QUANT_RAG_VECTOR_INDEX": "vector_index",
-                   "QUANT_RAG_LATE_INTERACTION_WEIGHT": "late_interaction_weight",
-                   "QUANT_RAG_BM25_K1": "bm25_k1", "QUANT_RAG_BM25_B": "bm25_b",
-                   "QUANT_RAG_CANDIDATE_POOL": "candidate_pool", "QUANT_RAG_BM25_STOPWORDS": "bm25_stopwords",
-                   "QUANT_RAG_NO_ANSWER_THRESHOLD": "no_answer_threshold",
-                   "QUANT_RAG_COOP_ALTERNATIVE_WEIGHT": "coop_alternative_weight",
-                   "QUANT_RAG_COOP_HYPOTHETICAL_WEIGHT": "coop_hypothetical_weight",
-                   "QUANT_RAG_RESCAN_DOCUMENTS": "rescan_documents"}
+SERVED_DEFAULTS = {
+    "QUANT_RAG_DEFAULT_MODE": "default_mode",
+    "QUANT_RAG_VECTOR_BACKEND": "vector_backend",
+    "QUANT_RAG_EMBEDDING_MODEL": "embedding_model",
+    "QUANT_RAG_EMBEDDING_REVISION": "embedding_revision",
+    "QUANT_RAG_QUERY_RUNTIME": "query_runtime",
+    "QUANT_RAG_PASSAGE_RUNTIME": "passage_runtime",
+    "QUANT_RAG_FUSION": "fusion",
+    "QUANT_RAG_DENSE_WEIGHT": "dense_weight",
+    "QUANT_RAG_BM25_WEIGHT": "bm25_weight",
+    "QUANT_RAG_VECTOR_INDEX": "vector_index",
+    "QUANT_RAG_LATE_INTERACTION_WEIGHT": "late_interaction_weight",
+    "QUANT_RAG_BM25_K1": "bm25_k1",
+    "QUANT_RAG_BM25_B": "bm25_b",
+    "QUANT_RAG_CANDIDATE_POOL": "candidate_pool",
+    "QUANT_RAG_BM25_STOPWORDS": "bm25_stopwords",
+    "QUANT_RAG_NO_ANSWER_THRESHOLD": "no_answer_threshold",
+    "QUANT_RAG_COOP_ALTERNATIVE_WEIGHT": "coop_alternative_weight",
+    "QUANT_RAG_COOP_HYPOTHETICAL_WEIGHT": "coop_hypothetical_weight",
+    "QUANT_RAG_RESCAN_DOCUMENTS": "rescan_documents",
+}
 
 
 def _table() -> dict[str, str]:
@@ -34,8 +42,12 @@ def _table() -> dict[str, str]:
 
 
 def test_every_variable_the_code_reads_is_documented_and_no_other():
-    read = {v for package in PACKAGES for path in (ROOT / package).rglob("*.py")
-            for v in re.findall(r"QUANT_RAG_[A-Z0-9_]+", path.read_text(encoding="utf-8"))}
+    read = {
+        v
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+        for v in re.findall(r"QUANT_RAG_[A-Z0-9_]+", path.read_text(encoding="utf-8"))
+    }
     assert set(_table()) == read
 
 
@@ -48,11 +60,16 @@ def test_stated_defaults_are_the_configuration_defaults():
 def test_the_tatqa_profile_variables_reach_the_configuration(monkeypatch):
     # the TAT-QA profile as a user serving such a corpus sets it (README, Measured figures): the
     # variables it names give the profile's configuration
-    for variable, value in (("QUANT_RAG_FUSION", "convex"), ("QUANT_RAG_DENSE_WEIGHT", "0.1"),
-                            ("QUANT_RAG_BM25_WEIGHT", "0.9"), ("QUANT_RAG_BM25_STOPWORDS", "en"),
-                            ("QUANT_RAG_BM25_K1", "0.5"), ("QUANT_RAG_LATE_INTERACTION_WEIGHT", "0.5"),
-                            ("QUANT_RAG_CANDIDATE_POOL", "100"),
-                            ("QUANT_RAG_DOCUMENT_BEST_WEIGHT", "1")):
+    for variable, value in (
+        ("QUANT_RAG_FUSION", "convex"),
+        ("QUANT_RAG_DENSE_WEIGHT", "0.1"),
+        ("QUANT_RAG_BM25_WEIGHT", "0.9"),
+        ("QUANT_RAG_BM25_STOPWORDS", "en"),
+        ("QUANT_RAG_BM25_K1", "0.5"),
+        ("QUANT_RAG_LATE_INTERACTION_WEIGHT", "0.5"),
+        ("QUANT_RAG_CANDIDATE_POOL", "100"),
+        ("QUANT_RAG_DOCUMENT_BEST_WEIGHT", "1"),
+    ):
         monkeypatch.setenv(variable, value)
     config = ServedConfig.from_env()
     assert config == with_profile(ServedConfig(), "tatqa")

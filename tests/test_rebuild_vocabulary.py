@@ -18,9 +18,19 @@ def test_a_word_two_lectures_write_is_kept_and_a_word_one_writes_is_not(tmp_path
     (library / "markdown" / "a.md").write_text("Volatility clustering in returns. Zyzzyva.\n", encoding="utf-8")
     (library / "markdown" / "b.md").write_text("Returns show volatility clustering.\n", encoding="utf-8")
     target = tmp_path / "vocabulary.txt.gz"
-    done = subprocess.run([sys.executable, str(REPO / "scripts" / "rebuild_vocabulary.py"),
-                           "--library", str(library), "--target", str(target)],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts" / "rebuild_vocabulary.py"),
+            "--library",
+            str(library),
+            "--target",
+            str(target),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     words = gzip.decompress(target.read_bytes()).decode("utf-8").split()
     assert {"volatility", "clustering", "returns"} <= set(words)
     assert "zyzzyva" not in words
@@ -35,7 +45,17 @@ def test_the_same_library_gives_the_same_bytes(tmp_path):
     for run in ("one", "two"):  # the gzip header names the file: the same name in two folders
         target = tmp_path / run / "vocabulary.txt.gz"
         target.parent.mkdir()
-        subprocess.run([sys.executable, str(REPO / "scripts" / "rebuild_vocabulary.py"), "--library", str(library),
-                        "--target", str(target)], capture_output=True, check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(REPO / "scripts" / "rebuild_vocabulary.py"),
+                "--library",
+                str(library),
+                "--target",
+                str(target),
+            ],
+            capture_output=True,
+            check=True,
+        )
         outputs.append(target.read_bytes())
     assert outputs[0] == outputs[1] and len(outputs[0]) > 1000

@@ -6,25 +6,51 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-TOPICS = ["volcanic ash aviation", "sourdough fermentation yeast", "glacier meltwater runoff",
-          "chess opening theory", "honeybee colony collapse", "tidal turbine energy",
-          "medieval manuscript illumination", "zebrafish cartilage regeneration",
-          "railway signalling interlocks", "coral reef bleaching"]
-GROUPED = ["harbour crane maintenance", "alpine avalanche forecasting", "orchid seed germination",
-           "lighthouse lens grinding", "desert locust swarms", "violin varnish chemistry",
-           "subway tunnel ventilation", "arctic sea ice thickness"]
-FILLER = ("This abstract reports observations, methods and results in plain words so that every "
-          "document is long enough to be served as a passage by the retrieval engine. ")
+TOPICS = [
+    "volcanic ash aviation",
+    "sourdough fermentation yeast",
+    "glacier meltwater runoff",
+    "chess opening theory",
+    "honeybee colony collapse",
+    "tidal turbine energy",
+    "medieval manuscript illumination",
+    "zebrafish cartilage regeneration",
+    "railway signalling interlocks",
+    "coral reef bleaching",
+]
+GROUPED = [
+    "harbour crane maintenance",
+    "alpine avalanche forecasting",
+    "orchid seed germination",
+    "lighthouse lens grinding",
+    "desert locust swarms",
+    "violin varnish chemistry",
+    "subway tunnel ventilation",
+    "arctic sea ice thickness",
+]
+FILLER = (
+    "This abstract reports observations, methods and results in plain words so that every "
+    "document is long enough to be served as a passage by the retrieval engine. "
+)
 NAME = "tiny"
 
 
 def corpus_rows() -> list[dict]:
     """10 titled documents d0..d9, one topic each; then 8 untitled rows r0..r7 where r0-r2 and
     r3-r5 name one source each (TAT-QA's context_id) and r6, r7 name none."""
-    docs = [{"_id": f"d{i}", "title": f"On {topic}", "text": f"Study of {topic}. " + FILLER * 2}
-            for i, topic in enumerate(TOPICS)]
-    rows = [{"_id": f"r{i}", "title": "", "text": f"{topic} figures. " + FILLER,
-             "metadata": {"context_id": f"ctx{i // 3}"} if i < 6 else {}} for i, topic in enumerate(GROUPED)]
+    docs = [
+        {"_id": f"d{i}", "title": f"On {topic}", "text": f"Study of {topic}. " + FILLER * 2}
+        for i, topic in enumerate(TOPICS)
+    ]
+    rows = [
+        {
+            "_id": f"r{i}",
+            "title": "",
+            "text": f"{topic} figures. " + FILLER,
+            "metadata": {"context_id": f"ctx{i // 3}"} if i < 6 else {},
+        }
+        for i, topic in enumerate(GROUPED)
+    ]
     return docs + rows
 
 
@@ -34,7 +60,8 @@ def write_beir(folder: Path, queries: dict[str, str], qrels: dict[str, str]) -> 
     (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in corpus_rows()))
     (folder / "queries.jsonl").write_text("".join(json.dumps({"_id": q, "text": t}) + "\n" for q, t in queries.items()))
     (folder / "qrels" / "test.tsv").write_text(
-        "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t1\n" for q, d in qrels.items()))
+        "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t1\n" for q, d in qrels.items())
+    )
     return folder
 
 

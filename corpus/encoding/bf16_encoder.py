@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from corpus.model_folder.pooling import pool, pooling_of
 from corpus.encoding.token_encoder import TokenEncoder
+from corpus.model_folder.pooling import pool, pooling_of
 
 CPUINFO = Path("/proc/cpuinfo")
 BF16_FLAGS = frozenset({"amx_bf16", "avx512_bf16"})  # bfloat16 dot products in hardware
@@ -63,8 +63,9 @@ class Bf16Encoder(TokenEncoder):
 
         self._load_tokenizer(folder, model_id, None)
         self._torch, self._threads = torch, threads
-        self.model = model if model is not None else AutoModel.from_pretrained(
-            str(folder), local_files_only=True).eval()
+        self.model = (
+            model if model is not None else AutoModel.from_pretrained(str(folder), local_files_only=True).eval()
+        )
         self._segments = "token_type_ids" in self.model.forward.__code__.co_varnames
         self._pooling = pooling_of(folder) or "mean"
         self.model_file = folder

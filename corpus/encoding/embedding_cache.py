@@ -8,9 +8,10 @@ title re-embeds, an unchanged passage does not. One SQLite file per model key un
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Sequence
 from contextlib import closing
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,7 +45,7 @@ class EmbeddingCache:
         unique = list(dict.fromkeys(keys))
         with closing(self._connect()) as db:
             for start in range(0, len(unique), _SQLITE_PARAMS):
-                batch = unique[start:start + _SQLITE_PARAMS]
+                batch = unique[start : start + _SQLITE_PARAMS]
                 marks = ",".join("?" * len(batch))
                 for key, blob in db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", batch):
                     found[key] = np.frombuffer(blob, dtype=np.float32).copy()
@@ -54,8 +55,9 @@ class EmbeddingCache:
         """Store one vector per text (row i of `vectors` belongs to texts[i])."""
         if len(texts) != len(vectors):
             raise ValueError(f"{len(texts)} texts but {len(vectors)} vectors")
-        rows = [(sha256_hex(text), np.asarray(vector, dtype=np.float32).tobytes())
-                for text, vector in zip(texts, vectors)]
+        rows = [
+            (sha256_hex(text), np.asarray(vector, dtype=np.float32).tobytes()) for text, vector in zip(texts, vectors)
+        ]
         with closing(self._connect()) as db, db:
             db.executemany("INSERT OR REPLACE INTO vectors (key, vector) VALUES (?, ?)", rows)
 
@@ -64,8 +66,13 @@ class EmbeddingCache:
             return db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
 
 
-def embed_with_cache(embedder: "Embedder", cache: EmbeddingCache, texts: Sequence[str],
-                     batch_size: int = 32, progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+def embed_with_cache(
+    embedder: Embedder,
+    cache: EmbeddingCache,
+    texts: Sequence[str],
+    batch_size: int = 32,
+    progress: Callable[[int, int], None] | None = None,
+) -> np.ndarray:
     """Vectors of `texts` in order; only strings missing from `cache` reach the model."""
     out = np.empty((len(texts), embedder.dimension), dtype=np.float32)
     cached = cache.get_many(texts)

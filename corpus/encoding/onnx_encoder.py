@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from corpus.config import ServedConfig
-from corpus.versions import INT8_RECIPE
 from corpus.state.layout import StateLayout
+from corpus.versions import INT8_RECIPE
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +60,9 @@ class OnnxEncoder:
     """The Embedder's query interface (model_id, dimension, max_tokens, embed_query) plus a
     batched `embed_texts`, on ONNX Runtime."""
 
-    def __init__(self, model_file: Path, folder: Path, model_id: str, query_prompt: str | None,
-                 threads: int = QUERY_THREADS):
+    def __init__(
+        self, model_file: Path, folder: Path, model_id: str, query_prompt: str | None, threads: int = QUERY_THREADS
+    ):
         import onnxruntime as ort
 
         self._load_tokenizer(folder, model_id, query_prompt)
@@ -88,15 +89,20 @@ class OnnxEncoder:
         # what sentence-transformers applies (truncate at max_seq_length, pad to the longest).
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         padding = self.tokenizer.padding or {}
-        self._pad = {"pad_id": padding.get("pad_id", 0), "pad_type_id": padding.get("pad_type_id", 0),
-                     "pad_token": padding.get("pad_token", "[PAD]")}
+        self._pad = {
+            "pad_id": padding.get("pad_id", 0),
+            "pad_type_id": padding.get("pad_type_id", 0),
+            "pad_token": padding.get("pad_token", "[PAD]"),
+        }
         self.tokenizer.enable_truncation(max_length=self.max_tokens)
         self.tokenizer.no_padding()
 
     def _feeds(self, encodings) -> dict[str, np.ndarray]:
         """The graph's inputs for one padded batch of encodings."""
-        return {name: np.array([getattr(e, _ENCODING_FIELD[name]) for e in encodings], dtype=np.int64)
-                for name in self._inputs}
+        return {
+            name: np.array([getattr(e, _ENCODING_FIELD[name]) for e in encodings], dtype=np.int64)
+            for name in self._inputs
+        }
 
     def _run(self, encodings) -> np.ndarray:
         return np.asarray(self.session.run(None, self._feeds(encodings))[0], dtype=np.float32)
@@ -114,7 +120,7 @@ class OnnxEncoder:
         rows: list[np.ndarray] = [np.empty(0, np.float32)] * len(texts)
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # similar lengths together
         for start in range(0, len(order), batch_size):
-            indices = order[start:start + batch_size]
+            indices = order[start : start + batch_size]
             encodings = self.tokenizer.encode_batch([texts[i] for i in indices])
             width = max(len(e.ids) for e in encodings)
             for encoding in encodings:
@@ -128,13 +134,17 @@ _cache: dict[tuple, OnnxEncoder] = {}
 _lock = threading.Lock()
 
 
-def load_onnx_encoder(layout: StateLayout, config: ServedConfig, folder: Path,
-                      query_prompt: str | None) -> OnnxEncoder | None:
+def load_onnx_encoder(
+    layout: StateLayout, config: ServedConfig, folder: Path, query_prompt: str | None
+) -> OnnxEncoder | None:
     """The ONNX encoder of `config` in `layout`, or None (with a warning) when it was not exported."""
     path = onnx_file(layout, config)
     if not path.exists():
-        log.warning("no ONNX export at %s (run `quant-rag ingest` to create it); embedding queries "
-                    "with transformers instead, which imports torch and starts slower", path)
+        log.warning(
+            "no ONNX export at %s (run `quant-rag ingest` to create it); embedding queries "
+            "with transformers instead, which imports torch and starts slower",
+            path,
+        )
         return None
     key = (str(path), str(folder), config.embedding_model, query_prompt)
     with _lock:

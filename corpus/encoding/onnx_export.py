@@ -15,9 +15,9 @@ import logging
 import os
 import tempfile
 import warnings
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from corpus.config import ServedConfig
 from corpus.encoding.onnx_encoder import INPUTS, INT8_SUFFIX, onnx_file, passage_file, token_graph_file
@@ -41,8 +41,11 @@ def _source(folder: Path) -> dict:
     """Identity of the weights an export came from (path, and size and mtime of each file) and of
     the recipe that wrote it."""
     files = sorted(p for p in folder.iterdir() if p.is_file())
-    return {"folder": str(folder.resolve()), "graph": GRAPH_RECIPE,
-            "files": {p.name: [p.stat().st_size, int(p.stat().st_mtime)] for p in files}}
+    return {
+        "folder": str(folder.resolve()),
+        "graph": GRAPH_RECIPE,
+        "files": {p.name: [p.stat().st_size, int(p.stat().st_mtime)] for p in files},
+    }
 
 
 def float32_weight_bytes(folder: Path) -> int:
@@ -56,8 +59,7 @@ def float32_weight_bytes(folder: Path) -> int:
 def onnx_refusal(folder: Path) -> str | None:
     """Why the model in `folder` has no ONNX export (None: it has one)."""
     if pooling_of(folder) is None:
-        return ("its sentence-transformers modules are not Transformer → mean/CLS/last-token Pooling"
-                " → Normalize")
+        return "its sentence-transformers modules are not Transformer → mean/CLS/last-token Pooling → Normalize"
     size = float32_weight_bytes(folder)
     if size > ONNX_MAX_WEIGHT_BYTES:
         return f"its float32 weights ({size / 1e9:.1f} GB) pass the 2 GiB limit of one ONNX graph"
@@ -83,8 +85,7 @@ def export_model(folder: Path, target: Path, tokens: bool = False, fused: bool =
 
         def forward(self, input_ids, attention_mask, token_type_ids=None):
             segments = {} if token_type_ids is None else {"token_type_ids": token_type_ids}
-            hidden = self.inner(input_ids=input_ids, attention_mask=attention_mask,
-                                **segments).last_hidden_state
+            hidden = self.inner(input_ids=input_ids, attention_mask=attention_mask, **segments).last_hidden_state
             pooled = pool(hidden, attention_mask, pooling)
             return (pooled, torch.nn.functional.normalize(hidden, dim=-1)) if tokens else pooled
 
@@ -102,11 +103,20 @@ def export_model(folder: Path, target: Path, tokens: bool = False, fused: bool =
             warnings.simplefilter("ignore", category=UserWarning)
             warnings.simplefilter("ignore", category=torch.jit.TracerWarning)
             warnings.simplefilter("ignore", category=DeprecationWarning)  # the TorchScript exporter's notice
-            torch.onnx.export(Pooled(model), (sample, sample, torch.zeros_like(sample))[:len(inputs)], tmp,
-                              input_names=inputs, output_names=outputs,
-                              dynamic_axes={**axes, "embedding": {0: "batch"},
-                                            **({"tokens": {0: "batch", 1: "tokens"}} if tokens else {})},
-                              opset_version=OPSET, dynamo=False)
+            torch.onnx.export(
+                Pooled(model),
+                (sample, sample, torch.zeros_like(sample))[: len(inputs)],
+                tmp,
+                input_names=inputs,
+                output_names=outputs,
+                dynamic_axes={
+                    **axes,
+                    "embedding": {0: "batch"},
+                    **({"tokens": {0: "batch", 1: "tokens"}} if tokens else {}),
+                },
+                opset_version=OPSET,
+                dynamo=False,
+            )
         os.replace(fused_file if fused and fuse(Path(tmp), fused_file, folder) else tmp, target)
     finally:
         Path(tmp).unlink(missing_ok=True)
@@ -184,8 +194,7 @@ def _transformer_of(embedder):
         return None
 
 
-def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, runtime: str,
-                     model=None):
+def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, runtime: str, model=None):
     """The encoder of `runtime`; for float32 or bfloat16 with late interaction, one that also gives
     token vectors, sent to the token cache as each batch is embedded (one model run for both:
     ingest.token_index then finds them cached). The float32 one is the token graph, whose pooled
@@ -203,8 +212,7 @@ def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, ru
         if graph is not None:
             encoder = TokenEncoder(graph, folder, config.embedding_model, None, threads=INGEST_THREADS)
     if encoder is None:
-        return OnnxEncoder(passage_file(layout, config), folder, config.embedding_model, None,
-                           threads=INGEST_THREADS)
+        return OnnxEncoder(passage_file(layout, config), folder, config.embedding_model, None, threads=INGEST_THREADS)
     if config.late_interaction:
         encoder.on_tokens = TokenCache(layout, config.weights_key).put_many
     return encoder
@@ -230,8 +238,11 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
         try:
             folder = model_folder(config)
             reason = onnx_refusal(folder) or reason
-            plain = (pooling_of(folder) is not None if wanted == "torch-bf16"
-                     else ensure_exported(layout, config) is not None)
+            plain = (
+                pooling_of(folder) is not None
+                if wanted == "torch-bf16"
+                else ensure_exported(layout, config) is not None
+            )
             if plain:
                 encoder = _passage_encoder(layout, config, folder, wanted, _transformer_of(embedder))
                 embedder.run_passages_on(encoder)
@@ -239,11 +250,12 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
         except Exception as exc:  # noqa: BLE001 — float32: torch embeds the same vectors, only slower
             reason = str(exc)
         if runtime != wanted and wanted == "onnx-int8":
-            raise PassageRuntimeError(f"cannot embed passages in int8 ({reason}); unset "
-                                      f"QUANT_RAG_PASSAGE_RUNTIME to embed float vectors (the default)")
+            raise PassageRuntimeError(
+                f"cannot embed passages in int8 ({reason}); unset "
+                f"QUANT_RAG_PASSAGE_RUNTIME to embed float vectors (the default)"
+            )
         if runtime != wanted:
-            log.warning("%s unavailable for ingestion (%s); embedding passages with torch in float32",
-                        wanted, reason)
+            log.warning("%s unavailable for ingestion (%s); embedding passages with torch in float32", wanted, reason)
     try:
         yield runtime
     finally:

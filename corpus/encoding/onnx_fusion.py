@@ -25,9 +25,16 @@ def fuse(source: Path, target: Path, folder: Path) -> bool:
     from onnxruntime.transformers.optimizer import optimize_model
 
     settings = json.loads((folder / "config.json").read_text())
-    if settings.get("model_type") != "bert" or onnx.load(str(source), load_external_data=False
-                                                         ).producer_name == FUSED_PRODUCER:
+    if (
+        settings.get("model_type") != "bert"
+        or onnx.load(str(source), load_external_data=False).producer_name == FUSED_PRODUCER
+    ):
         return False
-    optimize_model(str(source), model_type="bert", num_heads=int(settings["num_attention_heads"]),
-                   hidden_size=int(settings["hidden_size"]), opt_level=0).save_model_to_file(str(target))
+    optimize_model(
+        str(source),
+        model_type="bert",
+        num_heads=int(settings["num_attention_heads"]),
+        hidden_size=int(settings["hidden_size"]),
+        opt_level=0,
+    ).save_model_to_file(str(target))
     return True

@@ -48,15 +48,21 @@ def quantise(source: Path, target: Path, folder: Path) -> None:
     root.addFilter(_no_preprocessing_advice)
     try:
         graph = fused if fuse(source, fused, folder) else source  # a no-op on a fused export
-        names = [n.name for n in onnx.load(str(graph), load_external_data=False).graph.node
-                 if n.op_type == "MatMul"]
+        names = [n.name for n in onnx.load(str(graph), load_external_data=False).graph.node if n.op_type == "MatMul"]
         ffn_out = [n for n in names if FFN_OUTPUT.search(n)]
         if not ffn_out:
-            log.warning("no feed-forward output layer named like %s in %s: all of it is quantised",
-                        FFN_OUTPUT.pattern, graph)
-        quantize_dynamic(str(graph), str(tmp), weight_type=QuantType.QInt8, per_channel=True,
-                         op_types_to_quantize=["MatMul", "Attention"], nodes_to_exclude=ffn_out,
-                         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+            log.warning(
+                "no feed-forward output layer named like %s in %s: all of it is quantised", FFN_OUTPUT.pattern, graph
+            )
+        quantize_dynamic(
+            str(graph),
+            str(tmp),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            op_types_to_quantize=["MatMul", "Attention"],
+            nodes_to_exclude=ffn_out,
+            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+        )
         os.replace(tmp, target)
     finally:
         root.removeFilter(_no_preprocessing_advice)

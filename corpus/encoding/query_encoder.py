@@ -17,9 +17,12 @@ import numpy as np
 from corpus.config import ServedConfig
 from corpus.model_folder.pooling import mean_pooled_vector
 
-_PLAIN = ["sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
-          "sentence_transformers.models.Normalize"]
-_cache: dict[tuple, "QueryEncoder"] = {}
+_PLAIN = [
+    "sentence_transformers.models.Transformer",
+    "sentence_transformers.models.Pooling",
+    "sentence_transformers.models.Normalize",
+]
+_cache: dict[tuple, QueryEncoder] = {}
 _lock = threading.Lock()
 
 
@@ -31,7 +34,8 @@ def is_plain_mean_pooling(folder: Path) -> bool:
     except (OSError, ValueError, KeyError):
         return False
     only_mean = pooling.get("pooling_mode_mean_tokens") and not any(
-        v for k, v in pooling.items() if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens")
+        v for k, v in pooling.items() if k.startswith("pooling_mode_") and k != "pooling_mode_mean_tokens"
+    )
     return modules == _PLAIN and bool(only_mean)
 
 

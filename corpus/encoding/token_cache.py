@@ -4,14 +4,14 @@ cache (corpus.encoding.embedding_cache), so re-indexing never recomputes an unch
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from contextlib import closing
-from typing import Sequence
 
 import numpy as np
 
 from corpus.ids import sha256_hex
-from corpus.state.layout import StateLayout
 from corpus.indexes.token_index import quantise_rows
+from corpus.state.layout import StateLayout
 
 _SQLITE_PARAMS = 500
 _BUSY_TIMEOUT_S = 60.0
@@ -25,8 +25,10 @@ class TokenCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with closing(self._connect()) as db, db:
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("CREATE TABLE IF NOT EXISTS tokens (key TEXT PRIMARY KEY, dim INTEGER NOT NULL,"
-                       " codes BLOB NOT NULL, scales BLOB NOT NULL)")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS tokens (key TEXT PRIMARY KEY, dim INTEGER NOT NULL,"
+                " codes BLOB NOT NULL, scales BLOB NOT NULL)"
+            )
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S)
@@ -37,7 +39,7 @@ class TokenCache:
         found = {}
         with closing(self._connect()) as db:
             for start in range(0, len(keys), _SQLITE_PARAMS):
-                batch = keys[start:start + _SQLITE_PARAMS]
+                batch = keys[start : start + _SQLITE_PARAMS]
                 query = f"SELECT key, dim, codes, scales FROM tokens WHERE key IN ({','.join('?' * len(batch))})"
                 for key, dim, codes, scales in db.execute(query, batch):
                     found[key] = (np.frombuffer(codes, np.int8).reshape(-1, dim), np.frombuffer(scales, np.float32))

@@ -9,8 +9,8 @@ the stored ones (tested). Like OnnxEncoder it imports neither torch nor transfor
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -53,7 +53,7 @@ class TokenEncoder(OnnxEncoder):
                 encoding.pad(width, **self._pad)
             pooled, tokens = self._outputs(batch)
             for row, (i, length) in enumerate(zip(group, lengths)):
-                found[i] = (pooled[row], tokens[row][1:length - 1])
+                found[i] = (pooled[row], tokens[row][1 : length - 1])
         self.encoded_texts += len(texts)
         return found
 
@@ -89,8 +89,9 @@ def padding_groups(lengths: list[int]) -> list[list[int]]:
     groups: list[list[int]] = []
     total = 0
     for i in sorted(range(len(lengths)), key=lambda i: lengths[i]):
-        if groups and (lengths[i] <= SHORT_TOKENS
-                       or (len(groups[-1]) + 1) * lengths[i] <= PADDING_SLACK * (total + lengths[i])):
+        if groups and (
+            lengths[i] <= SHORT_TOKENS or (len(groups[-1]) + 1) * lengths[i] <= PADDING_SLACK * (total + lengths[i])
+        ):
             groups[-1].append(i)
             total += lengths[i]
         else:
@@ -103,8 +104,9 @@ _cache: dict[tuple, TokenEncoder] = {}
 _lock = threading.Lock()
 
 
-def load_token_encoder(layout: StateLayout, config: ServedConfig, folder: Path, query_prompt: str | None,
-                       threads: int = QUERY_THREADS) -> TokenEncoder | None:
+def load_token_encoder(
+    layout: StateLayout, config: ServedConfig, folder: Path, query_prompt: str | None, threads: int = QUERY_THREADS
+) -> TokenEncoder | None:
     """The token encoder of `config` in `layout` (one per process and graph), or None when the
     token graph was not exported."""
     path = token_graph_file(layout, config)

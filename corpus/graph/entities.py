@@ -15,11 +15,11 @@ class Mention:
 
     chunk_id: str
     document_id: str
-    name: str            # canonical name; the store keys entities by entity_key(name)
-    entity_type: str     # one of corpus.graph.graph_store.ENTITY_TYPES
+    name: str  # canonical name; the store keys entities by entity_key(name)
+    entity_type: str  # one of corpus.graph.graph_store.ENTITY_TYPES
     start: int
     end: int
-    surface: str | None = None   # the written form, when it differs from `name`
+    surface: str | None = None  # the written form, when it differs from `name`
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,6 @@ class Relation:
 
     head: str
     tail: str
-    relation: str        # one of corpus.graph.graph_store.RELATION_TYPES
+    relation: str  # one of corpus.graph.graph_store.RELATION_TYPES
     chunk_id: str
     score: float

@@ -16,47 +16,75 @@ import os
 import re
 import tempfile
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import duckdb
 import numpy as np
 
 from corpus.graph.entities import Mention, Relation
-from corpus.text.names import entity_key
 from corpus.ids import validate_chunk_id, validate_document_id
+from corpus.text.names import entity_key
 
-ENTITY_TYPES: tuple[str, ...] = ("person", "organization", "financial_instrument", "market_concept",
-                                 "measure", "method", "dataset")
-RELATION_TYPES: tuple[str, ...] = ("measures", "predicts", "causes", "depends_on", "correlates_with",
-                                   "applies_to", "uses_method", "compares_with", "is_a", "part_of")
+ENTITY_TYPES: tuple[str, ...] = (
+    "person",
+    "organization",
+    "financial_instrument",
+    "market_concept",
+    "measure",
+    "method",
+    "dataset",
+)
+RELATION_TYPES: tuple[str, ...] = (
+    "measures",
+    "predicts",
+    "causes",
+    "depends_on",
+    "correlates_with",
+    "applies_to",
+    "uses_method",
+    "compares_with",
+    "is_a",
+    "part_of",
+)
 FORMAT_VERSION = "1"
 EXACT_WEIGHT, CONTAINING_WEIGHT = 1.0, 0.5
 MENTION_BONUS, MENTION_CAP = 0.01, 10
-MIN_CONTAINING_QUERY = 3       # a 1–2 character word is too common to search inside names
+MIN_CONTAINING_QUERY = 3  # a 1–2 character word is too common to search inside names
 EXAMPLE_CHUNKS = 3
 TOP_DOCUMENTS = 20
 
 # Spacing accents (´ ` ¨ ˆ ˜ ¸ …) become "space + combining mark" under NFKC: drop them first.
 _WORD_BREAKS = re.compile(r"[-/_]")
-_HTML_TAGS = frozenset("a b br div em i img li ol p pre span strong sub sup table tbody td th thead tr "
-                       "u ul html body head href src style".split())
-_LATEX_COMMANDS = frozenset("frac mathbf mathrm mathcal mathbb left right begin end sum prod int sqrt "
-                            "hat bar tilde text textbf textit cdot times leq geq infty partial "
-                            "operatorname label ref cite".split())
+_HTML_TAGS = frozenset(
+    "a b br div em i img li ol p pre span strong sub sup table tbody td th thead tr "
+    "u ul html body head href src style".split()
+)
+_LATEX_COMMANDS = frozenset(
+    "frac mathbf mathrm mathcal mathbb left right begin end sum prod int sqrt "
+    "hat bar tilde text textbf textit cdot times leq geq infty partial "
+    "operatorname label ref cite".split()
+)
 
 
 def is_noise(name: str) -> bool:
     """Names kept out of the graph: ≤ 2 characters, no letter, HTML tag or LaTeX command names."""
     key = entity_key(name)
-    return (len(key) <= 2 or not any(c.isalpha() for c in key) or key.lstrip("\\") in _LATEX_COMMANDS
-            or key.startswith("\\") or key.strip("</>") in _HTML_TAGS)
+    return (
+        len(key) <= 2
+        or not any(c.isalpha() for c in key)
+        or key.lstrip("\\") in _LATEX_COMMANDS
+        or key.startswith("\\")
+        or key.strip("</>") in _HTML_TAGS
+    )
 
 
-def write_graph(path: Path, signature: str, extractor: str, mentions: Iterable[Mention],
-                relations: Iterable[Relation]) -> dict:
+def write_graph(
+    path: Path, signature: str, extractor: str, mentions: Iterable[Mention], relations: Iterable[Relation]
+) -> dict:
     """Build the graph file in a temp file beside `path`, then rename it over `path`; return counts.
 
     `mentions` carry chunk_id, document_id, name, entity_type, start, end (and optionally
@@ -71,9 +99,18 @@ def write_graph(path: Path, signature: str, extractor: str, mentions: Iterable[M
         elif is_noise(m.name):
             dropped["mentions_noise"] += 1
         else:
-            kept.append((validate_chunk_id(m.chunk_id), validate_document_id(m.document_id),
-                         entity_key(m.name), m.name, m.entity_type, int(m.start), int(m.end),
-                         m.surface or m.name))
+            kept.append(
+                (
+                    validate_chunk_id(m.chunk_id),
+                    validate_document_id(m.document_id),
+                    entity_key(m.name),
+                    m.name,
+                    m.entity_type,
+                    int(m.start),
+                    int(m.end),
+                    m.surface or m.name,
+                )
+            )
     entities = _aggregate_entities(kept)
     chunk_doc = {row[0]: row[1] for row in kept}
     edges = []
@@ -88,19 +125,31 @@ def write_graph(path: Path, signature: str, extractor: str, mentions: Iterable[M
             edges.append((head, tail, r.relation, chunk_id, chunk_doc.get(chunk_id), float(r.score)))
     surfaces = Counter((row[2], entity_key(row[7]), row[7]) for row in kept)
     tables = {
-        "entities": _columns(["key", "name", "type", "mentions", "chunks"],
-                             [(k, *v) for k, v in sorted(entities.items())]),
-        "surfaces": _columns(["key", "surface_key", "surface", "count"],
-                             [(*k, n) for k, n in sorted(surfaces.items())]),
-        "mentions": _columns(["chunk_id", "document_id", "entity_key", "name", "type", "start_pos",
-                              "end_pos", "surface"], kept),
-        "relations": _columns(["head_key", "tail_key", "relation", "chunk_id", "document_id", "score"],
-                              edges),
+        "entities": _columns(
+            ["key", "name", "type", "mentions", "chunks"], [(k, *v) for k, v in sorted(entities.items())]
+        ),
+        "surfaces": _columns(
+            ["key", "surface_key", "surface", "count"], [(*k, n) for k, n in sorted(surfaces.items())]
+        ),
+        "mentions": _columns(
+            ["chunk_id", "document_id", "entity_key", "name", "type", "start_pos", "end_pos", "surface"], kept
+        ),
+        "relations": _columns(["head_key", "tail_key", "relation", "chunk_id", "document_id", "score"], edges),
     }
-    counts = {"entities": len(entities), "mentions": len(kept), "relations": len(edges),
-              "chunks": len(chunk_doc), "documents": len(set(chunk_doc.values())), **dropped}
-    meta = {"signature": signature, "extractor": extractor, "format_version": FORMAT_VERSION,
-            "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    counts = {
+        "entities": len(entities),
+        "mentions": len(kept),
+        "relations": len(edges),
+        "chunks": len(chunk_doc),
+        "documents": len(set(chunk_doc.values())),
+        **dropped,
+    }
+    meta = {
+        "signature": signature,
+        "extractor": extractor,
+        "format_version": FORMAT_VERSION,
+        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
     _write_atomically(Path(path), tables, meta)
     return counts
 
@@ -114,25 +163,33 @@ def _aggregate_entities(rows: list[tuple]) -> dict[str, tuple[str, str, int, int
         names[key][name] += 1
         types[key][entity_type] += 1
         chunks[key].add(chunk_id)
-    return {key: (names[key].most_common(1)[0][0], types[key].most_common(1)[0][0],
-                  sum(names[key].values()), len(chunks[key])) for key in names}
+    return {
+        key: (
+            names[key].most_common(1)[0][0],
+            types[key].most_common(1)[0][0],
+            sum(names[key].values()),
+            len(chunks[key]),
+        )
+        for key in names
+    }
 
 
 def _columns(names: list[str], rows: list[tuple]) -> dict[str, np.ndarray]:
     """Column arrays DuckDB can scan directly (far faster than row-by-row inserts)."""
     columns = list(zip(*rows)) if rows else [()] * len(names)
     kinds = {int: np.int64, float: np.float64}
-    return {name: np.array(col, dtype=kinds.get(type(col[0]) if col else str, object))
-            for name, col in zip(names, columns)}
+    return {
+        name: np.array(col, dtype=kinds.get(type(col[0]) if col else str, object)) for name, col in zip(names, columns)
+    }
 
 
 _SCHEMA = {
     "entities": "key VARCHAR, name VARCHAR, type VARCHAR, mentions INTEGER, chunks INTEGER",
     "surfaces": "key VARCHAR, surface_key VARCHAR, surface VARCHAR, count INTEGER",
     "mentions": "chunk_id VARCHAR, document_id VARCHAR, entity_key VARCHAR, name VARCHAR, "
-                "type VARCHAR, start_pos INTEGER, end_pos INTEGER, surface VARCHAR",
+    "type VARCHAR, start_pos INTEGER, end_pos INTEGER, surface VARCHAR",
     "relations": "head_key VARCHAR, tail_key VARCHAR, relation VARCHAR, chunk_id VARCHAR, "
-                 "document_id VARCHAR, score DOUBLE",
+    "document_id VARCHAR, score DOUBLE",
 }
 
 
@@ -176,9 +233,14 @@ class _Entity:
 class GraphStore:
     """The graph file loaded into memory; every query is a pure function of these dictionaries."""
 
-    def __init__(self, meta: dict[str, str], entities: dict[str, _Entity],
-                 surfaces: dict[str, set[str]], mentions: list[tuple[str, str, str, int]],
-                 relations: list[tuple[str, str, str, str, float]]):
+    def __init__(
+        self,
+        meta: dict[str, str],
+        entities: dict[str, _Entity],
+        surfaces: dict[str, set[str]],
+        mentions: list[tuple[str, str, str, int]],
+        relations: list[tuple[str, str, str, str, float]],
+    ):
         self.signature, self.extractor = meta["signature"], meta["extractor"]
         self.meta = meta
         self._entities = entities
@@ -187,7 +249,7 @@ class GraphStore:
         self._padded = {key: tuple(_padded(f) for f in forms) for key, forms in self._forms.items()}
         self._chunk_doc: dict[str, str] = {}
         self._by_entity: dict[str, dict[str, int]] = defaultdict(dict)  # key -> chunk -> count
-        self._by_chunk: dict[str, dict[str, int]] = defaultdict(dict)   # chunk -> key -> count
+        self._by_chunk: dict[str, dict[str, int]] = defaultdict(dict)  # chunk -> key -> count
         for chunk_id, document_id, key, n in mentions:
             self._chunk_doc[chunk_id] = document_id
             self._by_entity[key][chunk_id] = n
@@ -200,7 +262,7 @@ class GraphStore:
         self._relation_count = len(relations)
 
     @classmethod
-    def open(cls, path: Path) -> "GraphStore":
+    def open(cls, path: Path) -> GraphStore:
         """Read the graph file (read-only) into memory; the file is closed on return."""
         if not Path(path).is_file():
             raise FileNotFoundError(f"no entity graph at {path}: build the entity_graph asset")
@@ -208,17 +270,23 @@ class GraphStore:
         try:
             meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
             if meta.get("format_version") != FORMAT_VERSION:
-                raise ValueError(f"graph format {meta.get('format_version')!r} at {path}; "
-                                 f"this code reads {FORMAT_VERSION!r}: rebuild the entity graph")
-            entities = {row[0]: _Entity(*row) for row in con.execute(
-                "SELECT key, name, type, mentions, chunks FROM entities").fetchall()}
+                raise ValueError(
+                    f"graph format {meta.get('format_version')!r} at {path}; "
+                    f"this code reads {FORMAT_VERSION!r}: rebuild the entity graph"
+                )
+            entities = {
+                row[0]: _Entity(*row)
+                for row in con.execute("SELECT key, name, type, mentions, chunks FROM entities").fetchall()
+            }
             surfaces: dict[str, set[str]] = defaultdict(set)
             for key, surface_key in con.execute("SELECT key, surface_key FROM surfaces").fetchall():
                 surfaces[key].add(surface_key)
-            mentions = con.execute("SELECT chunk_id, document_id, entity_key, count(*) FROM mentions "
-                                   "GROUP BY ALL ORDER BY ALL").fetchall()
-            relations = con.execute("SELECT head_key, tail_key, relation, chunk_id, score FROM relations "
-                                    "ORDER BY ALL").fetchall()
+            mentions = con.execute(
+                "SELECT chunk_id, document_id, entity_key, count(*) FROM mentions GROUP BY ALL ORDER BY ALL"
+            ).fetchall()
+            relations = con.execute(
+                "SELECT head_key, tail_key, relation, chunk_id, score FROM relations ORDER BY ALL"
+            ).fetchall()
         finally:
             con.close()
         return cls(meta, entities, dict(surfaces), mentions, relations)
@@ -226,13 +294,21 @@ class GraphStore:
     def synonyms(self, exclude_types: frozenset[str] = frozenset({"person"})) -> dict[str, frozenset[str]]:
         """Folded written form -> every folded form of its entity (itself included), for query
         expansion: "cvar" -> {"cvar", "conditional value at risk", "expected shortfall", …}."""
-        return {form: forms for key, forms in self._forms.items()
-                if self._entities[key].type not in exclude_types and len(forms) > 1 for form in forms}
+        return {
+            form: forms
+            for key, forms in self._forms.items()
+            if self._entities[key].type not in exclude_types and len(forms) > 1
+            for form in forms
+        }
 
     def counts(self) -> dict:
-        return {"entities": len(self._entities), "mentions": sum(e.mentions for e in self._entities.values()),
-                "relations": self._relation_count, "chunks": len(self._by_chunk),
-                "documents": len(set(self._chunk_doc.values()))}
+        return {
+            "entities": len(self._entities),
+            "mentions": sum(e.mentions for e in self._entities.values()),
+            "relations": self._relation_count,
+            "chunks": len(self._by_chunk),
+            "documents": len(set(self._chunk_doc.values())),
+        }
 
     # -- lookup ---------------------------------------------------------------------------------
     def find_entities(self, name: str, entity_type: str | None = None, limit: int = 50) -> list[dict]:
@@ -261,8 +337,9 @@ class GraphStore:
     def _describe(self, entity: _Entity) -> dict:
         return {"key": entity.key, "name": entity.name, "type": entity.type, "mentions": entity.mentions}
 
-    def _score_chunks(self, chunk_ids: Iterable[str], weights: dict[str, float],
-                      extra_present: dict[str, set[str]] | None = None) -> list[dict]:
+    def _score_chunks(
+        self, chunk_ids: Iterable[str], weights: dict[str, float], extra_present: dict[str, set[str]] | None = None
+    ) -> list[dict]:
         """Σ weights of matched entities present + 0.01 × Σ min(mentions in chunk, 10), best first."""
         scored: list[dict[str, Any]] = []
         for chunk_id in chunk_ids:
@@ -271,14 +348,21 @@ class GraphStore:
             score = sum(weights[k] for k in present)
             score += MENTION_BONUS * sum(min(in_chunk.get(k, 0), MENTION_CAP) for k in present)
             names = [self._entities[k].name for k in sorted(present, key=lambda k: (-weights[k], k))]
-            scored.append({"chunk_id": chunk_id, "document_id": self._chunk_doc.get(chunk_id),
-                           "score": score, "entities": names})
+            scored.append(
+                {"chunk_id": chunk_id, "document_id": self._chunk_doc.get(chunk_id), "score": score, "entities": names}
+            )
         scored.sort(key=lambda c: (-c["score"], c["chunk_id"]))
         return scored
 
     # -- the three tools ------------------------------------------------------------------------
-    def search(self, query: str, entity_type: str | None = None, relation: str | None = None,
-               limit: int = 10, per_document: int | None = None) -> dict:
+    def search(
+        self,
+        query: str,
+        entity_type: str | None = None,
+        relation: str | None = None,
+        limit: int = 10,
+        per_document: int | None = None,
+    ) -> dict:
         """Chunks mentioning the matched entities (with `relation`: chunks that are the source of
         such an edge touching them), ranked by the chunk score; at most `per_document` per document."""
         _check_relation(relation)
@@ -304,8 +388,7 @@ class GraphStore:
             chunks = kept
         return {"entities": matched, "candidates": len(candidates), "chunks": chunks[:limit]}
 
-    def expand(self, name: str, relation: str | None = None, entity_type: str | None = None,
-               limit: int = 20) -> dict:
+    def expand(self, name: str, relation: str | None = None, entity_type: str | None = None, limit: int = 20) -> dict:
         """Typed neighbours (grouped by relation, direction, neighbour) and, without a relation
         filter, co-mentioned entities weighted by rarity. An exact match expands alone."""
         _check_relation(relation)
@@ -321,14 +404,25 @@ class GraphStore:
                     if mine == key and other not in origin:
                         groups[(rel, direction, other)].append(chunk_id)
         neighbours: list[dict[str, Any]] = [
-            {"relation": rel, "direction": direction, "key": other, "name": self._entities[other].name,
-             "type": self._entities[other].type, "support": len(chunks),
-             "chunk_ids": sorted(set(chunks))[:EXAMPLE_CHUNKS]}
-            for (rel, direction, other), chunks in groups.items()]
+            {
+                "relation": rel,
+                "direction": direction,
+                "key": other,
+                "name": self._entities[other].name,
+                "type": self._entities[other].type,
+                "support": len(chunks),
+                "chunk_ids": sorted(set(chunks))[:EXAMPLE_CHUNKS],
+            }
+            for (rel, direction, other), chunks in groups.items()
+        ]
         neighbours.sort(key=lambda n: (-n["support"], n["relation"], n["name"]))
         co_mentions = [] if relation else self._co_mentions(origin)
-        return {"entity": next(iter(exact or matches), None), "matches": exact or matches,
-                "neighbours": neighbours[:limit], "co_mentions": co_mentions[:limit]}
+        return {
+            "entity": next(iter(exact or matches), None),
+            "matches": exact or matches,
+            "neighbours": neighbours[:limit],
+            "co_mentions": co_mentions[:limit],
+        }
 
     def _co_mentions(self, origin: set[str]) -> list[dict]:
         total = len(self._by_chunk)
@@ -337,10 +431,17 @@ class GraphStore:
             for other in self._by_chunk[chunk_id]:
                 if other not in origin:
                     shared[other].append(chunk_id)
-        rows: list[dict[str, Any]] = [{"key": k, "name": self._entities[k].name, "type": self._entities[k].type,
-                 "shared_chunks": len(chunks),
-                 "score": len(chunks) * math.log(total / len(self._by_entity[k])),
-                 "chunk_ids": chunks[:EXAMPLE_CHUNKS]} for k, chunks in shared.items()]
+        rows: list[dict[str, Any]] = [
+            {
+                "key": k,
+                "name": self._entities[k].name,
+                "type": self._entities[k].type,
+                "shared_chunks": len(chunks),
+                "score": len(chunks) * math.log(total / len(self._by_entity[k])),
+                "chunk_ids": chunks[:EXAMPLE_CHUNKS],
+            }
+            for k, chunks in shared.items()
+        ]
         rows.sort(key=lambda r: (-r["score"], -r["shared_chunks"], r["name"]))
         return rows
 
@@ -354,12 +455,16 @@ class GraphStore:
         chunks_b = {c for m in found_b for c in self._by_entity.get(m["key"], {})}
         chunks = self._score_chunks(chunks_a & chunks_b, weights)
         per_doc = Counter(c["document_id"] for c in chunks)
-        documents = [{"document_id": d, "shared_chunks": n}
-                     for d, n in sorted(per_doc.items(), key=lambda item: (-item[1], item[0]))]
-        return {"a": found_a, "b": found_b,
-                "chunks": [{k: c[k] for k in ("chunk_id", "document_id", "score", "entities")}
-                           for c in chunks[:limit]],
-                "documents": documents[:TOP_DOCUMENTS]}
+        documents = [
+            {"document_id": d, "shared_chunks": n}
+            for d, n in sorted(per_doc.items(), key=lambda item: (-item[1], item[0]))
+        ]
+        return {
+            "a": found_a,
+            "b": found_b,
+            "chunks": [{k: c[k] for k in ("chunk_id", "document_id", "score", "entities")} for c in chunks[:limit]],
+            "documents": documents[:TOP_DOCUMENTS],
+        }
 
 
 def _padded(folded: str) -> str:

@@ -12,7 +12,6 @@ count once. Rows are stored sorted by chunk_id, so a stable sort breaks ties by 
 from __future__ import annotations
 
 import logging
-
 import os
 import shutil
 import tempfile
@@ -40,8 +39,7 @@ def indexed_text(title: str | None, section: list[str], text: str) -> str:
 
 
 def _file_digests(folder: Path) -> dict[str, str]:
-    return {p.name: sha256_hex(p.read_bytes()) for p in sorted(folder.iterdir())
-            if p.is_file() and p.name != MANIFEST}
+    return {p.name: sha256_hex(p.read_bytes()) for p in sorted(folder.iterdir()) if p.is_file() and p.name != MANIFEST}
 
 
 def _index(rows: list[tuple[str, str, str]], k1: float, b: float, analyzer: Analyzer):
@@ -56,8 +54,9 @@ def _index(rows: list[tuple[str, str, str]], k1: float, b: float, analyzer: Anal
     return retriever
 
 
-def build_bm25(folder: Path, signature: str, rows: list[tuple[str, str, str]],
-               k1: float, b: float, analyzer: Analyzer) -> Path:
+def build_bm25(
+    folder: Path, signature: str, rows: list[tuple[str, str, str]], k1: float, b: float, analyzer: Analyzer
+) -> Path:
     """Index `rows` (chunk_id, document_id, indexed text) under folder/<signature>/; return it."""
     rows = sorted(rows, key=lambda row: row[0])
     retriever = _index(rows, k1, b, analyzer)
@@ -66,10 +65,18 @@ def build_bm25(folder: Path, signature: str, rows: list[tuple[str, str, str]],
     try:
         retriever.save(str(staging))
         atomic_write_json(staging / ROWS, [[chunk_id, document_id] for chunk_id, document_id, _ in rows])
-        atomic_write_json(staging / MANIFEST, {
-            "signature": signature, "doc_count": len(rows), "k1": k1, "b": b,
-            "method": BM25_METHOD, "analyzer": analyzer.name,
-            "files": _file_digests(staging)})
+        atomic_write_json(
+            staging / MANIFEST,
+            {
+                "signature": signature,
+                "doc_count": len(rows),
+                "k1": k1,
+                "b": b,
+                "method": BM25_METHOD,
+                "analyzer": analyzer.name,
+                "files": _file_digests(staging),
+            },
+        )
         _promote(staging, folder / signature)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -92,8 +99,7 @@ def _promote(staging: Path, target: Path) -> None:
 class BM25Index:
     """A loaded, verified BM25 index of one corpus signature."""
 
-    def __init__(self, retriever, chunk_ids: list[str], document_ids: list[str], manifest: dict,
-                 analyzer: Analyzer):
+    def __init__(self, retriever, chunk_ids: list[str], document_ids: list[str], manifest: dict, analyzer: Analyzer):
         self._retriever = retriever
         self._analyzer = analyzer
         self._chunk_ids = chunk_ids
@@ -116,18 +122,31 @@ class BM25Index:
         return self._retriever.vocab_dict, np.diff(indptr)
 
     @classmethod
-    def in_memory(cls, rows: list[tuple[str, str, str]], k1: float, b: float,
-                  analyzer: Analyzer, signature: str) -> "BM25Index":
+    def in_memory(
+        cls, rows: list[tuple[str, str, str]], k1: float, b: float, analyzer: Analyzer, signature: str
+    ) -> BM25Index:
         """An index of `rows` that is never written (evaluation arms with another analyser)."""
         rows = sorted(rows, key=lambda row: row[0])
-        manifest = {"signature": signature, "doc_count": len(rows), "k1": k1, "b": b,
-                    "method": BM25_METHOD, "analyzer": analyzer.name}
-        return cls(_index(rows, k1, b, analyzer), [r[0] for r in rows], [r[1] for r in rows],
-                   manifest, analyzer)
+        manifest = {
+            "signature": signature,
+            "doc_count": len(rows),
+            "k1": k1,
+            "b": b,
+            "method": BM25_METHOD,
+            "analyzer": analyzer.name,
+        }
+        return cls(_index(rows, k1, b, analyzer), [r[0] for r in rows], [r[1] for r in rows], manifest, analyzer)
 
     @classmethod
-    def load(cls, folder: Path, signature: str, analyzer: Analyzer, mmap: bool = False,
-             k1: float | None = None, b: float | None = None) -> "BM25Index":
+    def load(
+        cls,
+        folder: Path,
+        signature: str,
+        analyzer: Analyzer,
+        mmap: bool = False,
+        k1: float | None = None,
+        b: float | None = None,
+    ) -> BM25Index:
         """Load folder/<signature>/ after checking its manifest; StaleIndexError names the fix.
         mmap: map bm25s's arrays instead of reading them (benchmarks/scale.py measures both).
         k1, b: the parameters the caller serves with (bm25s bakes them into the stored scores)."""
@@ -135,8 +154,7 @@ class BM25Index:
 
         path = folder / signature
         if not (path / MANIFEST).exists():
-            raise StaleIndexError(f"no BM25 index for corpus signature {signature} under {folder}: "
-                                  f"{REBUILD_HINT}")
+            raise StaleIndexError(f"no BM25 index for corpus signature {signature} under {folder}: {REBUILD_HINT}")
         manifest = read_json(path / MANIFEST)
         problems = []
         if manifest.get("signature") != signature:
@@ -152,8 +170,9 @@ class BM25Index:
             raise StaleIndexError(f"BM25 index at {path} is stale ({'; '.join(problems)}): {REBUILD_HINT}")
         rows = read_json(path / ROWS)
         if len(rows) != manifest["doc_count"]:
-            raise StaleIndexError(f"BM25 index at {path} holds {len(rows)} rows, manifest says "
-                                  f"{manifest['doc_count']}: {REBUILD_HINT}")
+            raise StaleIndexError(
+                f"BM25 index at {path} holds {len(rows)} rows, manifest says {manifest['doc_count']}: {REBUILD_HINT}"
+            )
         retriever = bm25s.BM25.load(str(path), mmap=mmap)
         return cls(retriever, [r[0] for r in rows], [r[1] for r in rows], manifest, analyzer)
 

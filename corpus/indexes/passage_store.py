@@ -18,9 +18,8 @@ import os
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from corpus.models import Passage
 from corpus.state.layout import StateLayout, _fsync_dir
@@ -46,12 +45,16 @@ def write_passage_store(path: Path, signature: str, passages: Iterable[Passage])
     staging.unlink(missing_ok=True)
     db = sqlite3.connect(staging)
     try:
-        db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-                         "CREATE TABLE passages (chunk_id TEXT PRIMARY KEY, document_id TEXT NOT NULL,"
-                         " ordinal INTEGER NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;"
-                         "CREATE TABLE meta (signature TEXT NOT NULL, passages INTEGER NOT NULL);")
-        db.executemany("INSERT INTO passages VALUES (?, ?, ?, ?)",
-                       ((p.chunk_id, p.document_id, p.ordinal, p.model_dump_json()) for p in passages))
+        db.executescript(
+            "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+            "CREATE TABLE passages (chunk_id TEXT PRIMARY KEY, document_id TEXT NOT NULL,"
+            " ordinal INTEGER NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;"
+            "CREATE TABLE meta (signature TEXT NOT NULL, passages INTEGER NOT NULL);"
+        )
+        db.executemany(
+            "INSERT INTO passages VALUES (?, ?, ?, ?)",
+            ((p.chunk_id, p.document_id, p.ordinal, p.model_dump_json()) for p in passages),
+        )
         count = db.execute("SELECT count(*) FROM passages").fetchone()[0]
         db.execute("CREATE INDEX by_document ON passages (document_id, ordinal)")
         db.execute("INSERT INTO meta VALUES (?, ?)", (signature, count))
@@ -77,7 +80,7 @@ class PassageStore:
         self.signature, self.count = self._db.execute("SELECT signature, passages FROM meta").fetchone()
 
     @classmethod
-    def for_state(cls, layout: StateLayout, signature: str | None) -> "PassageStore | None":
+    def for_state(cls, layout: StateLayout, signature: str | None) -> PassageStore | None:
         """The state's store when it has one for `signature`, else None (read passages in memory)."""
         path = store_path(layout, signature) if signature else None
         if path is None or not path.exists():
@@ -106,14 +109,19 @@ class PassageStore:
     def of_document(self, document_id: str) -> list[Passage]:
         """In reading order. The ids come from the (document_id, ordinal) index alone; only the
         passages not already parsed are read (a get_passage re-reads its neighbours)."""
-        ids = [row[0] for row in self._rows(
-            "SELECT chunk_id FROM passages WHERE document_id = ? ORDER BY ordinal", (document_id,))]
+        ids = [
+            row[0]
+            for row in self._rows(
+                "SELECT chunk_id FROM passages WHERE document_id = ? ORDER BY ordinal", (document_id,)
+            )
+        ]
         missing = [c for c in ids if c not in self._cache]
         bodies: dict[str, str] = {}
         if missing:
             marks = ",".join("?" * len(missing))
-            bodies = dict(self._rows(f"SELECT chunk_id, body FROM passages WHERE chunk_id IN ({marks})",
-                                     tuple(missing)))
+            bodies = dict(
+                self._rows(f"SELECT chunk_id, body FROM passages WHERE chunk_id IN ({marks})", tuple(missing))
+            )
         # _stored(): a cached passage can be evicted while this list is being parsed
         return [self._parsed(c, bodies[c]) if c in bodies else self._stored(c) for c in ids]
 

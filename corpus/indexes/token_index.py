@@ -19,13 +19,13 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 
-from corpus.state.layout import StateLayout, _fsync_dir, atomic_write_json, read_json
 from corpus.indexes.token_product import GRAPH_FILE, IntegerProduct, gather_shifted, write_product_graph
+from corpus.state.layout import StateLayout, _fsync_dir, atomic_write_json, read_json
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +45,9 @@ def quantise_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.round(rows / safe[:, None]).astype(np.int8), scales.astype(np.float32)
 
 
-def write_token_index(path: Path, signature: str, model_key: str,
-                      passages: Iterable[tuple[str, np.ndarray, np.ndarray]]) -> dict[str, int]:
+def write_token_index(
+    path: Path, signature: str, model_key: str, passages: Iterable[tuple[str, np.ndarray, np.ndarray]]
+) -> dict[str, int]:
     """Write (chunk id, int8 rows, scales) per passage into a new folder at `path` (atomically)."""
     spans: dict[str, list[int]] = {}
     codes, scales, rows = [], [], 0
@@ -86,7 +87,7 @@ class TokenIndex:
         self.product = IntegerProduct(graph) if graph.exists() else None
 
     @classmethod
-    def for_state(cls, layout: StateLayout, model_key: str, signature: str | None) -> "TokenIndex | None":
+    def for_state(cls, layout: StateLayout, model_key: str, signature: str | None) -> TokenIndex | None:
         """The index of `signature` for `model_key`, or None when it was not built."""
         if signature is None:
             return None
@@ -130,8 +131,10 @@ class TokenIndex:
             return [{} for _ in questions]
         known, matrix = best
         edges = np.cumsum([0] + widths)
-        return [dict(zip(known, matrix[:, a:b].mean(axis=1).tolist())) if b > a else {}
-                for a, b in zip(edges[:-1], edges[1:])]
+        return [
+            dict(zip(known, matrix[:, a:b].mean(axis=1).tolist())) if b > a else {}
+            for a, b in zip(edges[:-1], edges[1:])
+        ]
 
     def open_product(self) -> None:
         """Open the integer product's session now (≈ 20 ms; the server's warm-up calls this so

@@ -37,11 +37,15 @@ def write_product_graph(path: Path) -> None:
     node = helper.make_node("MatMulInteger", ["rows", "question", "row_zero_point"], ["product"])
     zero_point = helper.make_tensor("row_zero_point", TensorProto.UINT8, [], [UINT8_OFFSET])
     graph = helper.make_graph(
-        [node], "maxsim_product",
-        [helper.make_tensor_value_info("rows", TensorProto.UINT8, ["rows", "dim"]),
-         helper.make_tensor_value_info("question", TensorProto.INT8, ["dim", "tokens"])],
+        [node],
+        "maxsim_product",
+        [
+            helper.make_tensor_value_info("rows", TensorProto.UINT8, ["rows", "dim"]),
+            helper.make_tensor_value_info("question", TensorProto.INT8, ["dim", "tokens"]),
+        ],
         [helper.make_tensor_value_info("product", TensorProto.INT32, ["rows", "tokens"])],
-        initializer=[zero_point])
+        initializer=[zero_point],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8  # readable by every ONNX Runtime this project pins and newer
     onnx.checker.check_model(model)
@@ -108,6 +112,6 @@ def gather_shifted(codes: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarra
     out = np.empty((sum(b - a for a, b in spans), codes.shape[1]), dtype=np.uint8)
     at = 0
     for a, b in spans:
-        np.bitwise_xor(codes[a:b].view(np.uint8), np.uint8(UINT8_OFFSET), out=out[at:at + b - a])
+        np.bitwise_xor(codes[a:b].view(np.uint8), np.uint8(UINT8_OFFSET), out=out[at : at + b - a])
         at += b - a
     return out

@@ -13,7 +13,7 @@ import hashlib
 import os
 from pathlib import Path
 
-WHOLE_BELOW = 1 << 20      # files smaller than this are hashed whole (configs, tokenizers)
+WHOLE_BELOW = 1 << 20  # files smaller than this are hashed whole (configs, tokenizers)
 SAMPLES = 16
 WINDOW = 64 << 10
 SKIPPED = {".git", ".cache", "__pycache__"}
@@ -24,8 +24,7 @@ class ModelPathError(ValueError):
 
 
 def _files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*")
-                  if p.is_file() and not SKIPPED.intersection(p.relative_to(folder).parts))
+    return sorted(p for p in folder.rglob("*") if p.is_file() and not SKIPPED.intersection(p.relative_to(folder).parts))
 
 
 def _digest_file(path: Path, size: int, digest) -> None:

@@ -17,10 +17,16 @@ from typing import Literal
 import numpy as np
 
 Pooling = Literal["mean", "cls", "lasttoken"]
-_MODULES = ["sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
-            "sentence_transformers.models.Normalize"]
-_FLAGS: dict[str, Pooling] = {"pooling_mode_mean_tokens": "mean", "pooling_mode_cls_token": "cls",
-                              "pooling_mode_lasttoken": "lasttoken"}
+_MODULES = [
+    "sentence_transformers.models.Transformer",
+    "sentence_transformers.models.Pooling",
+    "sentence_transformers.models.Normalize",
+]
+_FLAGS: dict[str, Pooling] = {
+    "pooling_mode_mean_tokens": "mean",
+    "pooling_mode_cls_token": "cls",
+    "pooling_mode_lasttoken": "lasttoken",
+}
 
 
 def pooling_of(folder: Path) -> Pooling | None:

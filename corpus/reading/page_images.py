@@ -23,18 +23,18 @@ from corpus.state.layout import StateLayout, atomic_write_bytes
 
 log = logging.getLogger(__name__)
 
-RENDER_VERSION = "r1"           # enters the cache key: a change of the rendering below renders anew
-MAX_IMAGE_BYTES = 200_000       # one answer's images together stay under this
-RENDER_SCALES = (2.0, 1.5, 1.0, 0.75)   # 144 dpi first: subscripts stay legible
+RENDER_VERSION = "r1"  # enters the cache key: a change of the rendering below renders anew
+MAX_IMAGE_BYTES = 200_000  # one answer's images together stay under this
+RENDER_SCALES = (2.0, 1.5, 1.0, 0.75)  # 144 dpi first: subscripts stay legible
 MAX_SIDE_PX = 1600
-CROP_MARGIN = 6.0               # points around the union, so no glyph edge is cut
+CROP_MARGIN = 6.0  # points around the union, so no glyph edge is cut
 _LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
 class PageImage:
     page: int
-    box: tuple[float, float, float, float]    # x0, top, x1, bottom in PDF points (top-down)
+    box: tuple[float, float, float, float]  # x0, top, x1, bottom in PDF points (top-down)
     png: bytes
     width: int
     height: int
@@ -49,8 +49,16 @@ def crop_boxes(regions: list[Region]) -> list[Region]:
     for page, x0, top, x1, bottom in regions:
         box = pages.setdefault(page, [x0, top, x1, bottom])
         box[:] = min(box[0], x0), min(box[1], top), max(box[2], x1), max(box[3], bottom)
-    return [(page, round(b[0] - CROP_MARGIN, 1), round(b[1] - CROP_MARGIN, 1), round(b[2] + CROP_MARGIN, 1),
-             round(b[3] + CROP_MARGIN, 1)) for page, b in sorted(pages.items())]
+    return [
+        (
+            page,
+            round(b[0] - CROP_MARGIN, 1),
+            round(b[1] - CROP_MARGIN, 1),
+            round(b[2] + CROP_MARGIN, 1),
+            round(b[3] + CROP_MARGIN, 1),
+        )
+        for page, b in sorted(pages.items())
+    ]
 
 
 def cache_path(layout: StateLayout, document_id: str, region: Region, budget: int) -> Path:
@@ -92,8 +100,9 @@ def render_png(pdf: Path, region: Region, budget: int = MAX_IMAGE_BYTES) -> tupl
             doc.close()
 
 
-def page_image(layout: StateLayout, document_id: str, pdf: Path, region: Region,
-               budget: int = MAX_IMAGE_BYTES) -> PageImage | None:
+def page_image(
+    layout: StateLayout, document_id: str, pdf: Path, region: Region, budget: int = MAX_IMAGE_BYTES
+) -> PageImage | None:
     """The crop of `region` (already widened: see crop_boxes) as a PNG within `budget` bytes, from
     the cache when it was rendered before; None when it cannot be rendered within the bounds."""
     start = time.perf_counter()

@@ -28,8 +28,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from corpus.state.generations import next_generation, point_at, pointed_generation
 from corpus.indexes.passage_store import store_path
+from corpus.state.generations import next_generation, point_at, pointed_generation
 from corpus.state.layout import StateLayout, atomic_write_json, read_json
 
 MANIFEST = "published.json"
@@ -41,7 +41,7 @@ class PublishedView:
     """What a reader opened: the layout it reads, and the lease that keeps its generation."""
 
     layout: StateLayout
-    generation: str | None      # None: no published generation, the state is read in place
+    generation: str | None  # None: no published generation, the state is read in place
     manifest: dict
     _lease: int | None = None
 
@@ -89,16 +89,25 @@ def _link(source: Path, target: Path) -> None:
 
 
 def _link_tree(source: Path, target: Path) -> None:
-    shutil.copytree(source, target, copy_function=lambda s, t: _link(Path(s), Path(t)),
-                    ignore=shutil.ignore_patterns("*.lock", ".lock"))
+    shutil.copytree(
+        source,
+        target,
+        copy_function=lambda s, t: _link(Path(s), Path(t)),
+        ignore=shutil.ignore_patterns("*.lock", ".lock"),
+    )
 
 
 def _snapshot(work: StateLayout, view: StateLayout, signature: str) -> None:
     """Every served artefact of the working state `work`, into the (empty) generation `view`."""
     for document_id in work.registered_document_ids():
         _link(work.registry_entry(document_id), view.registry_entry(document_id))
-        for path in (StateLayout.canonical_text, StateLayout.parsed_blocks, StateLayout.passages,
-                     StateLayout.metadata, StateLayout.passages_meta):
+        for path in (
+            StateLayout.canonical_text,
+            StateLayout.parsed_blocks,
+            StateLayout.passages,
+            StateLayout.metadata,
+            StateLayout.passages_meta,
+        ):
             if path(work, document_id).exists():
                 _link(path(work, document_id), path(view, document_id))
     for source, target in zip(work.overlay_files, view.overlay_files):
@@ -122,8 +131,9 @@ def _snapshot(work: StateLayout, view: StateLayout, signature: str) -> None:
             _link_tree(current, target / current.name)
             point_at(target, target / current.name)
     if (work.vectors / "local").exists():  # qdrant-client's local mode writes its folder in place
-        shutil.copytree(work.vectors / "local", view.vectors / "local",
-                        ignore=shutil.ignore_patterns("*.lock", ".lock"))
+        shutil.copytree(
+            work.vectors / "local", view.vectors / "local", ignore=shutil.ignore_patterns("*.lock", ".lock")
+        )
 
 
 def publish(work: StateLayout, signature: str) -> Path:
@@ -138,10 +148,16 @@ def publish(work: StateLayout, signature: str) -> Path:
     view = work.viewing(staging)
     _snapshot(work, view, signature)
     view.readers_lock.touch()
-    at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    atomic_write_json(staging / MANIFEST, {"generation": final.name, "signature": signature,
-                                           "documents": len(work.registered_document_ids()),
-                                           "published_at": at})
+    at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    atomic_write_json(
+        staging / MANIFEST,
+        {
+            "generation": final.name,
+            "signature": signature,
+            "documents": len(work.registered_document_ids()),
+            "published_at": at,
+        },
+    )
     os.replace(staging, final)
     point_at(root, final, signature=signature, published_at=at)
     prune(work)

@@ -15,11 +15,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from corpus.ids import validate_chunk_id, validate_document_id
-from corpus.models import DocumentMetadata, ParsedDocument, Passage, SourceRecord
 from corpus.indexes.passage_store import LARGE_STATE_PASSAGES, PassageStore, StoredByDocument, StoredPassages
-from corpus.vectors.read_ahead import read_ahead_in_background
-from corpus.state.signature import recorded_signature
+from corpus.models import DocumentMetadata, ParsedDocument, Passage, SourceRecord
 from corpus.state.layout import StateLayout, read_json, read_text_exact
+from corpus.state.signature import recorded_signature
+from corpus.vectors.read_ahead import read_ahead_in_background
 
 
 class DocumentEntry:
@@ -67,7 +67,7 @@ class CorpusReader:
     near_duplicates: dict[str, str] = field(default_factory=dict)  # chunk_id -> kept twin
 
     @classmethod
-    def open(cls, layout: StateLayout) -> "CorpusReader":
+    def open(cls, layout: StateLayout) -> CorpusReader:
         # Tens of thousands of small objects: the cyclic GC would rescan them on every allocation burst.
         gc.disable()
         try:
@@ -76,7 +76,7 @@ class CorpusReader:
             gc.enable()
 
     @classmethod
-    def _load(cls, layout: StateLayout) -> "CorpusReader":
+    def _load(cls, layout: StateLayout) -> CorpusReader:
         reader = cls(layout)
         store = PassageStore.for_state(layout, recorded_signature(layout))
         if store is not None and store.count < LARGE_STATE_PASSAGES:
@@ -87,8 +87,7 @@ class CorpusReader:
         if store is not None:
             read_ahead_in_background(store.path)  # passages from memory, not the disk, from the first search
         for document_id in layout.registered_document_ids():
-            paths = (layout.parsed_blocks(document_id), layout.metadata(document_id),
-                     layout.passages(document_id))
+            paths = (layout.parsed_blocks(document_id), layout.metadata(document_id), layout.passages(document_id))
             if not all(p.exists() for p in paths):
                 continue  # registered but not (yet) materialised: not part of the served state
             entry = DocumentEntry(

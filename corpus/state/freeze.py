@@ -12,7 +12,7 @@ class FreezeError(RuntimeError):
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 def freeze_state(layout: StateLayout) -> dict:

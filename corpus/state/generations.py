@@ -21,7 +21,7 @@ PREFIX = "g"
 
 
 def _number(name: str) -> int:
-    return int(name[len(PREFIX):]) if name.startswith(PREFIX) and name[len(PREFIX):].isdigit() else -1
+    return int(name[len(PREFIX) :]) if name.startswith(PREFIX) and name[len(PREFIX) :].isdigit() else -1
 
 
 def pointed_generation(root: Path) -> Path | None:

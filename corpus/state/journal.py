@@ -14,14 +14,22 @@ from corpus.state.layout import StateLayout, atomic_write_json, read_json
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 def open_intent(layout: StateLayout, action: str, document_ids: list[str], detail: dict | None = None) -> Path:
     """Record what is about to be done; returns the intent's path."""
     path = layout.journal / f"{_now().replace(':', '')}-{uuid.uuid4().hex[:8]}.json"
-    atomic_write_json(path, {"action": action, "document_ids": sorted(document_ids),
-                             "detail": detail or {}, "opened_at": _now(), "state": "open"})
+    atomic_write_json(
+        path,
+        {
+            "action": action,
+            "document_ids": sorted(document_ids),
+            "detail": detail or {},
+            "opened_at": _now(),
+            "state": "open",
+        },
+    )
     return path
 
 
@@ -47,7 +55,15 @@ def writer_activity(layout: StateLayout) -> list[dict]:
     from corpus.state.lock import live_holder
 
     pid = live_holder(layout.lock_file)
-    return [{"action": record.get("action"), "opened_at": record.get("opened_at"),
-             "documents": len(record.get("document_ids", [])), "files": len(record.get("detail", {}).get("files", [])),
-             "live": pid is not None, "pid": pid, "intent": path.name}
-            for path, record in open_intents(layout)]
+    return [
+        {
+            "action": record.get("action"),
+            "opened_at": record.get("opened_at"),
+            "documents": len(record.get("document_ids", [])),
+            "files": len(record.get("detail", {}).get("files", [])),
+            "live": pid is not None,
+            "pid": pid,
+            "intent": path.name,
+        }
+        for path, record in open_intents(layout)
+    ]

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from corpus.ids import validate_document_id
 
@@ -39,7 +40,7 @@ class StateLayout:
     view: Path | None = None
 
     @classmethod
-    def from_env(cls) -> "StateLayout":
+    def from_env(cls) -> StateLayout:
         return cls(state_home())
 
     @property
@@ -47,13 +48,15 @@ class StateLayout:
         """Where the served artefacts live: the published generation viewed, else root."""
         return self.view or self.root
 
-    def viewing(self, generation: Path) -> "StateLayout":
+    def viewing(self, generation: Path) -> StateLayout:
         """The same state with its served artefacts read from `generation`."""
         return replace(self, view=generation)
 
     # publishing (corpus.reading.published)
     @property
-    def published(self) -> Path: return self.root / "published"
+    def published(self) -> Path:
+        return self.root / "published"
+
     @property
     def readers_lock(self) -> Path:
         """Readers of a published generation hold this shared; the writer deletes it exclusively."""
@@ -61,59 +64,107 @@ class StateLayout:
 
     # inputs and bookkeeping
     @property
-    def inbox(self) -> Path: return self.root / "inbox"
+    def inbox(self) -> Path:
+        return self.root / "inbox"
+
     @property
-    def sources(self) -> Path: return self.root / "sources"
+    def sources(self) -> Path:
+        return self.root / "sources"
+
     @property
-    def registry(self) -> Path: return self.served_root / "registry"
+    def registry(self) -> Path:
+        return self.served_root / "registry"
+
     @property
-    def quarantine(self) -> Path: return self.root / "quarantine"
+    def quarantine(self) -> Path:
+        return self.root / "quarantine"
+
     @property
-    def journal(self) -> Path: return self.root / "journal"
+    def journal(self) -> Path:
+        return self.root / "journal"
+
     @property
-    def lock_file(self) -> Path: return self.root / "writer.lock"
+    def lock_file(self) -> Path:
+        return self.root / "writer.lock"
+
     # per-document outputs (served)
     @property
-    def documents(self) -> Path: return self.served_root / "documents"
+    def documents(self) -> Path:
+        return self.served_root / "documents"
+
     # corpus-level outputs
     @property
-    def overlays(self) -> Path: return self.served_root / "overlays"
+    def overlays(self) -> Path:
+        return self.served_root / "overlays"
+
     @property
-    def near_duplicates_file(self) -> Path: return self.overlays / "near_duplicates.json"
+    def near_duplicates_file(self) -> Path:
+        return self.overlays / "near_duplicates.json"
+
     @property
-    def titles_file(self) -> Path: return self.overlays / "titles.json"
+    def titles_file(self) -> Path:
+        return self.overlays / "titles.json"
+
     @property
     def overlay_files(self) -> tuple[Path, ...]:
         """Every overlay file, in the order their hashes enter the signature."""
         return (self.near_duplicates_file, self.titles_file)
+
     @property
-    def catalogue(self) -> Path: return self.served_root / "catalogue.duckdb"
+    def catalogue(self) -> Path:
+        return self.served_root / "catalogue.duckdb"
+
     @property
-    def dbt_target(self) -> Path: return self.root / "dbt"  # dbt's target/ and logs (assets/sql_models.py)
+    def dbt_target(self) -> Path:
+        return self.root / "dbt"  # dbt's target/ and logs (assets/sql_models.py)
+
     @property
-    def signature_file(self) -> Path: return self.served_root / "signature.json"
+    def signature_file(self) -> Path:
+        return self.served_root / "signature.json"
+
     @property
-    def freeze_file(self) -> Path: return self.root / "freeze.json"
+    def freeze_file(self) -> Path:
+        return self.root / "freeze.json"
+
     @property
-    def embedding_cache(self) -> Path: return self.root / "embedding_cache"
+    def embedding_cache(self) -> Path:
+        return self.root / "embedding_cache"
+
     @property
-    def vectors(self) -> Path: return self.served_root / "vectors"
+    def vectors(self) -> Path:
+        return self.served_root / "vectors"
+
     @property
-    def bm25(self) -> Path: return self.served_root / "bm25"
+    def bm25(self) -> Path:
+        return self.served_root / "bm25"
+
     @property
-    def token_indexes(self) -> Path: return self.served_root / "token_index"  # corpus.indexes.token_index
+    def token_indexes(self) -> Path:
+        return self.served_root / "token_index"  # corpus.indexes.token_index
+
     @property
-    def graph(self) -> Path: return self.served_root / "graph.duckdb"
+    def graph(self) -> Path:
+        return self.served_root / "graph.duckdb"
+
     @property
-    def benchmarks(self) -> Path: return self.root / "benchmarks"
+    def benchmarks(self) -> Path:
+        return self.root / "benchmarks"
+
     @property
-    def scratch(self) -> Path: return self.root / "scratch"
+    def scratch(self) -> Path:
+        return self.root / "scratch"
+
     @property
-    def mlflow(self) -> Path: return self.root / "mlflow"
+    def mlflow(self) -> Path:
+        return self.root / "mlflow"
+
     @property
-    def dagster_home(self) -> Path: return self.root / "dagster"
+    def dagster_home(self) -> Path:
+        return self.root / "dagster"
+
     @property
-    def page_images(self) -> Path: return self.root / "page_images"  # corpus.reading.page_images cache
+    def page_images(self) -> Path:
+        return self.root / "page_images"  # corpus.reading.page_images cache
 
     def benchmark_home(self, key: str) -> Path:
         """The state directory of a benchmark's corpus (`key`: its name and corpus hash), written
@@ -154,10 +205,22 @@ class StateLayout:
         """One document's piece vectors under one embedding model."""
         return self.document_dir(document_id) / f"embeddings-{model_key}.npz"
 
-    def ensure(self) -> "StateLayout":
-        for folder in (self.inbox, self.sources, self.registry, self.quarantine, self.journal,
-                       self.documents, self.overlays, self.embedding_cache, self.bm25,
-                       self.benchmarks, self.scratch, self.mlflow, self.dagster_home):
+    def ensure(self) -> StateLayout:
+        for folder in (
+            self.inbox,
+            self.sources,
+            self.registry,
+            self.quarantine,
+            self.journal,
+            self.documents,
+            self.overlays,
+            self.embedding_cache,
+            self.bm25,
+            self.benchmarks,
+            self.scratch,
+            self.mlflow,
+            self.dagster_home,
+        ):
             folder.mkdir(parents=True, exist_ok=True)
         return self
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import fcntl
 import os
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from corpus.state.layout import HOME_ENV
 
-_held: dict[Path, int] = {}   # lock file -> depth, for this process
+_held: dict[Path, int] = {}  # lock file -> depth, for this process
 POLL_SECONDS = 0.2
 
 
@@ -33,8 +33,10 @@ def _acquire(fd: int, path: Path, wait_seconds: float) -> None:
         except BlockingIOError:
             if time.monotonic() >= deadline:
                 holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
-                raise WriterBusyError(f"another writer (pid {holder}) holds the writer lock ({path.name} in "
-                                      f"the state directory, {HOME_ENV}); retry when it ends") from None
+                raise WriterBusyError(
+                    f"another writer (pid {holder}) holds the writer lock ({path.name} in "
+                    f"the state directory, {HOME_ENV}); retry when it ends"
+                ) from None
             time.sleep(POLL_SECONDS)
 
 

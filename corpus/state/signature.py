@@ -29,8 +29,9 @@ def signature_rows(layout: StateLayout) -> list[tuple[str, ...]]:
             continue
         source = read_json(layout.registry_entry(document_id))
         parser_version = read_json(parsed).get("parser_version", "")
-        rows.append((document_id, source["source_sha256"], parser_version, CHUNKER_VERSION,
-                     sha256_hex(passages.read_bytes())))
+        rows.append(
+            (document_id, source["source_sha256"], parser_version, CHUNKER_VERSION, sha256_hex(passages.read_bytes()))
+        )
     return sorted(rows)
 
 

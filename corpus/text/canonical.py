@@ -35,10 +35,20 @@ def assemble_canonical(raw_blocks: list[RawBlock]) -> tuple[str, list[Block]]:
             continue
         if parts:
             cursor += len(BLOCK_SEPARATOR)
-        blocks.append(Block(kind=raw.kind, start=cursor, end=cursor + len(text),
-                            page_start=raw.page_start, page_end=raw.page_end, level=raw.level,
-                            regions=raw.regions, formula_text_unreliable=raw.formula_text_unreliable,
-                            recognised_by=raw.recognised_by, figure=raw.figure))
+        blocks.append(
+            Block(
+                kind=raw.kind,
+                start=cursor,
+                end=cursor + len(text),
+                page_start=raw.page_start,
+                page_end=raw.page_end,
+                level=raw.level,
+                regions=raw.regions,
+                formula_text_unreliable=raw.formula_text_unreliable,
+                recognised_by=raw.recognised_by,
+                figure=raw.figure,
+            )
+        )
         parts.append(text)
         cursor += len(text)
     return BLOCK_SEPARATOR.join(parts), blocks

@@ -15,11 +15,11 @@ from bisect import bisect_left
 # Two scans, each fast on plain text (a combined pattern defeats the engine's prefix search):
 # line rules, then runs of inline markers; an inline run inside a line already handled is skipped.
 _LINE_RE = re.compile(
-    r"^[ \t]*(?:(?P<fence>(?:`{3,}|~{3,})[^\n]*)|(?P<table>\|[^\n]*)|(?P<heading>#{1,6})(?=[ \t]))",
-    re.MULTILINE)
+    r"^[ \t]*(?:(?P<fence>(?:`{3,}|~{3,})[^\n]*)|(?P<table>\|[^\n]*)|(?P<heading>#{1,6})(?=[ \t]))", re.MULTILINE
+)
 _INLINE_RE = re.compile(r"[`*_]+")
 _CELL_RE = re.compile(r"\||[`*_]+")
-_SEPARATOR_ROW_RE = re.compile(r"\|[ \t:|-]*-[ \t:|-]*")                 # |---|:--:|
+_SEPARATOR_ROW_RE = re.compile(r"\|[ \t:|-]*-[ \t:|-]*")  # |---|:--:|
 
 
 Pieces = list[tuple[int, int]]  # (start in the bare text, start in the original text), ascending

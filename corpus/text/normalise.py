@@ -20,15 +20,14 @@ _DROPPED = frozenset("\u00ad\ufffe\u200b\u200c\u200d\u2060\ufeff")
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
 _SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2032\u2035"
 _DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb"
-_TABLE = {**{c: "-" for c in _DASHES}, **{c: "'" for c in _SINGLE_QUOTES},
-          **{c: '"' for c in _DOUBLE_QUOTES}}
+_TABLE = {**{c: "-" for c in _DASHES}, **{c: "'" for c in _SINGLE_QUOTES}, **{c: '"' for c in _DOUBLE_QUOTES}}
 
 # Everything that is not "printable ASCII or a single space" starts a special segment.
 _SPECIAL_RE = re.compile(
-    r"(?P<tag>(?i:</?su[bp]\s*>))"                                          # <sup>, </sub> …
-    r"|(?P<hyph>(?<=[^\W\d_])-[ \t]*\r?\n[ \t]*(?=[^\W\d_]))"                # volat-\nility
-    r"|(?P<space>\s{2,}|[^\S ])"                                                # runs, \n, \t, NBSP
-    r"|(?P<other>[^\x20-\x7e\s]+)"                                              # non-ASCII, controls
+    r"(?P<tag>(?i:</?su[bp]\s*>))"  # <sup>, </sub> …
+    r"|(?P<hyph>(?<=[^\W\d_])-[ \t]*\r?\n[ \t]*(?=[^\W\d_]))"  # volat-\nility
+    r"|(?P<space>\s{2,}|[^\S ])"  # runs, \n, \t, NBSP
+    r"|(?P<other>[^\x20-\x7e\s]+)"  # non-ASCII, controls
 )
 
 
@@ -99,8 +98,7 @@ def _normalise(text: str) -> tuple[str, list[int]]:
     return normalised, origin
 
 
-def _emit_other(text: str, start: int, end: int, out: list[str], origin: list[int],
-                last_space: bool) -> bool:
+def _emit_other(text: str, start: int, end: int, out: list[str], origin: list[int], last_space: bool) -> bool:
     """Normalise a run of non-ASCII or control characters; return whether it ended in a space."""
     i = start
     while i < end:
@@ -112,8 +110,12 @@ def _emit_other(text: str, start: int, end: int, out: list[str], origin: list[in
             i = j
             continue
         base = origin[-1] if origin else -1
-        if unicodedata.combining(cluster[0]) and base >= 0 and text[base].isascii() \
-                and out[-1].endswith(text[base].lower()):
+        if (
+            unicodedata.combining(cluster[0])
+            and base >= 0
+            and text[base].isascii()
+            and out[-1].endswith(text[base].lower())
+        ):
             # Marks after an ASCII letter: recompose with it ('e' + U+0301 → 'é').
             out[-1] = out[-1][:-1]
             origin.pop()

@@ -23,7 +23,7 @@ MAX_TOLERANCE = 400
 @dataclass(frozen=True)
 class Scan:
     spans: list[tuple[int, int, str]]  # protected [start, end) with the construct's name
-    unbalanced: frozenset[str]         # constructs whose opener never closed
+    unbalanced: frozenset[str]  # constructs whose opener never closed
 
 
 def _is_word(ch: str) -> bool:

@@ -36,8 +36,9 @@ _PART_RE = regex.compile(r"\p{L}{3,}")
 _THOUSANDS_RE = regex.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _NUMBER_RE = regex.compile(r"\d+(?:\.\d+)?")
 # Dashes, minus and curly apostrophes that NFKC leaves alone but a writer uses interchangeably.
-_FOLD = str.maketrans({**{chr(c): "-" for c in range(0x2010, 0x2016)}, "\u2212": "-",
-                       "\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+_FOLD = str.maketrans(
+    {**{chr(c): "-" for c in range(0x2010, 0x2016)}, "\u2212": "-", "\u2019": "'", "\u2018": "'", "\u02bc": "'"}
+)
 _POSSESSIVE = "'s"
 
 
@@ -62,7 +63,7 @@ class Analyzer:
     """tokenize(), then stop words dropped and plain alphabetic words stemmed, as configured."""
 
     stopwords: StopWords = "none"
-    stemmer: str | None = None      # a Snowball language ("english") or None
+    stemmer: str | None = None  # a Snowball language ("english") or None
 
     @property
     def name(self) -> str:

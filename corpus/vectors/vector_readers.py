@@ -17,11 +17,10 @@ from typing import TYPE_CHECKING
 
 from corpus.config import ServedConfig
 from corpus.state.generations import current_generation
-from corpus.vectors.read_ahead import read_ahead_in_background
 from corpus.state.layout import StateLayout
+from corpus.vectors.read_ahead import read_ahead_in_background
 from corpus.vectors.vector_store_base import VectorStoreError, collection_name
-from corpus.vectors.vector_store_memory import (SNAPSHOT_FILE, MemoryVectorStore, meta_stamp, read_snapshot,
-                                        to_arrays)
+from corpus.vectors.vector_store_memory import SNAPSHOT_FILE, MemoryVectorStore, meta_stamp, read_snapshot, to_arrays
 
 if TYPE_CHECKING:
     from corpus.vectors.vector_store_edge import EdgeVectorStore
@@ -59,8 +58,7 @@ def _edge_generation(folder: Path, dimension: int) -> MemoryVectorStore | EdgeVe
     return MemoryVectorStore(to_arrays(records, dimension), dimension, meta, "edge", str(folder))
 
 
-def open_edge_reader(root: Path, dimension: int, generation: Path | None = None
-                     ) -> MemoryVectorStore | EdgeVectorStore:
+def open_edge_reader(root: Path, dimension: int, generation: Path | None = None) -> MemoryVectorStore | EdgeVectorStore:
     """The named generation, else the current one: in memory (exact), or in place (hnsw)."""
     for attempt in range(ATTEMPTS):
         folder = generation or current_generation(root)
@@ -84,8 +82,9 @@ def open_local_reader(layout: StateLayout, config: ServedConfig, dimension: int)
     with tempfile.TemporaryDirectory(prefix="quant-rag-reader-") as scratch:
         copy = Path(scratch) / "local"
         shutil.copytree(path, copy, ignore=_IGNORE)
-        store = ClientVectorStore(QdrantClient(path=str(copy)), collection_name(config), "local",
-                                  dimension, read_only=True)
+        store = ClientVectorStore(
+            QdrantClient(path=str(copy)), collection_name(config), "local", dimension, read_only=True
+        )
         try:
             store.ensure_collection()
             records, meta = store.records(), store.get_meta()

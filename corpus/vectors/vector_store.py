@@ -22,11 +22,29 @@ from pathlib import Path
 
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
-from corpus.vectors.vector_store_base import (BACKENDS, VectorPoint, VectorStore, VectorStoreBusyError,
-                                      VectorStoreError, best_per_chunk, collection_name, point_id)
+from corpus.vectors.vector_store_base import (
+    BACKENDS,
+    VectorPoint,
+    VectorStore,
+    VectorStoreBusyError,
+    VectorStoreError,
+    best_per_chunk,
+    collection_name,
+    point_id,
+)
 
-__all__ = ["BACKENDS", "VectorPoint", "VectorStore", "VectorStoreBusyError", "VectorStoreError",
-           "best_per_chunk", "collection_name", "edge_root", "open_vector_store", "point_id"]
+__all__ = [
+    "BACKENDS",
+    "VectorPoint",
+    "VectorStore",
+    "VectorStoreBusyError",
+    "VectorStoreError",
+    "best_per_chunk",
+    "collection_name",
+    "edge_root",
+    "open_vector_store",
+    "point_id",
+]
 
 
 def edge_root(layout: StateLayout, config: ServedConfig) -> Path:
@@ -34,8 +52,9 @@ def edge_root(layout: StateLayout, config: ServedConfig) -> Path:
     return layout.vectors / "edge" / collection_name(config)
 
 
-def open_vector_store(layout: StateLayout, config: ServedConfig, dimension: int,
-                      read_only: bool = False, generation: Path | None = None) -> VectorStore:
+def open_vector_store(
+    layout: StateLayout, config: ServedConfig, dimension: int, read_only: bool = False, generation: Path | None = None
+) -> VectorStore:
     """Open (or, unless read_only, create) the store named by config.vector_backend.
 
     Edge opens the current generation unless the writer names the one it is building. Read-only

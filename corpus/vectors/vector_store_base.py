@@ -9,8 +9,9 @@ corpus.text.names.fold_name). Point id: a UUID derived from (chunk_id, piece).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -21,7 +22,7 @@ BACKENDS = ("edge", "local", "server")
 PAYLOAD_FIELDS = ("chunk_id", "document_id", "piece", "year", "authors")
 # Fields with a payload index where the backend uses one; keyword unless listed as integer.
 INDEXED_FIELDS = {"chunk_id": "keyword", "document_id": "keyword", "year": "integer", "authors": "keyword"}
-HNSW_M = 0               # "exact" index (the default): no graph, searches are exact scans
+HNSW_M = 0  # "exact" index (the default): no graph, searches are exact scans
 # The "hnsw" index (ServedConfig.vector_index, for libraries where an exact scan stops scaling):
 # Qdrant's graph over int8 scalar-quantised vectors, originals kept for rescoring. Settled by
 # benchmarks/scale.py (recall@10 vs exact on real questions); one home for every backend.
@@ -34,17 +35,17 @@ HNSW_EF_CONSTRUCT = 100
 # (benchmarks/scale.py indexes and docs/measurements.md "The 1M-passage path").
 HNSW_EF = 1024
 INT8_OVERSAMPLING = 8.0
-INT8_QUANTILE = 0.99     # clip the extreme 1 % of values before int8 scaling
+INT8_QUANTILE = 0.99  # clip the extreme 1 % of values before int8 scaling
 # From a million points a narrower beam (ef 256 / 4x) lost the exact top 10 (1.7 M cloned points,
 # three builds: recall@10 0.72-0.82); a wider beam and more int8 candidates keep it (ef 4096 / 32x:
 # recall@10 0.992, min 0.9, p50 17.7 ms; ef 2048 / 16x: 0.967; ef 1024 / 8x: 0.932; benchmarks/
 # scale.py components, docs/measurements.md "The 1M-passage path"). Below, the settings above suffice.
 LARGE_HNSW_POINTS = 1_000_000
 LARGE_HNSW_EF, LARGE_INT8_OVERSAMPLING = 4096, 32.0
-MIN_HNSW_RECALL = 0.98   # the dense_matches_brute_force check's floor for recall@10 under "hnsw"
-UPSERT_BATCH = 256       # Qdrant server request-size friendly
-SCROLL_PAGE = 4096        # points per scroll request when listing ids
-PIECE_OVERFETCH = 4      # first fetch = limit × this many pieces, doubled until enough chunks
+MIN_HNSW_RECALL = 0.98  # the dense_matches_brute_force check's floor for recall@10 under "hnsw"
+UPSERT_BATCH = 256  # Qdrant server request-size friendly
+SCROLL_PAGE = 4096  # points per scroll request when listing ids
+PIECE_OVERFETCH = 4  # first fetch = limit × this many pieces, doubled until enough chunks
 _POINT_NAMESPACE = uuid.UUID("6f1c0a52-3b7e-4f43-9a55-2f3d8f0c4e21")
 
 
@@ -78,8 +79,14 @@ class VectorStore(Protocol):
 
     def upsert(self, points: list[VectorPoint]) -> None: ...
     def delete_document(self, document_id: str) -> None: ...
-    def search(self, vector: np.ndarray, limit: int, document_ids: list[str] | None = None,
-               year_min: int | None = None, year_max: int | None = None) -> list[tuple[str, float]]: ...
+    def search(
+        self,
+        vector: np.ndarray,
+        limit: int,
+        document_ids: list[str] | None = None,
+        year_min: int | None = None,
+        year_max: int | None = None,
+    ) -> list[tuple[str, float]]: ...
     def count_points(self) -> int: ...
     def chunk_ids(self) -> set[str]: ...
     def document_ids(self) -> set[str]: ...
@@ -94,9 +101,13 @@ def point_id(chunk_id: str, piece: int) -> str:
 
 
 def payload_of(point: VectorPoint) -> dict:
-    return {"chunk_id": point.chunk_id, "document_id": point.document_id, "piece": int(point.piece),
-            "year": None if point.year is None else int(point.year),
-            "authors": [fold_name(a) for a in point.authors]}
+    return {
+        "chunk_id": point.chunk_id,
+        "document_id": point.document_id,
+        "piece": int(point.piece),
+        "year": None if point.year is None else int(point.year),
+        "authors": [fold_name(a) for a in point.authors],
+    }
 
 
 def collection_name(config: ServedConfig) -> str:
@@ -131,4 +142,4 @@ def check_vector(vector: np.ndarray, dimension: int) -> list[float]:
 
 def batched(items: list, size: int = UPSERT_BATCH) -> Iterable[list]:
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]

@@ -11,18 +11,31 @@ import numpy as np
 
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
+from corpus.vectors.vector_store_base import (
+    HNSW_EF_CONSTRUCT,
+    HNSW_GRAPH_M,
+    HNSW_M,
+    INDEXED_FIELDS,
+    INT8_QUANTILE,
+    SCROLL_PAGE,
+    VectorPoint,
+    VectorStoreBusyError,
+    VectorStoreError,
+    batched,
+    best_per_chunk,
+    check_vector,
+    collection_name,
+    hnsw_search_settings,
+    payload_of,
+    point_id,
+)
 from corpus.vectors.vector_store_memory import PointRecord
-from corpus.vectors.vector_store_base import (HNSW_EF_CONSTRUCT, HNSW_GRAPH_M, HNSW_M, INDEXED_FIELDS,
-                                      INT8_QUANTILE, SCROLL_PAGE, VectorPoint, VectorStoreBusyError,
-                                      VectorStoreError, batched, best_per_chunk, check_vector,
-                                      collection_name, hnsw_search_settings, payload_of, point_id)
 
 META_KEY = "quant_rag"
 
 
 class ClientVectorStore:
-    def __init__(self, client, collection: str, backend: str, dimension: int, read_only: bool,
-                 index: str = "exact"):
+    def __init__(self, client, collection: str, backend: str, dimension: int, read_only: bool, index: str = "exact"):
         from qdrant_client import models
 
         self._m = models
@@ -36,8 +49,9 @@ class ClientVectorStore:
         self.search_settings: tuple[int, float] | None = None  # (HNSW beam, int8 oversampling)
 
     @classmethod
-    def open(cls, layout: StateLayout, config: ServedConfig, dimension: int,
-             read_only: bool = False) -> "ClientVectorStore":
+    def open(
+        cls, layout: StateLayout, config: ServedConfig, dimension: int, read_only: bool = False
+    ) -> ClientVectorStore:
         from qdrant_client import QdrantClient
 
         if config.vector_backend == "server":
@@ -52,11 +66,12 @@ class ClientVectorStore:
                 client = QdrantClient(path=str(path))
             except RuntimeError as error:
                 if "already accessed" in str(error):
-                    raise VectorStoreBusyError(f"vector store at {path} is open in another process "
-                                               f"or handle; local Qdrant allows one at a time") from error
+                    raise VectorStoreBusyError(
+                        f"vector store at {path} is open in another process "
+                        f"or handle; local Qdrant allows one at a time"
+                    ) from error
                 raise
-        store = cls(client, collection_name(config), config.vector_backend, dimension, read_only,
-                    config.vector_index)
+        store = cls(client, collection_name(config), config.vector_backend, dimension, read_only, config.vector_index)
         store.ensure_collection()
         return store
 
@@ -65,16 +80,20 @@ class ClientVectorStore:
         if self._client.collection_exists(self.collection):
             size = self._client.get_collection(self.collection).config.params.vectors.size
             if size != self.dimension:
-                raise VectorStoreError(f"collection {self.collection} holds {size}-d vectors, asked for "
-                                       f"{self.dimension}-d: rebuild the vector_index asset")
+                raise VectorStoreError(
+                    f"collection {self.collection} holds {size}-d vectors, asked for "
+                    f"{self.dimension}-d: rebuild the vector_index asset"
+                )
             return
         if self.read_only:
-            raise VectorStoreError(f"no collection {self.collection} ({self.backend}): "
-                                   f"materialise the vector_index asset")
+            raise VectorStoreError(
+                f"no collection {self.collection} ({self.backend}): materialise the vector_index asset"
+            )
         self._client.create_collection(
             self.collection,
             vectors_config=m.VectorParams(size=self.dimension, distance=m.Distance.COSINE),
-            **self._index_config())
+            **self._index_config(),
+        )
         if self.backend == "server":
             for name, kind in INDEXED_FIELDS.items():
                 schema = m.PayloadSchemaType.INTEGER if kind == "integer" else m.PayloadSchemaType.KEYWORD
@@ -84,9 +103,12 @@ class ClientVectorStore:
         m = self._m
         if self.index == "exact":
             return {"hnsw_config": m.HnswConfigDiff(m=HNSW_M)}
-        return {"hnsw_config": m.HnswConfigDiff(m=HNSW_GRAPH_M, ef_construct=HNSW_EF_CONSTRUCT),
-                "quantization_config": m.ScalarQuantization(scalar=m.ScalarQuantizationConfig(
-                    type=m.ScalarType.INT8, quantile=INT8_QUANTILE, always_ram=True))}
+        return {
+            "hnsw_config": m.HnswConfigDiff(m=HNSW_GRAPH_M, ef_construct=HNSW_EF_CONSTRUCT),
+            "quantization_config": m.ScalarQuantization(
+                scalar=m.ScalarQuantizationConfig(type=m.ScalarType.INT8, quantile=INT8_QUANTILE, always_ram=True)
+            ),
+        }
 
     def _writable(self) -> None:
         if self.read_only:
@@ -96,10 +118,18 @@ class ClientVectorStore:
         self._writable()
         m = self._m
         for batch in batched(points):
-            self._client.upsert(self.collection, wait=True, points=[
-                m.PointStruct(id=point_id(p.chunk_id, p.piece),
-                              vector=check_vector(p.vector, self.dimension), payload=payload_of(p))
-                for p in batch])
+            self._client.upsert(
+                self.collection,
+                wait=True,
+                points=[
+                    m.PointStruct(
+                        id=point_id(p.chunk_id, p.piece),
+                        vector=check_vector(p.vector, self.dimension),
+                        payload=payload_of(p),
+                    )
+                    for p in batch
+                ],
+            )
 
     def _match(self, key: str, values: list):
         m = self._m
@@ -109,8 +139,11 @@ class ClientVectorStore:
     def delete_document(self, document_id: str) -> None:
         self._writable()
         m = self._m
-        self._client.delete(self.collection, wait=True, points_selector=m.FilterSelector(
-            filter=m.Filter(must=[self._match("document_id", [document_id])])))
+        self._client.delete(
+            self.collection,
+            wait=True,
+            points_selector=m.FilterSelector(filter=m.Filter(must=[self._match("document_id", [document_id])])),
+        )
 
     def _filter(self, document_ids, year_min, year_max):
         m = self._m
@@ -121,8 +154,14 @@ class ClientVectorStore:
             must.append(m.FieldCondition(key="year", range=m.Range(gte=year_min, lte=year_max)))
         return m.Filter(must=must) if must else None
 
-    def search(self, vector: np.ndarray, limit: int, document_ids: list[str] | None = None,
-               year_min: int | None = None, year_max: int | None = None) -> list[tuple[str, float]]:
+    def search(
+        self,
+        vector: np.ndarray,
+        limit: int,
+        document_ids: list[str] | None = None,
+        year_min: int | None = None,
+        year_max: int | None = None,
+    ) -> list[tuple[str, float]]:
         if document_ids is not None and not document_ids:
             return []
         m = self._m
@@ -136,13 +175,14 @@ class ClientVectorStore:
             if self.search_settings is None:  # by the collection's size at the first search
                 self.search_settings = hnsw_search_settings(self.count_points())
             ef, oversampling = self.search_settings
-            params = m.SearchParams(hnsw_ef=ef, quantization=m.QuantizationSearchParams(
-                rescore=True, oversampling=oversampling))
+            params = m.SearchParams(
+                hnsw_ef=ef, quantization=m.QuantizationSearchParams(rescore=True, oversampling=oversampling)
+            )
 
         def fetch(n: int) -> list[tuple[str, float]]:
-            hits = self._client.query_points(self.collection, query=query, limit=n, query_filter=flt,
-                                             search_params=params,
-                                             with_payload=["chunk_id"]).points
+            hits = self._client.query_points(
+                self.collection, query=query, limit=n, query_filter=flt, search_params=params, with_payload=["chunk_id"]
+            ).points
             return [(hit.payload["chunk_id"], float(hit.score)) for hit in hits]
 
         return best_per_chunk(fetch, limit)
@@ -154,8 +194,9 @@ class ClientVectorStore:
         values: set[str] = set()
         offset = None
         while True:
-            records, offset = self._client.scroll(self.collection, limit=SCROLL_PAGE, offset=offset,
-                                                  with_payload=[key], with_vectors=False)
+            records, offset = self._client.scroll(
+                self.collection, limit=SCROLL_PAGE, offset=offset, with_payload=[key], with_vectors=False
+            )
             values.update(record.payload[key] for record in records)
             if offset is None:
                 return values
@@ -165,10 +206,19 @@ class ClientVectorStore:
         rows: list[PointRecord] = []
         offset = None
         while True:
-            records, offset = self._client.scroll(self.collection, limit=SCROLL_PAGE, offset=offset,
-                                                  with_payload=True, with_vectors=True)
-            rows += [PointRecord(r.payload["chunk_id"], r.payload["document_id"], int(r.payload["piece"]),
-                                 r.payload.get("year"), r.vector) for r in records]
+            records, offset = self._client.scroll(
+                self.collection, limit=SCROLL_PAGE, offset=offset, with_payload=True, with_vectors=True
+            )
+            rows += [
+                PointRecord(
+                    r.payload["chunk_id"],
+                    r.payload["document_id"],
+                    int(r.payload["piece"]),
+                    r.payload.get("year"),
+                    r.vector,
+                )
+                for r in records
+            ]
             if offset is None:
                 return rows
 
@@ -176,8 +226,7 @@ class ClientVectorStore:
         return self._payload_values("chunk_id")
 
     def document_ids(self) -> set[str]:
-        hits = self._client.facet(self.collection, "document_id", limit=self.count_points() + 1,
-                                  exact=True).hits
+        hits = self._client.facet(self.collection, "document_id", limit=self.count_points() + 1, exact=True).hits
         return {str(hit.value) for hit in hits}
 
     def get_meta(self) -> dict:

@@ -23,11 +23,24 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from corpus.state.layout import atomic_write_json, read_json
+from corpus.vectors.vector_store_base import (
+    HNSW_EF_CONSTRUCT,
+    HNSW_GRAPH_M,
+    HNSW_M,
+    INDEXED_FIELDS,
+    INT8_QUANTILE,
+    SCROLL_PAGE,
+    VectorPoint,
+    VectorStoreBusyError,
+    VectorStoreError,
+    batched,
+    best_per_chunk,
+    check_vector,
+    hnsw_search_settings,
+    payload_of,
+    point_id,
+)
 from corpus.vectors.vector_store_memory import SNAPSHOT_FILE, PointRecord, meta_stamp, write_snapshot
-from corpus.vectors.vector_store_base import (HNSW_EF_CONSTRUCT, HNSW_GRAPH_M, HNSW_M, INDEXED_FIELDS,
-                                      INT8_QUANTILE, SCROLL_PAGE, VectorPoint, VectorStoreBusyError,
-                                      VectorStoreError, batched, best_per_chunk, check_vector,
-                                      hnsw_search_settings, payload_of, point_id)
 
 if TYPE_CHECKING:  # the binding itself is imported on first use
     from qdrant_edge import Record, ScoredPoint
@@ -76,8 +89,10 @@ class EdgeVectorStore:
             if config_file.exists():
                 stored = read_json(config_file)["vectors"][""]["size"]
                 if stored != dimension:
-                    raise VectorStoreError(f"vector store at {folder} holds {stored}-d vectors, "
-                                           f"asked for {dimension}-d: rebuild the vector_index asset")
+                    raise VectorStoreError(
+                        f"vector store at {folder} holds {stored}-d vectors, "
+                        f"asked for {dimension}-d: rebuild the vector_index asset"
+                    )
                 self._shard = qe.EdgeShard.load(str(shard_path))
             elif read_only:
                 raise VectorStoreError(f"no vector store at {folder}: materialise the vector_index asset")
@@ -90,23 +105,29 @@ class EdgeVectorStore:
             raise
         except Exception as error:  # the binding raises bare Exception with Qdrant's message
             if "WouldBlock" in str(error):
-                raise VectorStoreBusyError(f"vector store at {folder} is open in another process or "
-                                           f"handle; embedded Qdrant allows one at a time") from error
+                raise VectorStoreBusyError(
+                    f"vector store at {folder} is open in another process or "
+                    f"handle; embedded Qdrant allows one at a time"
+                ) from error
             raise VectorStoreError(f"cannot open vector store at {folder}: {error}") from error
 
     def _config(self, dimension: int, index: str):
         qe = self._qe
         vectors = qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)
         if index == "exact":
-            return qe.EdgeConfig(vectors=vectors, hnsw_config=qe.HnswIndexConfig(
-                m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=10_000))
+            return qe.EdgeConfig(
+                vectors=vectors,
+                hnsw_config=qe.HnswIndexConfig(m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=10_000),
+            )
         return qe.EdgeConfig(
-            vectors=vectors, wal_enabled=False,
-            hnsw_config=qe.HnswIndexConfig(m=HNSW_GRAPH_M, ef_construct=HNSW_EF_CONSTRUCT,
-                                           full_scan_threshold=10_000),
-            quantization_config=qe.ScalarQuantizationConfig(qe.ScalarType.Int8, quantile=INT8_QUANTILE,
-                                                            always_ram=True),
-            optimizers=qe.EdgeOptimizersConfig(indexing_threshold=1))
+            vectors=vectors,
+            wal_enabled=False,
+            hnsw_config=qe.HnswIndexConfig(m=HNSW_GRAPH_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=10_000),
+            quantization_config=qe.ScalarQuantizationConfig(
+                qe.ScalarType.Int8, quantile=INT8_QUANTILE, always_ram=True
+            ),
+            optimizers=qe.EdgeOptimizersConfig(indexing_threshold=1),
+        )
 
     def _search_params(self):
         qe = self._qe
@@ -115,8 +136,9 @@ class EdgeVectorStore:
         if self.search_settings is None:
             self.search_settings = hnsw_search_settings(self.count_points())
         ef, oversampling = self.search_settings
-        return qe.SearchParams(hnsw_ef=ef, quantization=qe.QuantizationSearchParams(
-            rescore=True, oversampling=oversampling))
+        return qe.SearchParams(
+            hnsw_ef=ef, quantization=qe.QuantizationSearchParams(rescore=True, oversampling=oversampling)
+        )
 
     @property
     def approximate(self) -> bool:
@@ -132,9 +154,14 @@ class EdgeVectorStore:
         self._writable()
         qe = self._qe
         for batch in batched(points):
-            self._shard.update(qe.UpdateOperation.upsert_points([
-                qe.Point(point_id(p.chunk_id, p.piece), check_vector(p.vector, self.dimension), payload_of(p))
-                for p in batch]))
+            self._shard.update(
+                qe.UpdateOperation.upsert_points(
+                    [
+                        qe.Point(point_id(p.chunk_id, p.piece), check_vector(p.vector, self.dimension), payload_of(p))
+                        for p in batch
+                    ]
+                )
+            )
         self._shard.flush()
 
     def _match(self, key: str, values: list) -> object:
@@ -145,8 +172,9 @@ class EdgeVectorStore:
     def delete_document(self, document_id: str) -> None:
         self._writable()
         qe = self._qe
-        self._shard.update(qe.UpdateOperation.delete_points_by_filter(
-            qe.Filter(must=[self._match("document_id", [document_id])])))
+        self._shard.update(
+            qe.UpdateOperation.delete_points_by_filter(qe.Filter(must=[self._match("document_id", [document_id])]))
+        )
         self._shard.flush()
         self._deleted = True
 
@@ -159,8 +187,14 @@ class EdgeVectorStore:
             must.append(qe.FieldCondition("year", range=qe.RangeFloat(gte=year_min, lte=year_max)))
         return qe.Filter(must=must) if must else None
 
-    def search(self, vector: np.ndarray, limit: int, document_ids: list[str] | None = None,
-               year_min: int | None = None, year_max: int | None = None) -> list[tuple[str, float]]:
+    def search(
+        self,
+        vector: np.ndarray,
+        limit: int,
+        document_ids: list[str] | None = None,
+        year_min: int | None = None,
+        year_max: int | None = None,
+    ) -> list[tuple[str, float]]:
         if document_ids is not None and not document_ids:
             return []
         qe = self._qe
@@ -168,9 +202,15 @@ class EdgeVectorStore:
         flt = self._filter(document_ids, year_min, year_max)
 
         def fetch(n: int) -> list[tuple[str, float]]:
-            hits = self._shard.query(qe.QueryRequest(
-                limit=n, query=query, filter=flt, params=self._search_params(),
-                with_payload=qe.PayloadSelector.Include(["chunk_id"])))
+            hits = self._shard.query(
+                qe.QueryRequest(
+                    limit=n,
+                    query=query,
+                    filter=flt,
+                    params=self._search_params(),
+                    with_payload=qe.PayloadSelector.Include(["chunk_id"]),
+                )
+            )
             return [(_payload(hit)["chunk_id"], float(hit.score)) for hit in hits]
 
         return best_per_chunk(fetch, limit)
@@ -183,8 +223,9 @@ class EdgeVectorStore:
         values: set[str] = set()
         offset = None
         while True:
-            records, offset = self._shard.scroll(qe.ScrollRequest(
-                offset=offset, limit=SCROLL_PAGE, with_payload=qe.PayloadSelector.Include([key])))
+            records, offset = self._shard.scroll(
+                qe.ScrollRequest(offset=offset, limit=SCROLL_PAGE, with_payload=qe.PayloadSelector.Include([key]))
+            )
             values.update(_payload(record)[key] for record in records)
             if offset is None:
                 return values
@@ -195,12 +236,20 @@ class EdgeVectorStore:
         rows: list[PointRecord] = []
         offset = None
         while True:
-            records, offset = self._shard.scroll(qe.ScrollRequest(
-                offset=offset, limit=SCROLL_PAGE, with_payload=True, with_vector=True))
+            records, offset = self._shard.scroll(
+                qe.ScrollRequest(offset=offset, limit=SCROLL_PAGE, with_payload=True, with_vector=True)
+            )
             for record in records:
                 payload = _payload(record)
-                rows.append(PointRecord(payload["chunk_id"], payload["document_id"], int(payload["piece"]),
-                                        payload.get("year"), _dense_vector(record)))
+                rows.append(
+                    PointRecord(
+                        payload["chunk_id"],
+                        payload["document_id"],
+                        int(payload["piece"]),
+                        payload.get("year"),
+                        _dense_vector(record),
+                    )
+                )
             if offset is None:
                 return rows
 
@@ -248,6 +297,6 @@ class EdgeVectorStore:
 
 
 def stored_index(folder: Path) -> str:
-    """"hnsw" when the generation's shard holds a graph, else "exact"."""
+    """ "hnsw" when the generation's shard holds a graph, else "exact"."""
     config = read_json(folder / SHARD_DIR / "edge_config.json")
     return "hnsw" if (config.get("hnsw_config") or {}).get("m", 0) > 0 else "exact"

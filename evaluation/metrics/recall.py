@@ -1,6 +1,6 @@
 """Recall@k: share of the relevant items found in the top k (ranx's "recall@k").
 
-    recall@k = |relevant ∩ ranked[:k]| / |relevant|,   0 when nothing is relevant
+recall@k = |relevant ∩ ranked[:k]| / |relevant|,   0 when nothing is relevant
 """
 
 from __future__ import annotations

@@ -24,8 +24,7 @@ GLINER_PATH_ENV = "QUANT_RAG_GLINER_PATH"
 class Extractor(Protocol):
     name: str  # recorded in the graph file: "vocabulary-v1:<data hash>" or "gliner2:<path>"
 
-    def extract(self, passages: list[Passage], authors: dict[str, list[str]]
-                ) -> tuple[list[Mention], list[Relation]]:
+    def extract(self, passages: list[Passage], authors: dict[str, list[str]]) -> tuple[list[Mention], list[Relation]]:
         """Mentions and relations of `passages`; `authors` maps document_id to catalogue names."""
         ...
 
@@ -37,6 +36,8 @@ def load_extractor(model_path: str | None = None) -> Extractor:
     path = model_path or os.environ.get(GLINER_PATH_ENV) or None
     if path:
         from ingest.graph_extract.gliner import GlinerExtractor
+
         return GlinerExtractor(path)
     from ingest.graph_extract.vocabulary import VocabularyExtractor
+
     return VocabularyExtractor()

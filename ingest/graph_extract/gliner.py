@@ -12,13 +12,13 @@ import logging
 from pathlib import Path
 
 from corpus.graph.entities import Mention, Relation
-from ingest.graph_extract.rules import AuthorIndex
 from corpus.graph.graph_store import ENTITY_TYPES, RELATION_TYPES
 from corpus.models import Passage
+from ingest.graph_extract.rules import AuthorIndex
 
 log = logging.getLogger(__name__)
 
-MAX_CHARS = 12_000     # per passage, as in the prior art (§2.13); longer text is cut, offsets stay valid
+MAX_CHARS = 12_000  # per passage, as in the prior art (§2.13); longer text is cut, offsets stay valid
 ENTITY_DESCRIPTIONS = {
     "person": "a person, e.g. an author or a researcher cited by name",
     "organization": "an institution, company, exchange, regulator or software project",
@@ -43,12 +43,15 @@ RELATION_DESCRIPTIONS = {
 
 
 class GlinerExtractor:
-    def __init__(self, model_path: str | Path, threshold: float = 0.5, relation_threshold: float = 0.5,
-                 batch_size: int = 4):
+    def __init__(
+        self, model_path: str | Path, threshold: float = 0.5, relation_threshold: float = 0.5, batch_size: int = 4
+    ):
         path = Path(model_path)
         if not (path / "config.json").is_file():
-            raise FileNotFoundError(f"{path} is not a GLiNER2 model folder (no config.json); "
-                                    "unset QUANT_RAG_GLINER_PATH to use the vocabulary extractor")
+            raise FileNotFoundError(
+                f"{path} is not a GLiNER2 model folder (no config.json); "
+                "unset QUANT_RAG_GLINER_PATH to use the vocabulary extractor"
+            )
         try:
             import torch
             from gliner2 import AutoExtractor
@@ -58,17 +61,25 @@ class GlinerExtractor:
         self.model = AutoExtractor.from_pretrained(str(path), map_location=device)
         self.name = f"gliner2:{path}"
         self.threshold, self.batch_size = threshold, batch_size
-        self.schema = (self.model.create_schema().entities(dict(ENTITY_DESCRIPTIONS))
-                       .relations({r: {"description": d, "threshold": relation_threshold}
-                                   for r, d in RELATION_DESCRIPTIONS.items()}))
+        self.schema = (
+            self.model.create_schema()
+            .entities(dict(ENTITY_DESCRIPTIONS))
+            .relations(
+                {r: {"description": d, "threshold": relation_threshold} for r, d in RELATION_DESCRIPTIONS.items()}
+            )
+        )
 
-    def extract(self, passages: list[Passage], authors: dict[str, list[str]]
-                ) -> tuple[list[Mention], list[Relation]]:
+    def extract(self, passages: list[Passage], authors: dict[str, list[str]]) -> tuple[list[Mention], list[Relation]]:
         index = AuthorIndex(authors)
         texts = [p.text[:MAX_CHARS] for p in passages]
-        results = self.model.batch_extract(texts, self.schema, batch_size=self.batch_size,
-                                           threshold=self.threshold, include_confidence=True,
-                                           include_spans=True)
+        results = self.model.batch_extract(
+            texts,
+            self.schema,
+            batch_size=self.batch_size,
+            threshold=self.threshold,
+            include_confidence=True,
+            include_spans=True,
+        )
         mentions: list[Mention] = []
         relations: list[Relation] = []
         for passage, text, result in zip(passages, texts, results):
@@ -76,8 +87,9 @@ class GlinerExtractor:
             taken = [(m.start, m.end) for m in found]
             for span, name in index.find(text):
                 if not any(s < span.end and span.start < e for s, e in taken):
-                    found.append(Mention(passage.chunk_id, passage.document_id, name, "person",
-                                         span.start, span.end, span.text))
+                    found.append(
+                        Mention(passage.chunk_id, passage.document_id, name, "person", span.start, span.end, span.text)
+                    )
             mentions += sorted(found, key=lambda m: (m.start, m.end))
             relations += _relations(passage, found, result.get("relation_extraction") or {})
         log.info("gliner2: %d passages, %d mentions, %d relations", len(passages), len(mentions), len(relations))
@@ -92,20 +104,26 @@ def _entities(passage: Passage, text: str, by_label: dict) -> list[Mention]:
             continue
         for span in spans or []:
             start, end = span.get("start"), span.get("end")
-            if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text) \
-                    and text[start:end].strip():
+            if (
+                isinstance(start, int)
+                and isinstance(end, int)
+                and 0 <= start < end <= len(text)
+                and text[start:end].strip()
+            ):
                 scored.append((-float(span.get("confidence", 0.0)), start, end, label))
     out: list[Mention] = []
     for _, start, end, label in sorted(scored):
         if not any(m.start < end and start < m.end for m in out):
             surface = text[start:end]
-            out.append(Mention(passage.chunk_id, passage.document_id, " ".join(surface.split()),
-                               label, start, end, surface))
+            out.append(
+                Mention(passage.chunk_id, passage.document_id, " ".join(surface.split()), label, start, end, surface)
+            )
     return out
 
 
 def _relations(passage: Passage, mentions: list[Mention], by_relation: dict) -> list[Relation]:
     """Edges whose head and tail spans overlap entities of this passage, named after them."""
+
     def entity_at(end_point: dict) -> Mention | None:
         start, end = end_point.get("start"), end_point.get("end")
         if not isinstance(start, int) or not isinstance(end, int):
@@ -126,6 +144,8 @@ def _relations(passage: Passage, mentions: list[Mention], by_relation: dict) -> 
             if score is None:
                 score = min(head.get("confidence", 0.0), tail.get("confidence", 0.0))
             key = (head_entity.name, tail_entity.name, relation)
-            best[key] = max(best.get(key, 0.0), float(score))   # one edge per pair and chunk
-    return [Relation(head, tail, relation, passage.chunk_id, score)
-            for (head, tail, relation), score in sorted(best.items())]
+            best[key] = max(best.get(key, 0.0), float(score))  # one edge per pair and chunk
+    return [
+        Relation(head, tail, relation, passage.chunk_id, score)
+        for (head, tail, relation), score in sorted(best.items())
+    ]

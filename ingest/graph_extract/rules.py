@@ -23,15 +23,20 @@ _SURNAME = r"(?:(?:van|von|de|der|den|du|da|di|del|le|la)\s+)?\p{Lu}(?:['’]\p{
 _YEAR = r"(?:1[89]\d\d|20\d\d)[a-z]?"
 _NAMES = rf"(?P<names>{_SURNAME}(?:\s*,\s*{_SURNAME})*(?:\s*,?\s+(?:and|&)\s+{_SURNAME})?)"
 _ETAL = r"(?:\s+et\s+al\.?)?"
-_NARRATIVE = regex.compile(rf"(?<![\p{{L}}\\]){_NAMES}{_ETAL}\s*\(\s*{_YEAR}(?:\s*[,;]\s*{_YEAR})*"
-                           r"(?:,\s*(?:p|pp|ch|chap|sec)\.?\s*[\d–-]+)?\s*\)")
-_PARENTHETICAL_PART = regex.compile(rf"\s*(?:(?:see|e\.g\.|cf\.|also)[,]?\s+)*{_NAMES}{_ETAL},?\s+{_YEAR}"
-                                    rf"(?:\s*,\s*{_YEAR})*")
+_NARRATIVE = regex.compile(
+    rf"(?<![\p{{L}}\\]){_NAMES}{_ETAL}\s*\(\s*{_YEAR}(?:\s*[,;]\s*{_YEAR})*"
+    r"(?:,\s*(?:p|pp|ch|chap|sec)\.?\s*[\d–-]+)?\s*\)"
+)
+_PARENTHETICAL_PART = regex.compile(
+    rf"\s*(?:(?:see|e\.g\.|cf\.|also)[,]?\s+)*{_NAMES}{_ETAL},?\s+{_YEAR}"
+    rf"(?:\s*,\s*{_YEAR})*"
+)
 _PARENS = re.compile(r"\(([^()]{6,300})\)")
 _SPLIT_NAMES = regex.compile(r"\s*,\s*(?:and\s+|&\s+)?|\s+(?:and|&)\s+")
 _POSSESSIVE = re.compile(r"['’]s?$")
 # Capitalised words that start sentences or name document parts, never a cited surname.
-STOP_WORDS = frozenset("""a about above after again also although an and another as at because before
+STOP_WORDS = frozenset(
+    """a about above after again also although an and another as at because before
 being below between both but by can chapter consider each equation example figure fig finally first
 following for from further furthermore hence here however if in indeed instead it its lecture let
 likewise many may model moreover most next note now of often on one only or other our package page
@@ -44,7 +49,8 @@ workshop meeting society institute foundation team core group inc ltd llc corpor
 conclusion conclusions background results discussion references abstract summary overview notation
 proof proofs acknowledgements acknowledgments data methods theorem lemma definition remark
 financ econ econom stat statist comput appl anal math bus manag oper res multivar wiley springer
-elsevier leuven""".split())
+elsevier leuven""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -94,16 +100,20 @@ def defined_acronyms(text: str) -> list[AcronymDefinition]:
         if sum(c.isupper() for c in letters) < 2:
             continue
         window_start = max(0, m.start() - 200)
-        before = text[window_start:m.start()]
+        before = text[window_start : m.start()]
         breaks = list(_CLAUSE_BREAK.finditer(before))
         if breaks:
-            window_start, before = window_start + breaks[-1].end(), before[breaks[-1].end():]
+            window_start, before = window_start + breaks[-1].end(), before[breaks[-1].end() :]
         words = before.split()
         max_words = min(len(letters) + 5, 2 * len(letters))
         candidate = " ".join(words[-max_words:]) if words else ""
         long_form = _best_long_form(letters, candidate)
-        if not long_form or len(long_form) <= len(short) or short.lower() in long_form.lower().split() \
-                or long_form.split()[0].lower() in ("a", "an", "the"):
+        if (
+            not long_form
+            or len(long_form) <= len(short)
+            or short.lower() in long_form.lower().split()
+            or long_form.split()[0].lower() in ("a", "an", "the")
+        ):
             continue
         start = _locate_tail(text, window_start, m.start(), long_form)
         if start is None:
@@ -111,8 +121,9 @@ def defined_acronyms(text: str) -> list[AcronymDefinition]:
         end = m.start()
         while end > start and text[end - 1].isspace():
             end -= 1
-        found.append(AcronymDefinition(Span(start, end, text[start:end]),
-                                       Span(m.start("short"), m.end("short"), short)))
+        found.append(
+            AcronymDefinition(Span(start, end, text[start:end]), Span(m.start("short"), m.end("short"), short))
+        )
     return found
 
 
@@ -129,7 +140,7 @@ def _best_long_form(short: str, long: str) -> str | None:
         if i < 0:
             return None
         i, s = i - 1, s - 1
-    return long[long.rfind(" ", 0, i + 1) + 1:].strip()
+    return long[long.rfind(" ", 0, i + 1) + 1 :].strip()
 
 
 def _locate_tail(text: str, lo: int, hi: int, long_form: str) -> int | None:
@@ -169,8 +180,10 @@ def _surnames(text: str, start: int, names: str) -> list[Span]:
 
 
 # initials, an optional middle name, the surname, then what follows a name in a reference list
-_INITIALLED = regex.compile(rf"(?<![\p{{L}}.])(?P<initials>(?:\p{{Lu}}\.\s?(?:-\s?)?)+)\s*(?:{_SURNAME}\s+)?"
-                           rf"(?P<surname>{_SURNAME})(?=\s*[,.;:(]|\s+(?:and|&)\s|\s*$)")
+_INITIALLED = regex.compile(
+    rf"(?<![\p{{L}}.])(?P<initials>(?:\p{{Lu}}\.\s?(?:-\s?)?)+)\s*(?:{_SURNAME}\s+)?"
+    rf"(?P<surname>{_SURNAME})(?=\s*[,.;:(]|\s+(?:and|&)\s|\s*$)"
+)
 
 
 def initialled_names(text: str) -> list[Span]:
@@ -200,8 +213,11 @@ def person_names(raw: list[str]) -> list[str]:
             # "A B, C D" lists two people; "Smith, John" is one name written surname first (skipped)
             for part in parts if all(len(p.split()) >= 2 for p in parts) else [piece]:
                 tokens = part.split()
-                if 2 <= len(tokens) <= 5 and not tokens[-1].endswith(".") and all(
-                        _NAME_TOKEN.match(t) or t in _PARTICLES for t in tokens):
+                if (
+                    2 <= len(tokens) <= 5
+                    and not tokens[-1].endswith(".")
+                    and all(_NAME_TOKEN.match(t) or t in _PARTICLES for t in tokens)
+                ):
                     out.append(" ".join(tokens))
     return out
 
@@ -234,21 +250,23 @@ class AuthorIndex:
         """Catalogue names written in `text`, with their canonical form."""
         if self._pattern is None:
             return []
-        return [(Span(m.start(), m.end(), m.group()), self.canonical[" ".join(m.group().split())])
-                for m in self._pattern.finditer(text)]
+        return [
+            (Span(m.start(), m.end(), m.group()), self.canonical[" ".join(m.group().split())])
+            for m in self._pattern.finditer(text)
+        ]
 
 
 # -- typing a defined long form that the vocabulary does not know ------------------------------
 _HEAD_TYPES = {
     "measure": "ratio measure error deviation variance volatility loss statistic coefficient criterion "
-               "drawdown shortfall beta alpha return returns premium spread turnover",
+    "drawdown shortfall beta alpha return returns premium spread turnover",
     "method": "model models test method estimator estimation regression filter algorithm analysis "
-              "optimization optimisation programming procedure sampler simulation search evolution "
-              "accepting heuristic approach framework package estimates estimate",
+    "optimization optimisation programming procedure sampler simulation search evolution "
+    "accepting heuristic approach framework package estimates estimate",
     "organization": "exchange commission association institute bank board university school foundation "
-                    "corporation agency network committee authority bureau",
+    "corporation agency network committee authority bureau",
     "financial_instrument": "option options bond bonds swap swaps note notes futures fund funds security "
-                            "securities contract contracts certificate trust",
+    "securities contract contracts certificate trust",
     "dataset": "data database dataset",
     "market_concept": "hypothesis bias effect distribution theorem process risk book impact order",
 }

@@ -19,11 +19,18 @@ import regex
 from pydantic import BaseModel, field_validator
 
 from corpus.graph.entities import Mention, Relation
-from ingest.graph_extract.rules import (AuthorIndex, citations, clean_name, code_spans,
-                                        defined_acronyms, head_noun_type, in_identifier,
-                                        initialled_names)
 from corpus.graph.graph_store import ENTITY_TYPES
 from corpus.models import Passage
+from ingest.graph_extract.rules import (
+    AuthorIndex,
+    citations,
+    clean_name,
+    code_spans,
+    defined_acronyms,
+    head_noun_type,
+    in_identifier,
+    initialled_names,
+)
 
 VOCABULARY_FILE = Path(__file__).with_name("vocabulary.tsv")
 EXTRACTOR_VERSION = "vocabulary-v1"
@@ -96,7 +103,7 @@ class Vocabulary:
         for entry in entries:
             for form in entry.forms:
                 seq = tuple(t for _, _, t in _tokens(form))
-                if is_case_sensitive(form):   # ETF -> ETFs, GH distribution -> GH distributions
+                if is_case_sensitive(form):  # ETF -> ETFs, GH distribution -> GH distributions
                     last = seq[-1]
                     plurals = [last + "s"] if last[-1].isupper() else _plurals(last) if last.islower() else []
                     self._add(self._exact, [seq] + [seq[:-1] + (p,) for p in plurals], entry, form)
@@ -113,21 +120,25 @@ class Vocabulary:
             other = table.get(seq)
             if other is not None and other.canonical != entry.canonical:
                 if i == 0:
-                    raise ValueError(f"vocabulary form {form!r} belongs to {other.canonical!r} "
-                                     f"and {entry.canonical!r}")
+                    raise ValueError(f"vocabulary form {form!r} belongs to {other.canonical!r} and {entry.canonical!r}")
                 continue  # a generated plural never overrides a written form
             table[seq] = entry
 
     @classmethod
-    def load(cls, path: Path = VOCABULARY_FILE) -> "Vocabulary":
+    def load(cls, path: Path = VOCABULARY_FILE) -> Vocabulary:
         data = path.read_bytes()
         entries = []
         for line in data.decode("utf-8").splitlines():
             if not line.strip() or line.startswith("#") or line.startswith("canonical\t"):
                 continue
             canonical, kind, aliases = (line.split("\t") + [""])[:3]
-            entries.append(VocabularyEntry(canonical=canonical.strip(), type=kind.strip(),
-                                           aliases=[a.strip() for a in aliases.split("|") if a.strip()]))
+            entries.append(
+                VocabularyEntry(
+                    canonical=canonical.strip(),
+                    type=kind.strip(),
+                    aliases=[a.strip() for a in aliases.split("|") if a.strip()],
+                )
+            )
         return cls(entries, hashlib.sha256(data).hexdigest()[:8])
 
     def match(self, text: str) -> list[Match]:
@@ -138,14 +149,15 @@ class Vocabulary:
         found, i = [], 0
         while i < len(tokens):
             start = tokens[i][0]
-            if (words[i] not in self._first and folded[i] not in self._first) \
-                    or (start > 0 and text[start - 1] == "\\"):   # a LaTeX command, not a word
+            if (words[i] not in self._first and folded[i] not in self._first) or (
+                start > 0 and text[start - 1] == "\\"
+            ):  # a LaTeX command, not a word
                 i += 1
                 continue
             for n in range(min(self._longest, len(tokens) - i), 0, -1):
-                entry, sensitive = self._exact.get(tuple(words[i:i + n])), True
+                entry, sensitive = self._exact.get(tuple(words[i : i + n])), True
                 if entry is None:
-                    entry, sensitive = self._folded.get(tuple(folded[i:i + n])), False
+                    entry, sensitive = self._folded.get(tuple(folded[i : i + n])), False
                 end = tokens[i + n - 1][1]
                 if entry is not None and not in_identifier(text, start, end):
                     found.append(Match(start, end, entry, sensitive))
@@ -163,8 +175,7 @@ class VocabularyExtractor:
         self.vocabulary = vocabulary or Vocabulary.load()
         self.name = f"{EXTRACTOR_VERSION}:{self.vocabulary.digest}"
 
-    def extract(self, passages: list[Passage], authors: dict[str, list[str]]
-                ) -> tuple[list[Mention], list[Relation]]:
+    def extract(self, passages: list[Passage], authors: dict[str, list[str]]) -> tuple[list[Mention], list[Relation]]:
         index = AuthorIndex(authors)
         by_document: dict[str, list[Passage]] = {}
         for passage in passages:
@@ -201,16 +212,19 @@ class VocabularyExtractor:
         kind = head_noun_type(long)
         return self._resolve(long) or self._resolve(short) or ((clean_name(long), kind) if kind else None)
 
-    def _passage_mentions(self, passage: Passage, acronyms: dict[str, tuple[str, str] | None],
-                          index: AuthorIndex) -> list[Mention]:
+    def _passage_mentions(
+        self, passage: Passage, acronyms: dict[str, tuple[str, str] | None], index: AuthorIndex
+    ) -> list[Mention]:
         text = passage.text
         # candidates: (start, end, canonical, type, priority) — lower priority wins a tie in length
         candidates = [(s.start, s.end, name, "person", 0) for s, name in index.find(text)]
-        candidates += [(s.start, s.end, index.resolve_surname(s.text), "person", 1)
-                       for s in citations(text) + initialled_names(text)]
+        candidates += [
+            (s.start, s.end, index.resolve_surname(s.text), "person", 1)
+            for s in citations(text) + initialled_names(text)
+        ]
         for m in self.vocabulary.match(text):
-            surface = text[m.start:m.end]
-            if surface in acronyms:        # the document's own definition of this acronym rules
+            surface = text[m.start : m.end]
+            if surface in acronyms:  # the document's own definition of this acronym rules
                 if (own := acronyms[surface]) is not None:
                     candidates.append((m.start, m.end, *own, 3))
                 continue
@@ -220,9 +234,11 @@ class VocabularyExtractor:
                 candidates.append((d.long.start, d.long.end, *defined, 3))
         for short, resolved in acronyms.items():
             if resolved is not None:
-                candidates += [(m.start(), m.end(), *resolved, 3)
-                               for m in re.finditer(rf"(?<!\w){re.escape(short)}(?!\w)", text)
-                               if not in_identifier(text, m.start(), m.end())]
+                candidates += [
+                    (m.start(), m.end(), *resolved, 3)
+                    for m in re.finditer(rf"(?<!\w){re.escape(short)}(?!\w)", text)
+                    if not in_identifier(text, m.start(), m.end())
+                ]
         masked = code_spans(text)
         taken: list[tuple[int, int]] = []
         mentions = []
@@ -230,7 +246,6 @@ class VocabularyExtractor:
             if any(s < end and start < e for s, e in taken) or any(s <= start < e for s, e in masked):
                 continue
             taken.append((start, end))
-            mentions.append(Mention(passage.chunk_id, passage.document_id, name, kind, start, end,
-                                    text[start:end]))
+            mentions.append(Mention(passage.chunk_id, passage.document_id, name, kind, start, end, text[start:end]))
         mentions.sort(key=lambda m: m.start)
         return mentions

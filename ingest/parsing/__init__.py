@@ -13,13 +13,14 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingest.parsing.formula_recogniser import configured as configured_recogniser, recognise_formulas
+from corpus.models import RawBlock, TextQuality
+from corpus.text.canonical import clean_text
+from corpus.versions import PARSER_VERSION
+from ingest.parsing.formula_recogniser import configured as configured_recogniser
+from ingest.parsing.formula_recogniser import recognise_formulas
 from ingest.parsing.garbled import garbled_score, is_garbled
 from ingest.parsing.markdown import parse_markdown
 from ingest.parsing.quality import measure_quality
-from corpus.text.canonical import clean_text
-from corpus.models import RawBlock, TextQuality
-from corpus.versions import PARSER_VERSION
 
 PDF_PARSER_SETTING = "QUANT_RAG_PDF_PARSER"
 DEFAULT_PDF_PARSER = "pdfium"
@@ -56,12 +57,17 @@ def _parse_pdf(path: Path, name: str, repair: bool) -> tuple[list[RawBlock], int
     """Blocks, pages, and what the parser repaired or dropped (measure_quality's keywords)."""
     if name == "mineru":
         from ingest.parsing.mineru import parse_pdf_mineru
+
         return *parse_pdf_mineru(path), {}
     from ingest.parsing.pdf import parse_pdf
     from ingest.parsing.pdf_figures import add_figure_regions
+
     result = parse_pdf(path, repair=repair)
-    return add_figure_regions(path, result.blocks), result.pages, {
-        "repairs": result.repairs, "joined_words": result.joined_words, "dropped_glyphs": result.dropped_glyphs}
+    return (
+        add_figure_regions(path, result.blocks),
+        result.pages,
+        {"repairs": result.repairs, "joined_words": result.joined_words, "dropped_glyphs": result.dropped_glyphs},
+    )
 
 
 def parse_source(path: Path, fmt: str, parser: str | None = None, repair: bool = True) -> ParseOutput:
@@ -82,5 +88,6 @@ def parse_source(path: Path, fmt: str, parser: str | None = None, repair: bool =
         raise ValueError(f"unknown source format {fmt!r} (expected 'pdf' or 'markdown')")
     score = garbled_score("\n".join(b.text for b in blocks))
     quality = measure_quality(blocks, **done)
-    return ParseOutput(blocks, name, parser_version(name), pages, is_garbled(score) or quality.low_quality,
-                       score, quality)
+    return ParseOutput(
+        blocks, name, parser_version(name), pages, is_garbled(score) or quality.low_quality, score, quality
+    )

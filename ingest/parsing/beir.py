@@ -92,10 +92,18 @@ def parse_beir(data: bytes) -> tuple[str, list[Block]]:
 
 def beir_passages(document_id: str, canonical: str, data: bytes) -> list[Passage]:
     """One exact passage per record, in corpus order (the chunker's windows are not applied)."""
-    return [Passage(chunk_id=chunk_id_for(document_id, a, b, CHUNKER_VERSION), document_id=document_id,
-                    ordinal=ordinal, text=canonical[a:b], ranges=[(a, b)], granularity="exact",
-                    block_kinds=[BlockKind.paragraph] if b > a else [])
-            for ordinal, (a, b) in enumerate(record_spans(source_records(data)))]
+    return [
+        Passage(
+            chunk_id=chunk_id_for(document_id, a, b, CHUNKER_VERSION),
+            document_id=document_id,
+            ordinal=ordinal,
+            text=canonical[a:b],
+            ranges=[(a, b)],
+            granularity="exact",
+            block_kinds=[BlockKind.paragraph] if b > a else [],
+        )
+        for ordinal, (a, b) in enumerate(record_spans(source_records(data)))
+    ]
 
 
 def beir_title(records: list[Record]) -> str | None:
@@ -106,5 +114,6 @@ def beir_title(records: list[Record]) -> str | None:
 def beir_metadata(document_id: str, data: bytes) -> DocumentMetadata:
     """The title as the corpus gives it (provenance "benchmark": displayed and indexed verbatim)."""
     title = beir_title(source_records(data))
-    return DocumentMetadata(document_id=document_id,
-                            title=MetadataField(value=title, provenance="benchmark" if title else "none"))
+    return DocumentMetadata(
+        document_id=document_id, title=MetadataField(value=title, provenance="benchmark" if title else "none")
+    )

@@ -66,12 +66,17 @@ def measure_document(pdf: Path, source: Path, repair: bool = True) -> DocumentFi
     words = source_words(source)
     quality = output.quality
     return DocumentFidelity(
-        stem=pdf.stem, recall=word_recall(words, canonical), source_words=len(words),
+        stem=pdf.stem,
+        recall=word_recall(words, canonical),
+        source_words=len(words),
         unknown_glyphs=unknown_glyphs(canonical),
         broken=broken_words(canonical, library_vocabulary() | words_of(canonical)),
-        garbled_text=output.garbled_text, attested_share=quality.attested_share if quality else 0.0,
-        repairs=dict(quality.repairs) if quality else {}, joined_words=quality.joined_words if quality else 0,
-        missing=missing_words(words, canonical))
+        garbled_text=output.garbled_text,
+        attested_share=quality.attested_share if quality else 0.0,
+        repairs=dict(quality.repairs) if quality else {},
+        joined_words=quality.joined_words if quality else 0,
+        missing=missing_words(words, canonical),
+    )
 
 
 def library_pairs(library: Path) -> list[tuple[Path, Path]]:

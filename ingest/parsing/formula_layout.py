@@ -18,15 +18,15 @@ from __future__ import annotations
 
 from collections import Counter
 
+from corpus.models import Region
 from ingest.parsing.pdf_lines import Line
 from ingest.parsing.pdf_roles import EQ_NUMBER
-from corpus.models import Region
 
 SCRIPT_RATIO = 0.8
 SCRIPT_SHARE = 0.05
 SCRIPT_MIN_CHARS = 2
 STACK_RATIO = 1.3
-MARGIN = 0.5        # points added around a region so that no glyph edge is clipped
+MARGIN = 0.5  # points added around a region so that no glyph edge is clipped
 
 
 def regions_of(lines: list[Line]) -> list[Region]:
@@ -36,8 +36,16 @@ def regions_of(lines: list[Line]) -> list[Region]:
         box = boxes.setdefault(ln.page, [ln.x0, ln.top, ln.x1, ln.bottom])
         box[0], box[1] = min(box[0], ln.x0), min(box[1], ln.top)
         box[2], box[3] = max(box[2], ln.x1), max(box[3], ln.bottom)
-    return [(page, round(max(0.0, b[0] - MARGIN), 1), round(max(0.0, b[1] - MARGIN), 1),
-             round(b[2] + MARGIN, 1), round(b[3] + MARGIN, 1)) for page, b in sorted(boxes.items())]
+    return [
+        (
+            page,
+            round(max(0.0, b[0] - MARGIN), 1),
+            round(max(0.0, b[1] - MARGIN), 1),
+            round(b[2] + MARGIN, 1),
+            round(b[3] + MARGIN, 1),
+        )
+        for page, b in sorted(boxes.items())
+    ]
 
 
 def _scripts_flattened(lines: list[Line]) -> bool:
@@ -57,13 +65,16 @@ def _stacked(lines: list[Line]) -> bool:
         if cur.page == prev.page and cur.top < prev.top - 0.3 * prev.size:
             return True
     for i, a in enumerate(lines):
-        for b in lines[i + 1:]:
+        for b in lines[i + 1 :]:
             if a.page != b.page:
                 continue
             overlap = min(a.x1, b.x1) - max(a.x0, b.x0)
             narrower = min(a.x1 - a.x0, b.x1 - b.x0)
-            if narrower > 0 and overlap > 0.5 * narrower \
-                    and abs(b.bottom - a.bottom) < STACK_RATIO * max(a.size, b.size):
+            if (
+                narrower > 0
+                and overlap > 0.5 * narrower
+                and abs(b.bottom - a.bottom) < STACK_RATIO * max(a.size, b.size)
+            ):
                 return True
     return False
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Callable
 
 from corpus.config import FORMULA_RECOGNISER_ENV, formula_recogniser_setting
 from corpus.models import BlockKind, RawBlock
@@ -42,8 +42,9 @@ def load_recogniser(spec: str) -> Recogniser:
     """The callable named by `spec` (see the module docstring)."""
     target, _, attr = spec.rpartition(":")
     if not target or not attr:
-        raise RecogniserUnavailable(f"{FORMULA_RECOGNISER_ENV}={spec!r}: expected 'module:callable' "
-                                    "or '/path/to/file.py:callable'")
+        raise RecogniserUnavailable(
+            f"{FORMULA_RECOGNISER_ENV}={spec!r}: expected 'module:callable' or '/path/to/file.py:callable'"
+        )
     try:
         if target.endswith(".py"):
             name = f"_formula_recogniser_{Path(target).stem}"
@@ -80,8 +81,9 @@ def recognise_formulas(path: Path, blocks: list[RawBlock]) -> list[RawBlock]:
         if block.kind is BlockKind.formula and block.regions and block.recognised_by is None:
             latex = _latex(recognise, path, block)
             if latex:
-                block = block.model_copy(update={"text": f"$$\n{latex}\n$$", "recognised_by": name,
-                                                 "formula_text_unreliable": False})
+                block = block.model_copy(
+                    update={"text": f"$$\n{latex}\n$$", "recognised_by": name, "formula_text_unreliable": False}
+                )
         out.append(block)
     return out
 
@@ -96,4 +98,4 @@ def _latex(recognise: Recogniser, path: Path, block: RawBlock) -> str | None:
         log.warning("formula recogniser failed on page %s of %s", block.page_start, path.name, exc_info=True)
         return None
     latex = (latex or "").strip().strip("$").strip()
-    return latex if latex and "$$" not in latex else None   # a stray $$ would end the display early
+    return latex if latex and "$$" not in latex else None  # a stray $$ would end the display early

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 
-GARBLED_THRESHOLD = 0.15    # measured on the library: the 2 garbled PDFs 0.78-0.84, the rest <= 0.04
+GARBLED_THRESHOLD = 0.15  # measured on the library: the 2 garbled PDFs 0.78-0.84, the rest <= 0.04
 _SCRIPT_OK = ("LATIN", "GREEK", "CYRILLIC", "MATHEMATICAL", "DIGIT")
 
 

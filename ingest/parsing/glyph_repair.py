@@ -24,17 +24,36 @@ from ingest.parsing.vocabulary import library_vocabulary, words_of
 
 LIGATURES = ("fi", "fl", "ff", "ffi", "ffl")
 APOSTROPHE, OPEN_QUOTE, CLOSE_QUOTE, EN_DASH = "\u2019", "\u201c", "\u201d", "\u2013"
-_SUFFIXES = ("s", "t", "d", "ll", "re", "ve", "")       # what follows an apostrophe
-MIN_EVIDENCE = 3            # attested words (or positions) before a reading is believed
-MIN_SHARE = 0.6             # ... and the share of the character's occurrences they make
-POSITION_SHARE = 0.8        # quotes and dashes: share of occurrences in the telling position
+_SUFFIXES = ("s", "t", "d", "ll", "re", "ve", "")  # what follows an apostrophe
+MIN_EVIDENCE = 3  # attested words (or positions) before a reading is believed
+MIN_SHARE = 0.6  # ... and the share of the character's occurrences they make
+POSITION_SHARE = 0.8  # quotes and dashes: share of occurrences in the telling position
 # Adobe Symbol's private-use pieces of big delimiters -> the Unicode bracket pieces.
-SYMBOL_PIECES = {0xF8E5: "\u23b7", 0xF8E6: "\u23d0", 0xF8E7: "\u23af", 0xF8EB: "\u239b",
-                 0xF8EC: "\u239c", 0xF8ED: "\u239d", 0xF8EE: "\u23a1", 0xF8EF: "\u23a2",
-                 0xF8F0: "\u23a3", 0xF8F1: "\u23a7", 0xF8F2: "\u23a8", 0xF8F3: "\u23a9",
-                 0xF8F4: "\u23aa", 0xF8F5: "\u23ae", 0xF8F6: "\u239e", 0xF8F7: "\u239f",
-                 0xF8F8: "\u23a0", 0xF8F9: "\u23a4", 0xF8FA: "\u23a5", 0xF8FB: "\u23a6",
-                 0xF8FC: "\u23ab", 0xF8FD: "\u23ac", 0xF8FE: "\u23ad"}
+SYMBOL_PIECES = {
+    0xF8E5: "\u23b7",
+    0xF8E6: "\u23d0",
+    0xF8E7: "\u23af",
+    0xF8EB: "\u239b",
+    0xF8EC: "\u239c",
+    0xF8ED: "\u239d",
+    0xF8EE: "\u23a1",
+    0xF8EF: "\u23a2",
+    0xF8F0: "\u23a3",
+    0xF8F1: "\u23a7",
+    0xF8F2: "\u23a8",
+    0xF8F3: "\u23a9",
+    0xF8F4: "\u23aa",
+    0xF8F5: "\u23ae",
+    0xF8F6: "\u239e",
+    0xF8F7: "\u239f",
+    0xF8F8: "\u23a0",
+    0xF8F9: "\u23a4",
+    0xF8FA: "\u23a5",
+    0xF8FB: "\u23a6",
+    0xF8FC: "\u23ab",
+    0xF8FD: "\u23ac",
+    0xF8FE: "\u23ad",
+}
 _TOKEN = re.compile(r"\S+")
 
 
@@ -50,8 +69,9 @@ def _word_around(token: str) -> str:
 
 def _ligature_votes(ch: str, tokens: list[str], known: set[str]) -> tuple[str | None, int, int]:
     """(best reading, attested words with it, words holding ch) for an in-word character."""
-    holders = [w for t in tokens if ch in t and (w := _word_around(t)) != ch and
-               any(c.isalpha() and c != ch for c in w)]
+    holders = [
+        w for t in tokens if ch in t and (w := _word_around(t)) != ch and any(c.isalpha() and c != ch for c in w)
+    ]
     votes: Counter = Counter()
     for word in holders:
         for reading in LIGATURES:
@@ -76,7 +96,7 @@ def _positions(ch: str, text: str) -> Counter:
         if before.isspace() and after.isspace():
             where["alone"] += 1
         elif before.isdigit() and after.isdigit():
-            where["between"] += 1   # a range, 394-408 (a letter between letters proves nothing)
+            where["between"] += 1  # a range, 394-408 (a letter between letters proves nothing)
         if (before.isspace() or before in "([") and after.isalnum():
             where["opens"] += 1
         if (before.isalnum() or before in ".,;:!?)") and (after.isspace() or after in ".,;:!?)"):

@@ -7,7 +7,7 @@ import re
 import unicodedata
 
 REPLACEMENT = "\ufffd"
-CID_MARK = re.compile(r"\(cid:\d+\)")    # pdfplumber's name for a glyph without a Unicode map
+CID_MARK = re.compile(r"\(cid:\d+\)")  # pdfplumber's name for a glyph without a Unicode map
 
 
 def unknown_glyph(ch: str) -> bool:

@@ -15,12 +15,16 @@ from corpus.models import BlockKind, RawBlock
 
 MATH_FENCE = "$$"
 CODE_FENCE = "```"
-_CONTAINERS = {"paragraph_open": BlockKind.paragraph, "bullet_list_open": BlockKind.list,
-               "ordered_list_open": BlockKind.list, "blockquote_open": BlockKind.paragraph}
+_CONTAINERS = {
+    "paragraph_open": BlockKind.paragraph,
+    "bullet_list_open": BlockKind.list,
+    "ordered_list_open": BlockKind.list,
+    "blockquote_open": BlockKind.paragraph,
+}
 
 
 def _line(state: StateBlock, number: int) -> str:
-    return state.src[state.bMarks[number] + state.tShift[number]:state.eMarks[number]]
+    return state.src[state.bMarks[number] + state.tShift[number] : state.eMarks[number]]
 
 
 def _display_math(state: StateBlock, start: int, end: int, silent: bool) -> bool:
@@ -31,12 +35,12 @@ def _display_math(state: StateBlock, start: int, end: int, silent: bool) -> bool
     if not first.startswith(MATH_FENCE):
         return False
     last = start
-    if MATH_FENCE not in first[len(MATH_FENCE):]:
+    if MATH_FENCE not in first[len(MATH_FENCE) :]:
         last = start + 1
         while last < end and MATH_FENCE not in _line(state, last):
             last += 1
         if last >= end:
-            return False         # never closed: leave the line to the paragraph rule
+            return False  # never closed: leave the line to the paragraph rule
     if silent:
         return True
     token = state.push("math_block", "math", 0)
@@ -48,8 +52,9 @@ def _display_math(state: StateBlock, start: int, end: int, silent: bool) -> bool
 
 def _parser() -> MarkdownIt:
     md = MarkdownIt("commonmark").enable("table")
-    md.block.ruler.before("fence", "display_math", _display_math,
-                          {"alt": ["paragraph", "reference", "blockquote", "list"]})
+    md.block.ruler.before(
+        "fence", "display_math", _display_math, {"alt": ["paragraph", "reference", "blockquote", "list"]}
+    )
     return md
 
 
@@ -61,7 +66,7 @@ def _code(lines: list[str], fenced: bool) -> str:
         body = "\n".join(lines)
         return body if lines[-1].strip().startswith(CODE_FENCE) and len(lines) > 1 else body + "\n" + CODE_FENCE
     inner = lines[1:-1] if fenced else [ln[4:] if ln.startswith("    ") else ln.lstrip("\t") for ln in lines]
-    return "\n".join([CODE_FENCE, *inner, CODE_FENCE])    # ~~~ and indented code, re-fenced
+    return "\n".join([CODE_FENCE, *inner, CODE_FENCE])  # ~~~ and indented code, re-fenced
 
 
 def _pipe_rows(lines: list[str]) -> str:
@@ -89,8 +94,7 @@ def parse_markdown(text: str) -> list[RawBlock]:
         start, end = token.map
         source = lines[start:end]
         if token.type == "heading_open":
-            blocks.append(RawBlock(kind=BlockKind.heading, text=tokens[i + 1].content.strip(),
-                                   level=int(token.tag[1])))
+            blocks.append(RawBlock(kind=BlockKind.heading, text=tokens[i + 1].content.strip(), level=int(token.tag[1])))
         elif token.type == "math_block":
             blocks.append(RawBlock(kind=BlockKind.formula, text="\n".join(source)))
         elif token.type in ("fence", "code_block"):

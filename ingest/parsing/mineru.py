@@ -21,9 +21,16 @@ PARSER_NAME = "mineru"
 INSTALL_HINT = "pip install docvortex==0.6.4"
 log = logging.getLogger(__name__)
 _DROPPED = {"header", "footer", "page_number", "aside_text", "discarded"}
-_KINDS = {"text": BlockKind.paragraph, "list": BlockKind.list, "code": BlockKind.code,
-          "page_footnote": BlockKind.footnote, "table": BlockKind.table, "equation": BlockKind.formula,
-          "interline_equation": BlockKind.formula, "image": BlockKind.caption}
+_KINDS = {
+    "text": BlockKind.paragraph,
+    "list": BlockKind.list,
+    "code": BlockKind.code,
+    "page_footnote": BlockKind.footnote,
+    "table": BlockKind.table,
+    "equation": BlockKind.formula,
+    "interline_equation": BlockKind.formula,
+    "image": BlockKind.caption,
+}
 _ROW = re.compile(r"<tr[^>]*>(.*?)</tr>", re.S | re.I)
 _CELL = re.compile(r"<t[hd][^>]*>(.*?)</t[hd]>", re.S | re.I)
 _TAG = re.compile(r"<[^>]+>")
@@ -50,13 +57,18 @@ def _inline(items) -> str:
 
 
 def _captions(items) -> list[str]:
-    return [_inline(i.get("content")) for i in items or []
-            if isinstance(i, dict) and i.get("type") in ("image_caption", "table_caption")]
+    return [
+        _inline(i.get("content"))
+        for i in items or []
+        if isinstance(i, dict) and i.get("type") in ("image_caption", "table_caption")
+    ]
 
 
 def html_table_to_pipe(markup: str) -> str | None:
-    rows = [[html.unescape(_TAG.sub("", c)).strip().replace("|", "\\|") for c in _CELL.findall(r)]
-            for r in _ROW.findall(markup)]
+    rows = [
+        [html.unescape(_TAG.sub("", c)).strip().replace("|", "\\|") for c in _CELL.findall(r)]
+        for r in _ROW.findall(markup)
+    ]
     rows = [r for r in rows if any(r)]
     if len(rows) < 2:
         return None
@@ -81,23 +93,33 @@ def _block(block: dict, page: int) -> list[RawBlock]:
     out: list[RawBlock] = []
     if kind in ("doc_title", "paragraph_title", "title"):
         level = 1 if kind == "doc_title" else int(block.get("level") or 2)
-        return [RawBlock(kind=BlockKind.heading, text=_inline(content), page_start=page, page_end=page,
-                         level=level)]
+        return [RawBlock(kind=BlockKind.heading, text=_inline(content), page_start=page, page_end=page, level=level)]
     text = _inline(content).strip()
     target = _KINDS.get(kind, BlockKind.paragraph)
     if target is BlockKind.formula:
         text = f"$$\n{text}\n$$" if text else ""
     elif target is BlockKind.table:
-        text = html_table_to_pipe(text) or ""   # a table without cell structure is dropped, not faked
+        text = html_table_to_pipe(text) or ""  # a table without cell structure is dropped, not faked
     elif target is BlockKind.code:
         text = f"```\n{text}\n```" if text else ""
     if target in (BlockKind.caption, BlockKind.table):
-        out.extend(RawBlock(kind=BlockKind.caption, text=c, page_start=page, page_end=page)
-                   for c in _captions(content if isinstance(content, list) else []) if c.strip())
+        out.extend(
+            RawBlock(kind=BlockKind.caption, text=c, page_start=page, page_end=page)
+            for c in _captions(content if isinstance(content, list) else [])
+            if c.strip()
+        )
     if text.strip() and target is not BlockKind.caption:
-        out.insert(0, RawBlock(kind=target, text=text, page_start=page, page_end=page,
-                               regions=_regions(block, page),
-                               recognised_by=PARSER_NAME if target is BlockKind.formula else None))
+        out.insert(
+            0,
+            RawBlock(
+                kind=target,
+                text=text,
+                page_start=page,
+                page_end=page,
+                regions=_regions(block, page),
+                recognised_by=PARSER_NAME if target is BlockKind.formula else None,
+            ),
+        )
     return out
 
 
@@ -107,7 +129,7 @@ def parse_pdf_mineru(path: Path) -> tuple[list[RawBlock], int]:
         from loguru import logger
     except ImportError as exc:
         raise ParserUnavailable(f"parser 'mineru' needs the MinerU flash tier: {INSTALL_HINT}") from exc
-    logger.disable("docvortex")   # its DEBUG stream would flood the pipeline's stderr
+    logger.disable("docvortex")  # its DEBUG stream would flood the pipeline's stderr
     result = docvortex.parse(str(path), parse_mode="txt")
     blocks: list[RawBlock] = []
     pages = result.middle_json.pages

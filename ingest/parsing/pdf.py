@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
+from corpus.models import RawBlock
+from ingest.parsing.glyph_repair import count_repairs, infer_repairs, repair_table
+from ingest.parsing.glyphs import CID_MARK
 from ingest.parsing.pdf_blocks import group_lines
-from ingest.parsing.pdf_render import render
 from ingest.parsing.pdf_furniture import drop_plot_text, drop_running_lines, prose_fonts
 from ingest.parsing.pdf_lines import Line, page_lines
+from ingest.parsing.pdf_render import render
 from ingest.parsing.pdf_roles import body_size, document_stats
 from ingest.parsing.pdf_tables import extract_tables
-from ingest.parsing.glyphs import CID_MARK
-from ingest.parsing.glyph_repair import count_repairs, infer_repairs, repair_table
 from ingest.parsing.pdf_text import hyphenated_words, join_broken_blocks
 from ingest.parsing.vocabulary import library_vocabulary, words_of
-from corpus.models import RawBlock
 
 PARSER_NAME = "pdfium"
 # A parse gives up past this time (checked between pages), so one pathological file cannot stall a
@@ -35,9 +35,9 @@ class ParseTimeout(ValueError):
 class PdfParse:
     blocks: list[RawBlock]
     pages: int
-    repairs: dict[str, int] = field(default_factory=dict)   # 'Ą→fi': occurrences restored
-    joined_words: int = 0           # words rejoined across a blank line (page or column break)
-    dropped_glyphs: int = 0         # table cells' glyphs without a Unicode map ('(cid:N)'), dropped
+    repairs: dict[str, int] = field(default_factory=dict)  # 'Ą→fi': occurrences restored
+    joined_words: int = 0  # words rejoined across a blank line (page or column break)
+    dropped_glyphs: int = 0  # table cells' glyphs without a Unicode map ('(cid:N)'), dropped
 
 
 def read_lines(path: Path) -> tuple[list[list[Line]], list[float]]:
@@ -48,8 +48,10 @@ def read_lines(path: Path) -> tuple[list[list[Line]], list[float]]:
         deadline = time.monotonic() + BASE_SECONDS + SECONDS_PER_PAGE * len(doc)
         for index in range(len(doc)):
             if time.monotonic() > deadline:
-                raise ParseTimeout(f"parse stopped at page {index + 1} of {len(doc)}: over "
-                                   f"{BASE_SECONDS + SECONDS_PER_PAGE * len(doc):.0f} s")
+                raise ParseTimeout(
+                    f"parse stopped at page {index + 1} of {len(doc)}: over "
+                    f"{BASE_SECONDS + SECONDS_PER_PAGE * len(doc):.0f} s"
+                )
             page = doc[index]
             pages.append(page_lines(page, index + 1))
             heights.append(page.get_size()[1])

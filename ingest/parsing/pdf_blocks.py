@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from ingest.parsing.pdf_lines import Line
 from ingest.parsing.pdf_roles import DOT_LEADER, PAGE_REF, DocStats, column_left, heading_level, role
 
-FOOTNOTE_RATIO = 0.92       # footnotes are set smaller than the body
-FOOTNOTE_ZONE = 0.55        # ... and live in the lower part of the page
+FOOTNOTE_RATIO = 0.92  # footnotes are set smaller than the body
+FOOTNOTE_ZONE = 0.55  # ... and live in the lower part of the page
 _FOOTNOTE_MARKS = "*†‡§¶0123456789"
 _SENTENCE_END = (".", "!", "?", ":")
-FRAGMENT_CHARS = 25         # a line this short (and of at most 2 words) next to a display
-FRAGMENT_WORDS = 2          # formula belongs to it: a limit, an index, 'maximize'
+FRAGMENT_CHARS = 25  # a line this short (and of at most 2 words) next to a display
+FRAGMENT_WORDS = 2  # formula belongs to it: a limit, an index, 'maximize'
 
 
 def _fragment(line: Line) -> bool:
@@ -34,8 +34,12 @@ def _footnote_start(lines: list[Line], stats: DocStats, height: float) -> int:
     for i in range(len(lines) - 1, -1, -1):
         ln = lines[i]
         marked = ln.text[:1] in _FOOTNOTE_MARKS
-        if not (ln.size <= FOOTNOTE_RATIO * stats.body_size and ln.top > FOOTNOTE_ZONE * height
-                and ln.math_share < 0.3 and (ln.mono_share < 0.5 or marked)):
+        if not (
+            ln.size <= FOOTNOTE_RATIO * stats.body_size
+            and ln.top > FOOTNOTE_ZONE * height
+            and ln.math_share < 0.3
+            and (ln.mono_share < 0.5 or marked)
+        ):
             break
         if marked:
             start = i
@@ -63,38 +67,65 @@ def group_lines(pages: list[list[Line]], heights: list[float], stats: DocStats) 
         for i, line in enumerate(lines):
             kind = "footnote" if i >= foot else role(line, stats)
             if toc_page and kind in ("heading", "text", "table") and PAGE_REF.search(line.text):
-                kind = "toc"     # a contents entry, not a section of this page
+                kind = "toc"  # a contents entry, not a section of this page
             nxt = lines[i + 1] if i + 1 < len(lines) else None
-            if kind == "heading" and level_is_bold(line, stats) and nxt is not None \
-                    and nxt.text[:1].islower() and nxt.top - line.bottom < stats.pitch:
-                kind = "text"    # a bold lead-in whose sentence runs on, not a heading
-            if not groups:   # the document's first line opens the first group
+            if (
+                kind == "heading"
+                and level_is_bold(line, stats)
+                and nxt is not None
+                and nxt.text[:1].islower()
+                and nxt.top - line.bottom < stats.pitch
+            ):
+                kind = "text"  # a bold lead-in whose sentence runs on, not a heading
+            if not groups:  # the document's first line opens the first group
                 groups.append(Group(kind, [line], heading_level(line, stats) if kind == "heading" else None))
                 continue
             cur = groups[-1]
             last = cur.lines[-1]
-            if kind in ("text", "formula") and cur.kind == "code" and last.page == line.page \
-                    and not any(c.isalnum() for c in line.text) and line.top - last.bottom < stats.pitch:
-                cur.lines.append(line)   # closing braces of code, set in a maths font
+            if (
+                kind in ("text", "formula")
+                and cur.kind == "code"
+                and last.page == line.page
+                and not any(c.isalnum() for c in line.text)
+                and line.top - last.bottom < stats.pitch
+            ):
+                cur.lines.append(line)  # closing braces of code, set in a maths font
                 continue
-            if kind == "text" and cur.kind == "formula" and last.page == line.page \
-                    and _fragment(line) and line.top - last.bottom < stats.pitch:
-                cur.lines.append(line)   # a limit, index or denominator of the display above
+            if (
+                kind == "text"
+                and cur.kind == "formula"
+                and last.page == line.page
+                and _fragment(line)
+                and line.top - last.bottom < stats.pitch
+            ):
+                cur.lines.append(line)  # a limit, index or denominator of the display above
                 continue
             if kind == "heading":
                 level = heading_level(line, stats)
-                if cur.kind == "heading" and cur.level == level and last.page == line.page \
-                        and line.top - last.bottom < stats.pitch:
+                if (
+                    cur.kind == "heading"
+                    and cur.level == level
+                    and last.page == line.page
+                    and line.top - last.bottom < stats.pitch
+                ):
                     cur.lines.append(line)
                 else:
                     groups.append(Group("heading", [line], level))
                 continue
-            if kind == "footnote" and cur.kind == "footnote" and line.text[:1] not in "*†‡§¶" \
-                    and not line.text[:1].isdigit():
+            if (
+                kind == "footnote"
+                and cur.kind == "footnote"
+                and line.text[:1] not in "*†‡§¶"
+                and not line.text[:1].isdigit()
+            ):
                 cur.lines.append(line)
                 continue
-            if kind in ("code", "formula") and cur.kind == kind and last.page == line.page \
-                    and line.top - last.bottom < 2.5 * stats.pitch:
+            if (
+                kind in ("code", "formula")
+                and cur.kind == kind
+                and last.page == line.page
+                and line.top - last.bottom < 2.5 * stats.pitch
+            ):
                 cur.lines.append(line)
                 continue
             if kind == "formula" and cur.kind == "formula" and last.page == line.page:
@@ -103,8 +134,13 @@ def group_lines(pages: list[list[Line]], heights: list[float], stats: DocStats) 
             if kind == "text" and cur.kind in ("caption", "text") and not _paragraph_break(last, line, stats):
                 cur.lines.append(line)
                 continue
-            if kind == "text" and cur.kind == "list" and last.page == line.page \
-                    and line.x0 > column_left(cur.lines[0], stats) + 2 and line.top - last.bottom < stats.pitch:
+            if (
+                kind == "text"
+                and cur.kind == "list"
+                and last.page == line.page
+                and line.x0 > column_left(cur.lines[0], stats) + 2
+                and line.top - last.bottom < stats.pitch
+            ):
                 cur.lines.append(line)
                 continue
             if kind == "toc" and cur.kind == "toc":
@@ -126,15 +162,25 @@ def _absorb_formula_fragments(groups: list[Group], stats: DocStats) -> list[Grou
     out: list[Group] = []
     for group in groups:
         prev = out[-1] if out else None
-        if group.kind == "formula" and prev and prev.kind == "text" and len(prev.lines) == 1 \
-                and _fragment(prev.lines[0]) and prev.lines[0].page == group.lines[0].page \
-                and group.lines[0].top - prev.lines[0].bottom < stats.pitch:
+        if (
+            group.kind == "formula"
+            and prev
+            and prev.kind == "text"
+            and len(prev.lines) == 1
+            and _fragment(prev.lines[0])
+            and prev.lines[0].page == group.lines[0].page
+            and group.lines[0].top - prev.lines[0].bottom < stats.pitch
+        ):
             group.lines.insert(0, prev.lines[0])
             out[-1] = group
             continue
-        if group.kind == "formula" and prev and prev.kind == "formula" \
-                and prev.lines[-1].page == group.lines[0].page \
-                and group.lines[0].top - prev.lines[-1].bottom < stats.pitch:
+        if (
+            group.kind == "formula"
+            and prev
+            and prev.kind == "formula"
+            and prev.lines[-1].page == group.lines[0].page
+            and group.lines[0].top - prev.lines[-1].bottom < stats.pitch
+        ):
             prev.lines.extend(group.lines)
             continue
         out.append(group)

@@ -19,9 +19,13 @@ from corpus.models import BlockKind, RawBlock, Region
 
 FIGURE_CAPTION = re.compile(r"^(Figure|Fig\.)\s*[A-Z]?\d+")
 MIN_FIGURE_HEIGHT = 30.0
-RULE = 2.0                    # a graphic thinner than this (points) is a rule, not a picture
-_GRAPHICS = (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_IMAGE, pdfium_c.FPDF_PAGEOBJ_SHADING,
-             pdfium_c.FPDF_PAGEOBJ_FORM)
+RULE = 2.0  # a graphic thinner than this (points) is a rule, not a picture
+_GRAPHICS = (
+    pdfium_c.FPDF_PAGEOBJ_PATH,
+    pdfium_c.FPDF_PAGEOBJ_IMAGE,
+    pdfium_c.FPDF_PAGEOBJ_SHADING,
+    pdfium_c.FPDF_PAGEOBJ_FORM,
+)
 
 
 def _graphics(page) -> list[tuple[float, float, float, float]]:
@@ -42,15 +46,21 @@ def _figure_box(caption: Region, others: list[Region], graphics) -> Region | Non
     for low, high in ((above - 1, c_top + 1), (c_bottom - 1, below + 1)):
         inside = [g for g in graphics if g[1] >= low and g[3] <= high]
         if inside and max(g[3] for g in inside) - min(g[1] for g in inside) >= MIN_FIGURE_HEIGHT:
-            return (page, round(min(g[0] for g in inside), 1), round(min(g[1] for g in inside), 1),
-                    round(max(g[2] for g in inside), 1), round(max(g[3] for g in inside), 1))
+            return (
+                page,
+                round(min(g[0] for g in inside), 1),
+                round(min(g[1] for g in inside), 1),
+                round(max(g[2] for g in inside), 1),
+                round(max(g[3] for g in inside), 1),
+            )
     return None
 
 
 def add_figure_regions(path: Path, blocks: list[RawBlock]) -> list[RawBlock]:
     """`blocks` with each figure caption's figure region appended to its regions (`figure` set)."""
-    wanted = [i for i, b in enumerate(blocks) if b.kind is BlockKind.caption and b.regions
-              and FIGURE_CAPTION.match(b.text)]
+    wanted = [
+        i for i, b in enumerate(blocks) if b.kind is BlockKind.caption and b.regions and FIGURE_CAPTION.match(b.text)
+    ]
     if not wanted:
         return blocks
     out = list(blocks)

@@ -9,12 +9,11 @@ from collections import Counter
 from ingest.parsing.pdf_lines import Line
 from ingest.parsing.pdf_roles import body_size
 
-BAND = 0.11                 # top/bottom share of the page height where running lines live
-REPEAT_SHARE = 0.3          # a band line repeated on this share of pages (and >= 2) is furniture
-_PAGE_NUMBER = re.compile(
-    r"^\s*(page\s+)?([0-9]{1,4}|[ivxlcdm]{1,6})(\s*(/|of)\s*[0-9]{1,4})?\s*$", re.IGNORECASE)
+BAND = 0.11  # top/bottom share of the page height where running lines live
+REPEAT_SHARE = 0.3  # a band line repeated on this share of pages (and >= 2) is furniture
+_PAGE_NUMBER = re.compile(r"^\s*(page\s+)?([0-9]{1,4}|[ivxlcdm]{1,6})(\s*(/|of)\s*[0-9]{1,4})?\s*$", re.IGNORECASE)
 _DIGITS = re.compile(r"\d+")
-FIGURE_RUN = 3              # at least this many consecutive plot-font fragments make a plot
+FIGURE_RUN = 3  # at least this many consecutive plot-font fragments make a plot
 
 
 def _keys(text: str) -> set[str]:
@@ -29,8 +28,11 @@ def _edge_lines(lines: list[Line], page_height: float, body: float) -> list[Line
     are not set larger than the body (a title on the first page is not a running header)."""
     by_top = sorted(lines, key=lambda ln: ln.top)
     picked = {id(ln): ln for ln in by_top[:2] + by_top[-2:]}
-    return [ln for ln in picked.values() if ln.size <= 1.15 * body
-            and (ln.top < BAND * page_height or ln.bottom > (1 - BAND) * page_height)]
+    return [
+        ln
+        for ln in picked.values()
+        if ln.size <= 1.15 * body and (ln.top < BAND * page_height or ln.bottom > (1 - BAND) * page_height)
+    ]
 
 
 def drop_running_lines(pages: list[list[Line]], heights: list[float]) -> list[list[Line]]:
@@ -43,16 +45,23 @@ def drop_running_lines(pages: list[list[Line]], heights: list[float]) -> list[li
     threshold = max(2, REPEAT_SHARE * len(pages))
     kept: list[list[Line]] = []
     for lines, candidates in zip(pages, edges):
-        drop = {id(ln) for ln in candidates
-                if _PAGE_NUMBER.match(ln.text) or any(seen[k] >= threshold for k in _keys(ln.text))}
+        drop = {
+            id(ln)
+            for ln in candidates
+            if _PAGE_NUMBER.match(ln.text) or any(seen[k] >= threshold for k in _keys(ln.text))
+        }
         kept.append([ln for ln in lines if id(ln) not in drop])
     return kept
 
 
 def prose_fonts(pages: list[list[Line]]) -> set[str]:
     """Fonts that carry running prose somewhere in the document (lines of 6+ words)."""
-    return {ln.font for lines in pages for ln in lines
-            if len(ln.text.split()) >= 6 and sum(c.isalpha() for c in ln.text) > 0.6 * len(ln.text)}
+    return {
+        ln.font
+        for lines in pages
+        for ln in lines
+        if len(ln.text.split()) >= 6 and sum(c.isalpha() for c in ln.text) > 0.6 * len(ln.text)
+    }
 
 
 _TICK = re.compile(r"^[-−+]?\d[\d.,]*%?$")
@@ -61,10 +70,15 @@ _TICK = re.compile(r"^[-−+]?\d[\d.,]*%?$")
 def _plot_fragment(line: Line, fonts: set[str], body: float) -> bool:
     tokens = line.text.split()
     if len(tokens) <= 2 and all(_TICK.match(t) for t in tokens):
-        return True      # a bare axis tick, whatever its font
+        return True  # a bare axis tick, whatever its font
     # short lines in a font no prose uses, not larger than the body (a title block is larger)
-    return (line.font not in fonts and line.mono_share < 0.5 and line.math_share < 0.2
-            and len(tokens) <= 6 and line.size <= 1.05 * body)
+    return (
+        line.font not in fonts
+        and line.mono_share < 0.5
+        and line.math_share < 0.2
+        and len(tokens) <= 6
+        and line.size <= 1.05 * body
+    )
 
 
 def drop_plot_text(lines: list[Line], fonts: set[str], body: float) -> list[Line]:

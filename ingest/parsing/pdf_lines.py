@@ -16,8 +16,8 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 SOFT_HYPHENS = {0x02, 0xFFFE}  # pdfium marks a hyphen it joined at a line end with either
-TABLE_FONT = "<table>"      # font name of a placeholder line standing for an extracted table
-HYPHEN_MARK = "\u00ad"      # kept at the end of such a line; resolved when lines are joined
+TABLE_FONT = "<table>"  # font name of a placeholder line standing for an extracted table
+HYPHEN_MARK = "\u00ad"  # kept at the end of such a line; resolved when lines are joined
 _BREAKS = {0x0A, 0x0D}
 _MONO = re.compile(r"TT|xtt|Mono|MonL|Courier|Typewriter|Consol|SFST|SFIT")
 _MATH = re.compile(r"CMMI|CMSY|CMEX|MSBM|MSAM|Math|Symbol|rsfs|EUFM|LMMI|LMSY|txsy|txmi|pxsy|pxmi")
@@ -25,16 +25,16 @@ _MATH = re.compile(r"CMMI|CMSY|CMEX|MSBM|MSAM|Math|Symbol|rsfs|EUFM|LMMI|LMSY|tx
 
 @dataclass
 class Line:
-    page: int                       # 1-based
+    page: int  # 1-based
     text: str
     x0: float
     x1: float
     top: float
     bottom: float
-    size: float                     # dominant font size (by character count)
-    font: str                       # dominant base font name, subset prefix removed
-    mono_share: float = 0.0         # share of characters in a monospace font
-    math_share: float = 0.0         # share of characters in a math font
+    size: float  # dominant font size (by character count)
+    font: str  # dominant base font name, subset prefix removed
+    mono_share: float = 0.0  # share of characters in a monospace font
+    math_share: float = 0.0  # share of characters in a math font
     sizes: Counter = field(default_factory=Counter, repr=False)
 
     @property
@@ -79,8 +79,19 @@ class _Builder:
         total = sum(self.fonts.values())
         mono = sum(n for f, n in self.fonts.items() if _MONO.search(f)) / total
         math = sum(n for f, n in self.fonts.items() if _MATH.search(f)) / total
-        return Line(page, text, x0, x1, top, bottom, self.sizes.most_common(1)[0][0],
-                    self.fonts.most_common(1)[0][0], mono, math, self.sizes)
+        return Line(
+            page,
+            text,
+            x0,
+            x1,
+            top,
+            bottom,
+            self.sizes.most_common(1)[0][0],
+            self.fonts.most_common(1)[0][0],
+            mono,
+            math,
+            self.sizes,
+        )
 
 
 def _same_visual_line(a: Line, b: Line) -> bool:
@@ -96,11 +107,19 @@ def _merge(a: Line, b: Line) -> Line:
     text = a.text + (" " if gap > 0.15 * a.size else "") + b.text
     sizes = a.sizes + b.sizes
     n_a, n_b = len(a.text), len(b.text)
-    return Line(a.page, text, min(a.x0, b.x0), max(a.x1, b.x1), min(a.top, b.top),
-                max(a.bottom, b.bottom), sizes.most_common(1)[0][0],
-                a.font if n_a >= n_b else b.font,
-                (a.mono_share * n_a + b.mono_share * n_b) / (n_a + n_b),
-                (a.math_share * n_a + b.math_share * n_b) / (n_a + n_b), sizes)
+    return Line(
+        a.page,
+        text,
+        min(a.x0, b.x0),
+        max(a.x1, b.x1),
+        min(a.top, b.top),
+        max(a.bottom, b.bottom),
+        sizes.most_common(1)[0][0],
+        a.font if n_a >= n_b else b.font,
+        (a.mono_share * n_a + b.mono_share * n_b) / (n_a + n_b),
+        (a.math_share * n_a + b.math_share * n_b) / (n_a + n_b),
+        sizes,
+    )
 
 
 def page_lines(page: pdfium.PdfPage, number: int) -> list[Line]:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from corpus.models import BlockKind, RawBlock
 from ingest.parsing.formula_layout import formula_text_unreliable, regions_of
 from ingest.parsing.pdf_blocks import Group
 from ingest.parsing.pdf_lines import HYPHEN_MARK, Line
 from ingest.parsing.pdf_roles import BULLET
 from ingest.parsing.pdf_text import join_lines
-from corpus.models import BlockKind, RawBlock
 
-MONO_ADVANCE = 0.525        # width of a typewriter character, in font sizes (for indentation)
+MONO_ADVANCE = 0.525  # width of a typewriter character, in font sizes (for indentation)
 
 
 def _code_text(lines: list[Line]) -> str:
@@ -43,9 +43,16 @@ def render(group: Group, keep_hyphen: set[str]) -> RawBlock:
     elif group.kind == "list":
         text, kind = _list_text(lines, keep_hyphen), BlockKind.list
     else:
-        kind = {"heading": BlockKind.heading, "caption": BlockKind.caption,
-                "footnote": BlockKind.footnote}.get(group.kind, BlockKind.paragraph)
+        kind = {"heading": BlockKind.heading, "caption": BlockKind.caption, "footnote": BlockKind.footnote}.get(
+            group.kind, BlockKind.paragraph
+        )
         text = join_lines(texts, keep_hyphen)
-    return RawBlock(kind=kind, text=text, page_start=lines[0].page, page_end=lines[-1].page,
-                    level=group.level if kind is BlockKind.heading else None, regions=regions_of(lines),
-                    formula_text_unreliable=kind is BlockKind.formula and formula_text_unreliable(lines))
+    return RawBlock(
+        kind=kind,
+        text=text,
+        page_start=lines[0].page,
+        page_end=lines[-1].page,
+        level=group.level if kind is BlockKind.heading else None,
+        regions=regions_of(lines),
+        formula_text_unreliable=kind is BlockKind.formula and formula_text_unreliable(lines),
+    )

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ingest.parsing.pdf_lines import TABLE_FONT, Line
 
-HEADING_RATIO = 1.08        # a line this much larger than the body font may be a heading
+HEADING_RATIO = 1.08  # a line this much larger than the body font may be a heading
 MAX_HEADING_CHARS = 150
 _BOLD = re.compile(r"Bold|BX|Bd|Semibold|Demi|Heavy|Black|-Medi|CMB\d|Medium", re.IGNORECASE)
 _CAPTION = re.compile(r"^(Figure|Fig\.|Table|Exhibit|Listing|Algorithm)\s+[A-Z]?\d+(\.\d+)*\s*[:.]")
@@ -26,9 +26,9 @@ _MATH_CHARS = set("=<>+±×÷∑∏∫√∞∂∇≤≥≠≈∼∝∈∉⊂⊆
 class DocStats:
     body_size: float
     pitch: float
-    heading_levels: dict[float, int]          # rounded font size -> heading level
-    bold_level: int                           # level of body-size bold headings
-    margins: dict[int, list[float]] = field(default_factory=dict)   # page -> column left edges
+    heading_levels: dict[float, int]  # rounded font size -> heading level
+    bold_level: int  # level of body-size bold headings
+    margins: dict[int, list[float]] = field(default_factory=dict)  # page -> column left edges
 
 
 def _round(size: float) -> float:
@@ -39,20 +39,28 @@ def math_density(text: str) -> float:
     chars = [c for c in text if not c.isspace()]
     if not chars:
         return 0.0
-    hits = sum(c in _MATH_CHARS or "\u0370" <= c <= "\u03ff" or "\u2200" <= c <= "\u22ff"
-               or "\U0001d400" <= c <= "\U0001d7ff" for c in chars)
+    hits = sum(
+        c in _MATH_CHARS or "\u0370" <= c <= "\u03ff" or "\u2200" <= c <= "\u22ff" or "\U0001d400" <= c <= "\U0001d7ff"
+        for c in chars
+    )
     return hits / len(chars)
 
 
 def _heading_shape(line: Line) -> bool:
     text = line.text
-    return (len(text) <= MAX_HEADING_CHARS and sum(c.isalpha() for c in text) >= 2
-            and line.mono_share < 0.5 and line.math_share < 0.3 and math_density(text) < 0.2)
+    return (
+        len(text) <= MAX_HEADING_CHARS
+        and sum(c.isalpha() for c in text) >= 2
+        and line.mono_share < 0.5
+        and line.math_share < 0.3
+        and math_density(text) < 0.2
+    )
 
 
 def _page_margins(lines: list[Line], body: float) -> list[float]:
-    counts = Counter(round(ln.x0) for ln in lines
-                     if len(ln.text) >= 30 and abs(ln.size - body) < 1.5 and ln.mono_share < 0.5)
+    counts = Counter(
+        round(ln.x0) for ln in lines if len(ln.text) >= 30 and abs(ln.size - body) < 1.5 and ln.mono_share < 0.5
+    )
     # a column edge starts many lines; a paragraph indent (about 1-2 em in) starts only a few
     floor = max(2, 0.15 * sum(counts.values()))
     edges: list[float] = []
@@ -74,11 +82,16 @@ def body_size(pages: list[list[Line]]) -> float:
 
 def document_stats(pages: list[list[Line]]) -> DocStats:
     body = body_size(pages)
-    steps = [b.top - a.top for lines in pages for a, b in zip(lines, lines[1:])
-             if abs(a.size - body) < 1 and abs(b.size - body) < 1 and 0.8 * body < b.top - a.top < 2.2 * body]
+    steps = [
+        b.top - a.top
+        for lines in pages
+        for a, b in zip(lines, lines[1:])
+        if abs(a.size - body) < 1 and abs(b.size - body) < 1 and 0.8 * body < b.top - a.top < 2.2 * body
+    ]
     pitch = statistics.median(steps) if steps else 1.2 * body
-    sizes = Counter(_round(ln.size) for lines in pages for ln in lines
-                    if ln.size >= HEADING_RATIO * body and _heading_shape(ln))
+    sizes = Counter(
+        _round(ln.size) for lines in pages for ln in lines if ln.size >= HEADING_RATIO * body and _heading_shape(ln)
+    )
     levels = {size: rank + 1 for rank, size in enumerate(sorted(sizes, reverse=True))}
     margins = {i + 1: _page_margins(lines, body) for i, lines in enumerate(pages)}
     return DocStats(body, pitch, levels, min(len(levels) + 1, 6), margins)
@@ -97,8 +110,14 @@ def heading_level(line: Line, stats: DocStats) -> int | None:
     if level is not None and line.size >= HEADING_RATIO * stats.body_size:
         return min(level, 6)
     bold = _BOLD.search(line.font) is not None
-    if (bold and not line.text[0].islower() and abs(line.size - stats.body_size) < 1 and len(line.text.split()) <= 12
-            and not line.text.rstrip().endswith((".", ",", ";")) and not _CAPTION.match(line.text)):
+    if (
+        bold
+        and not line.text[0].islower()
+        and abs(line.size - stats.body_size) < 1
+        and len(line.text.split()) <= 12
+        and not line.text.rstrip().endswith((".", ",", ";"))
+        and not _CAPTION.match(line.text)
+    ):
         return stats.bold_level
     return None
 

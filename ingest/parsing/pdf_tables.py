@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pdfplumber
 
+from corpus.models import BlockKind, RawBlock
 from ingest.parsing.pdf_lines import TABLE_FONT, Line
 from ingest.parsing.pdf_roles import DOT_LEADER, DocStats
-from corpus.models import BlockKind, RawBlock
 
 MIN_NUMERIC_ROWS = 3
 _NUMBER = re.compile(r"^[-−+]?\(?[$€£]?\d[\d,]*(\.\d+)?%?\)?\*{0,3}$|^[-−–]$|^NA$")
@@ -30,23 +30,34 @@ def candidate_runs(lines: list[Line], stats: DocStats) -> list[tuple[int, int]]:
     """[start, end) index ranges of lines that look like one table (header lines included)."""
     runs: list[tuple[int, int]] = []
     if sum(bool(DOT_LEADER.search(ln.text)) for ln in lines) >= 3:
-        return runs     # a table of contents: its page numbers are not a numeric table
+        return runs  # a table of contents: its page numbers are not a numeric table
     i = 0
     while i < len(lines):
         if not _numeric_row(lines[i]):
             i += 1
             continue
         j, numeric = i, 0
-        while j < len(lines) and (_numeric_row(lines[j]) or (
-                j + 1 < len(lines) and _numeric_row(lines[j + 1]) and lines[j].mono_share < 0.5
-                and len(lines[j].text) < 80)):
+        while j < len(lines) and (
+            _numeric_row(lines[j])
+            or (
+                j + 1 < len(lines)
+                and _numeric_row(lines[j + 1])
+                and lines[j].mono_share < 0.5
+                and len(lines[j].text) < 80
+            )
+        ):
             numeric += _numeric_row(lines[j])
             j += 1
         if numeric >= MIN_NUMERIC_ROWS:
             start = i
-            while start > 0 and i - start < 2 and len(lines[start - 1].text) < 80 \
-                    and 0 < lines[start].top - lines[start - 1].bottom < 1.2 * stats.pitch \
-                    and lines[start - 1].mono_share < 0.5 and lines[start - 1].page == lines[i].page:
+            while (
+                start > 0
+                and i - start < 2
+                and len(lines[start - 1].text) < 80
+                and 0 < lines[start].top - lines[start - 1].bottom < 1.2 * stats.pitch
+                and lines[start - 1].mono_share < 0.5
+                and lines[start - 1].page == lines[i].page
+            ):
                 start -= 1
             runs.append((start, j))
         i = j
@@ -64,8 +75,9 @@ def to_pipe_table(rows: list[list[str | None]]) -> str | None:
     return "\n".join(lines)
 
 
-def extract_tables(path: Path, pages: list[list[Line]], stats: DocStats
-                   ) -> tuple[list[list[Line]], dict[int, RawBlock]]:
+def extract_tables(
+    path: Path, pages: list[list[Line]], stats: DocStats
+) -> tuple[list[list[Line]], dict[int, RawBlock]]:
     """Replace each table region by one placeholder line; return the table blocks by its id.
     A file pdfminer cannot read (a damaged object pdfium repaired around) keeps its table regions
     as the text lines pdfium read: the document loses its pipe tables, not its text."""
@@ -79,8 +91,9 @@ def extract_tables(path: Path, pages: list[list[Line]], stats: DocStats
         return pages, {}
 
 
-def _extract(path: Path, pages: list[list[Line]], stats: DocStats, todo: dict[int, list[tuple[int, int]]]
-             ) -> tuple[list[list[Line]], dict[int, RawBlock]]:
+def _extract(
+    path: Path, pages: list[list[Line]], stats: DocStats, todo: dict[int, list[tuple[int, int]]]
+) -> tuple[list[list[Line]], dict[int, RawBlock]]:
     found: dict[int, RawBlock] = {}
     out: list[list[Line]] = []
     with pdfplumber.open(str(path)) as pdf:
@@ -94,9 +107,12 @@ def _extract(path: Path, pages: list[list[Line]], stats: DocStats, todo: dict[in
             cursor = 0
             for start, end in runs:
                 region = lines[start:end]
-                box = (max(0, min(ln.x0 for ln in region) - 2), max(0, min(ln.top for ln in region) - 2),
-                       min(page.width, max(ln.x1 for ln in region) + 2),
-                       min(page.height, max(ln.bottom for ln in region) + 2))
+                box = (
+                    max(0, min(ln.x0 for ln in region) - 2),
+                    max(0, min(ln.top for ln in region) - 2),
+                    min(page.width, max(ln.x1 for ln in region) + 2),
+                    min(page.height, max(ln.bottom for ln in region) + 2),
+                )
                 table = to_pipe_table(page.crop(box).extract_table(_SETTINGS) or [])
                 kept.extend(lines[cursor:start])
                 cursor = start
@@ -104,8 +120,13 @@ def _extract(path: Path, pages: list[list[Line]], stats: DocStats, todo: dict[in
                     continue
                 holder = Line(n + 1, table, box[0], box[2], box[1], box[3], stats.body_size, TABLE_FONT)
                 x0, top, x1, bottom = (round(v, 1) for v in box)
-                found[id(holder)] = RawBlock(kind=BlockKind.table, text=table, page_start=n + 1, page_end=n + 1,
-                                             regions=[(n + 1, x0, top, x1, bottom)])
+                found[id(holder)] = RawBlock(
+                    kind=BlockKind.table,
+                    text=table,
+                    page_start=n + 1,
+                    page_end=n + 1,
+                    regions=[(n + 1, x0, top, x1, bottom)],
+                )
                 kept.append(holder)
                 cursor = end
             kept.extend(lines[cursor:])

@@ -15,10 +15,39 @@ from pathlib import Path
 SOURCE_SUFFIXES = (".Rnw", ".Rmd", ".rnw", ".rmd")
 WORD = re.compile(r"[A-Za-z]{2,}")
 
-_DROP_ENVS = ("equation", "align", "alignat", "eqnarray", "gather", "multline", "displaymath", "math",
-              "flalign", "split", "array", "verbatim", "Verbatim", "Sinput", "Soutput", "Schunk",
-              "Scode", "Code", "CodeChunk", "CodeInput", "CodeOutput", "lstlisting", "thebibliography",
-              "tabular", "tabularx", "longtable", "knitrout", "kframe", "alltt", "tikzpicture", "comment")
+_DROP_ENVS = (
+    "equation",
+    "align",
+    "alignat",
+    "eqnarray",
+    "gather",
+    "multline",
+    "displaymath",
+    "math",
+    "flalign",
+    "split",
+    "array",
+    "verbatim",
+    "Verbatim",
+    "Sinput",
+    "Soutput",
+    "Schunk",
+    "Scode",
+    "Code",
+    "CodeChunk",
+    "CodeInput",
+    "CodeOutput",
+    "lstlisting",
+    "thebibliography",
+    "tabular",
+    "tabularx",
+    "longtable",
+    "knitrout",
+    "kframe",
+    "alltt",
+    "tikzpicture",
+    "comment",
+)
 _ENV = re.compile(r"\\begin\{(" + "|".join(_DROP_ENVS) + r")\*?\}.*?\\end\{\1\*?\}", re.S)
 _SWEAVE_CHUNK = re.compile(r"^<<.*?>>=.*?^@", re.S | re.M)
 _MD_CHUNK = re.compile(r"^\s*(```|~~~).*?^\s*\1", re.S | re.M)
@@ -38,7 +67,8 @@ _DROP_ARGS = re.compile(
     r"setlength|setcounter|addtolength|vspace|hspace|newenvironment|renewenvironment|"
     r"SweaveOpts|opts_chunk|VignetteIndexEntry|VignetteEngine|VignetteKeyword|hypersetup|"
     r"graphicspath|DeclareGraphicsExtensions|newtheorem|bibitem|begin|end)\*?"
-    r"(?:\s*\[[^\]]*\])*(?:\s*\{[^{}]*(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}[^{}]*)*\})*")
+    r"(?:\s*\[[^\]]*\])*(?:\s*\{[^{}]*(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}[^{}]*)*\})*"
+)
 _COMMAND = re.compile(r"\\[A-Za-z@]+\*?|\\.")
 _YAML = re.compile(r"\A---\n.*?\n---\n", re.S)
 
@@ -49,9 +79,12 @@ def _body(text: str) -> str:
     and \\Abstract{} there, which the typeset PDF shows, so those arguments are kept)."""
     start = text.find("\\begin{document}")
     end = text.find("\\end{document}")
-    front = " ".join(re.findall(r"\\(?:title|Abstract|abstract|Plaintitle|Keywords)\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}",
-                                text[: max(start, 0)]))
-    body = text[start + len("\\begin{document}"): end if end > start else None] if start >= 0 else text
+    front = " ".join(
+        re.findall(
+            r"\\(?:title|Abstract|abstract|Plaintitle|Keywords)\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}", text[: max(start, 0)]
+        )
+    )
+    body = text[start + len("\\begin{document}") : end if end > start else None] if start >= 0 else text
     return front + "\n" + body
 
 

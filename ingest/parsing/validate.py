@@ -12,9 +12,9 @@ import pypdfium2.raw as pdfium_c
 PDF_SUFFIXES = {".pdf"}
 MARKDOWN_SUFFIXES = {".md", ".markdown"}
 PDF_MAGIC = b"%PDF-"
-TAIL_BYTES = 2048           # %%EOF and startxref live in the last bytes of a complete PDF
-MAX_PAGES = 5000            # the library's longest PDF has 50; a page tree claiming more is refused
-                            # before a parse spends minutes on it
+TAIL_BYTES = 2048  # %%EOF and startxref live in the last bytes of a complete PDF
+MAX_PAGES = 5000  # the library's longest PDF has 50; a page tree claiming more is refused
+# before a parse spends minutes on it
 _STARTXREF = re.compile(rb"startxref\s+(\d+)\s+%%EOF")
 _XREF_AT = re.compile(rb"\s*(xref|\d+\s+\d+\s+obj)")
 _ENCRYPT = re.compile(rb"/Encrypt\b")
@@ -47,8 +47,10 @@ def _check_pdf_bytes(path: Path, data: bytes) -> int:
 def _encrypted(data: bytes, xref_at: int) -> bool:
     """An /Encrypt entry in the trailer or the cross-reference stream (pdfium's own error code
     is not reliable for this: it keeps the last error of an earlier, unrelated document)."""
-    return _ENCRYPT.search(data[-TAIL_BYTES:]) is not None or \
-        _ENCRYPT.search(data, xref_at, xref_at + TAIL_BYTES) is not None
+    return (
+        _ENCRYPT.search(data[-TAIL_BYTES:]) is not None
+        or _ENCRYPT.search(data, xref_at, xref_at + TAIL_BYTES) is not None
+    )
 
 
 def _check_pdf_document(path: Path, data: bytes, xref_at: int) -> None:

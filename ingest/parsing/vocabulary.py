@@ -14,12 +14,12 @@ import gzip
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
 
 VOCABULARY_FILE = Path(__file__).with_name("library_vocabulary.txt.gz")
-MIN_DOCUMENTS = 2           # a word one document writes may be its own typo or garbling
+MIN_DOCUMENTS = 2  # a word one document writes may be its own typo or garbling
 _LETTERS = re.compile(r"[^\W\d_]+")
 _ASCII_WORD = re.compile(r"[a-z]{2,}")
 

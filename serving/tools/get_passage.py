@@ -18,23 +18,37 @@ MAX_NEIGHBOURS = 3
 
 
 class GetPassageInput(ToolInput):
-    chunk_id: ChunkId = Field(description=(
-        "chunk_id of a passage returned by search_documents, timeline or a graph tool."))
-    offset: int = Field(0, ge=0, le=10_000_000, description=(
-        "Character offset in the passage to read from: 0 for its start, or the `next_offset` of "
-        "a cut window to read on. An offset inside a word, formula or table row moves back to "
-        "the safe position before it (`offset` in the answer says where reading started)."))
-    neighbours: int = Field(1, ge=0, le=MAX_NEIGHBOURS, description=(
-        "Passages to add on each side in reading order (each from its start), for context."))
-    image: bool = Field(False, description=(
-        "Also return the page region where the passage's display formulas, tables and figures "
-        "are drawn, as a PNG image (MCP image content beside the text, at most 200 kB): read a "
-        "formula marked `formula_text_unreliable` from it. PDF documents only."))
+    chunk_id: ChunkId = Field(
+        description=("chunk_id of a passage returned by search_documents, timeline or a graph tool.")
+    )
+    offset: int = Field(
+        0,
+        ge=0,
+        le=10_000_000,
+        description=(
+            "Character offset in the passage to read from: 0 for its start, or the `next_offset` of "
+            "a cut window to read on. An offset inside a word, formula or table row moves back to "
+            "the safe position before it (`offset` in the answer says where reading started)."
+        ),
+    )
+    neighbours: int = Field(
+        1,
+        ge=0,
+        le=MAX_NEIGHBOURS,
+        description=("Passages to add on each side in reading order (each from its start), for context."),
+    )
+    image: bool = Field(
+        False,
+        description=(
+            "Also return the page region where the passage's display formulas, tables and figures "
+            "are drawn, as a PNG image (MCP image content beside the text, at most 200 kB): read a "
+            "formula marked `formula_text_unreliable` from it. PDF documents only."
+        ),
+    )
 
 
 class Neighbour(BaseModel):
-    position: int = Field(description="Reading-order distance from the requested passage "
-                                      "(negative = before).")
+    position: int = Field(description="Reading-order distance from the requested passage (negative = before).")
     passage: PassageOut
 
 
@@ -43,11 +57,14 @@ class GetPassageOutput(BaseModel):
     ordinal: int = Field(description="Reading-order index of the passage in its document.")
     document_passages: int
     neighbours: list[Neighbour]
-    page_image: PageImageOut = Field(description=(
-        "The requested passage's formulas, tables and figures as drawn on the page: whether their text "
-        "can be trusted, and the call (or, with image=true, the images) that shows them."))
+    page_image: PageImageOut = Field(
+        description=(
+            "The requested passage's formulas, tables and figures as drawn on the page: whether their text "
+            "can be trusted, and the call (or, with image=true, the images) that shows them."
+        )
+    )
     trace: Trace
-    _images: list[bytes] = PrivateAttr(default_factory=list)   # PNGs sent as image content
+    _images: list[bytes] = PrivateAttr(default_factory=list)  # PNGs sent as image content
 
 
 def handle(ctx: ToolContext, args: GetPassageInput) -> GetPassageOutput:
@@ -56,20 +73,27 @@ def handle(ctx: ToolContext, args: GetPassageInput) -> GetPassageOutput:
     if passage is None:
         raise NotFound(f"unknown chunk_id {args.chunk_id}", fields=["chunk_id"])
     if args.offset > len(passage.text):
-        raise InvalidArgument(f"offset {args.offset} is past the end of the passage "
-                              f"({len(passage.text)} characters)", fields=["offset"],
-                              next_call=f"call get_passage with offset from 0 to {len(passage.text)}")
+        raise InvalidArgument(
+            f"offset {args.offset} is past the end of the passage ({len(passage.text)} characters)",
+            fields=["offset"],
+            next_call=f"call get_passage with offset from 0 to {len(passage.text)}",
+        )
     siblings = reader.by_document[passage.document_id]
     index = next(i for i, p in enumerate(siblings) if p.chunk_id == passage.chunk_id)
-    neighbours = [Neighbour(position=i - index,
-                            passage=passage_out(reader, siblings[i], PASSAGE_WINDOW, score=None))
-                  for i in range(max(0, index - args.neighbours),
-                                 min(len(siblings), index + args.neighbours + 1)) if i != index]
+    neighbours = [
+        Neighbour(position=i - index, passage=passage_out(reader, siblings[i], PASSAGE_WINDOW, score=None))
+        for i in range(max(0, index - args.neighbours), min(len(siblings), index + args.neighbours + 1))
+        if i != index
+    ]
     page_image, pngs = describe(reader, passage, args.image)
     out = GetPassageOutput(
         passage=passage_out(reader, passage, PASSAGE_WINDOW, score=None, offset=args.offset),
-        ordinal=index, document_passages=len(siblings), neighbours=neighbours,
-        page_image=page_image, trace=ctx.trace("passage"))
+        ordinal=index,
+        document_passages=len(siblings),
+        neighbours=neighbours,
+        page_image=page_image,
+        trace=ctx.trace("passage"),
+    )
     out._images = pngs
     return out
 
@@ -83,11 +107,14 @@ def _render_page_image(page: PageImageOut) -> str:
         return f"page image: none ({page.reason})"
     lines = []
     if page.formula_text_unreliable:
-        lines.append(f"formula_text_unreliable: {page.unreliable_formulas} of {page.formulas} display "
-                     "formula(s) lost their layout in the text layer; read them from the page image")
+        lines.append(
+            f"formula_text_unreliable: {page.unreliable_formulas} of {page.formulas} display "
+            "formula(s) lost their layout in the text layer; read them from the page image"
+        )
     if page.images:
-        lines += [f"page image: page {i.page}, {i.width}x{i.height} px, {i.bytes:,} bytes (PNG attached)"
-                  for i in page.images]
+        lines += [
+            f"page image: page {i.page}, {i.width}x{i.height} px, {i.bytes:,} bytes (PNG attached)" for i in page.images
+        ]
     else:
         lines.append(f"page image ({', '.join(page.kinds)}): {page.call}")
     return "\n".join(lines)
@@ -119,8 +146,14 @@ SPEC = ToolSpec(
         "needs a chunk_id. Cheap: no model, a few milliseconds. With `image` true, the page "
         "region of the passage's display formulas, tables and figures comes as a PNG beside the "
         "text: the formula as typeset, where `page_image.formula_text_unreliable` says its text is scrambled "
-        "(Markdown documents have no page images)."),
-    input_model=GetPassageInput, output_model=GetPassageOutput, handler=handle, render=render,
-    window="passage", cheap=True, images=images,
-    errors=(("not_found", "unknown chunk_id"),
-            ("invalid_argument", "an offset past the end of the passage")))
+        "(Markdown documents have no page images)."
+    ),
+    input_model=GetPassageInput,
+    output_model=GetPassageOutput,
+    handler=handle,
+    render=render,
+    window="passage",
+    cheap=True,
+    images=images,
+    errors=(("not_found", "unknown chunk_id"), ("invalid_argument", "an offset past the end of the passage")),
+)

@@ -21,12 +21,16 @@ MAX_NAME = 200
 MAX_RESULTS = 20
 MAX_NEIGHBOURS = 50
 # How a name finds entities (corpus.graph.graph_store.GraphStore.find_entities), quoted by the tools.
-NAMES = ("Names: a canonical name, alias or acronym as the library writes it ('CVaR' and "
-         "'conditional value at risk' are one entity), case and accents ignored (weight 1.0); a "
-         f"name of at least {MIN_CONTAINING_QUERY} characters also matches inside longer names as "
-         "whole words (weight 0.5: 'garch' finds 'GJR-GARCH').")
-_NAME_PARAM = ("A canonical name, alias or acronym, any case (e.g. 'CVaR', 'expected shortfall'); "
-               "search_graph or this tool's `matches` show the names the graph holds.")
+NAMES = (
+    "Names: a canonical name, alias or acronym as the library writes it ('CVaR' and "
+    "'conditional value at risk' are one entity), case and accents ignored (weight 1.0); a "
+    f"name of at least {MIN_CONTAINING_QUERY} characters also matches inside longer names as "
+    "whole words (weight 0.5: 'garch' finds 'GJR-GARCH')."
+)
+_NAME_PARAM = (
+    "A canonical name, alias or acronym, any case (e.g. 'CVaR', 'expected shortfall'); "
+    "search_graph or this tool's `matches` show the names the graph holds."
+)
 
 
 class EntityMatch(BaseModel):
@@ -57,9 +61,14 @@ def _passages(ctx: ToolContext, chunks: list[dict], limit: int) -> list[GraphPas
 
 # -- search_graph --------------------------------------------------------------------------
 class SearchGraphInput(ToolInput):
-    query: str = Field(min_length=1, max_length=MAX_NAME, description=(
-        "An entity name or part of one (a method, measure, instrument, person…), in English; "
-        "aliases and acronyms match, any case."))
+    query: str = Field(
+        min_length=1,
+        max_length=MAX_NAME,
+        description=(
+            "An entity name or part of one (a method, measure, instrument, person…), in English; "
+            "aliases and acronyms match, any case."
+        ),
+    )
     entity_type: EntityType | None = Field(None, description="Only entities of this type.")
     limit: int = Field(10, ge=1, le=MAX_RESULTS, description="Passages to return, best first.")
 
@@ -72,11 +81,15 @@ class SearchGraphOutput(BaseModel):
 
 
 def search_graph(ctx: ToolContext, args: SearchGraphInput) -> SearchGraphOutput:
-    found = ctx.engine.graph.search(args.query, args.entity_type, None, limit=args.limit,
-                                    per_document=ctx.config.per_document)
-    return SearchGraphOutput(entities=found["entities"], candidates=found["candidates"],
-                             results=_passages(ctx, found["chunks"], args.limit),
-                             trace=ctx.trace("search"))
+    found = ctx.engine.graph.search(
+        args.query, args.entity_type, None, limit=args.limit, per_document=ctx.config.per_document
+    )
+    return SearchGraphOutput(
+        entities=found["entities"],
+        candidates=found["candidates"],
+        results=_passages(ctx, found["chunks"], args.limit),
+        trace=ctx.trace("search"),
+    )
 
 
 def render_match(e: EntityMatch) -> str:
@@ -86,10 +99,10 @@ def render_match(e: EntityMatch) -> str:
 
 def render_search(out: SearchGraphOutput) -> str:
     names = "; ".join(render_match(e) for e in out.entities) or "none"
-    blocks = [f"entities: {names} · {out.candidates} candidate passage(s) · "
-              f"{len(out.results)} returned"]
-    blocks += [render_passage(i, p) + "\nentities: " + ", ".join(p.entities)
-               for i, p in enumerate(out.results, start=1)]
+    blocks = [f"entities: {names} · {out.candidates} candidate passage(s) · {len(out.results)} returned"]
+    blocks += [
+        render_passage(i, p) + "\nentities: " + ", ".join(p.entities) for i, p in enumerate(out.results, start=1)
+    ]
     blocks.append(render_trace(out.trace))
     return "\n\n---\n\n".join(blocks)
 
@@ -98,8 +111,7 @@ def render_search(out: SearchGraphOutput) -> str:
 class ExpandEntityInput(ToolInput):
     entity_name: str = Field(min_length=1, max_length=MAX_NAME, description="The entity to expand. " + _NAME_PARAM)
     entity_type: EntityType | None = Field(None, description="Only match entities of this type.")
-    limit: int = Field(20, ge=1, le=MAX_NEIGHBOURS, description=(
-        "Neighbours to return, and as many co-mentions."))
+    limit: int = Field(20, ge=1, le=MAX_NEIGHBOURS, description=("Neighbours to return, and as many co-mentions."))
 
 
 class Example(BaseModel):
@@ -136,19 +148,29 @@ class ExpandEntityOutput(BaseModel):
 
 def _examples(ctx: ToolContext, chunk_ids: list[str]) -> list[Example]:
     reader = ctx.engine.reader
-    return [Example(chunk_id=c, cite=cite_of(reader, p.document_id, p.page_start, p.page_end))
-            for c in chunk_ids if (p := reader.passages.get(c)) is not None]
+    return [
+        Example(chunk_id=c, cite=cite_of(reader, p.document_id, p.page_start, p.page_end))
+        for c in chunk_ids
+        if (p := reader.passages.get(c)) is not None
+    ]
 
 
 def expand_entity(ctx: ToolContext, args: ExpandEntityInput) -> ExpandEntityOutput:
     found = ctx.engine.graph.expand(args.entity_name, None, args.entity_type, args.limit)
     fields = ("relation", "direction", "key", "name", "type", "support")
-    neighbours = [NeighbourOut(**{k: n[k] for k in fields}, examples=_examples(ctx, n["chunk_ids"]))
-                  for n in found["neighbours"]]
-    co = [CoMention(**{k: c[k] for k in ("key", "name", "type", "shared_chunks", "score")},
-                    examples=_examples(ctx, c["chunk_ids"])) for c in found["co_mentions"]]
-    return ExpandEntityOutput(entity=found["entity"], matches=found["matches"], neighbours=neighbours,
-                              co_mentions=co, trace=ctx.trace(None))
+    neighbours = [
+        NeighbourOut(**{k: n[k] for k in fields}, examples=_examples(ctx, n["chunk_ids"])) for n in found["neighbours"]
+    ]
+    co = [
+        CoMention(
+            **{k: c[k] for k in ("key", "name", "type", "shared_chunks", "score")},
+            examples=_examples(ctx, c["chunk_ids"]),
+        )
+        for c in found["co_mentions"]
+    ]
+    return ExpandEntityOutput(
+        entity=found["entity"], matches=found["matches"], neighbours=neighbours, co_mentions=co, trace=ctx.trace(None)
+    )
 
 
 def _render_example(e: Example) -> str:
@@ -198,55 +220,91 @@ class ConnectEntitiesOutput(BaseModel):
 def connect_entities(ctx: ToolContext, args: ConnectEntitiesInput) -> ConnectEntitiesOutput:
     found = ctx.engine.graph.connect(args.entity_a, args.entity_b, limit=args.limit)
     reader = ctx.engine.reader
-    documents = [SharedDocument(**d, cite=cite_of(reader, d["document_id"]))
-                 for d in found["documents"] if d["document_id"] in reader.documents]
-    return ConnectEntitiesOutput(a=found["a"], b=found["b"],
-                                 results=_passages(ctx, found["chunks"], args.limit),
-                                 documents=documents, trace=ctx.trace("search"))
+    documents = [
+        SharedDocument(**d, cite=cite_of(reader, d["document_id"]))
+        for d in found["documents"]
+        if d["document_id"] in reader.documents
+    ]
+    return ConnectEntitiesOutput(
+        a=found["a"],
+        b=found["b"],
+        results=_passages(ctx, found["chunks"], args.limit),
+        documents=documents,
+        trace=ctx.trace("search"),
+    )
 
 
 def render_connect(out: ConnectEntitiesOutput) -> str:
-    head = (f"{len(out.a)} match(es) for A, {len(out.b)} for B · {len(out.results)} passage(s) "
-            f"where they meet in {len(out.documents)} document(s)")
-    blocks = [head, "A: " + ("; ".join(render_match(m) for m in out.a) or "none"),
-              "B: " + ("; ".join(render_match(m) for m in out.b) or "none")]
-    blocks += [f"- {d.cite.text} ({d.shared_chunks} passage(s)) · document_id={d.document_id}"
-               for d in out.documents]
+    head = (
+        f"{len(out.a)} match(es) for A, {len(out.b)} for B · {len(out.results)} passage(s) "
+        f"where they meet in {len(out.documents)} document(s)"
+    )
+    blocks = [
+        head,
+        "A: " + ("; ".join(render_match(m) for m in out.a) or "none"),
+        "B: " + ("; ".join(render_match(m) for m in out.b) or "none"),
+    ]
+    blocks += [f"- {d.cite.text} ({d.shared_chunks} passage(s)) · document_id={d.document_id}" for d in out.documents]
     blocks += [render_passage(i, p) for i, p in enumerate(out.results, start=1)]
     blocks.append(render_trace(out.trace))
     return "\n\n".join(blocks)
 
 
-_GRAPH_NOTE = ("The graph holds entity mentions extracted at ingestion (extractor and counts "
-               "in corpus_status); it complements search_documents, never replaces it. Cheap: in "
-               "memory, no model.")
+_GRAPH_NOTE = (
+    "The graph holds entity mentions extracted at ingestion (extractor and counts "
+    "in corpus_status); it complements search_documents, never replaces it. Cheap: in "
+    "memory, no model."
+)
 SPECS = [
-    ToolSpec(name="search_graph", title="Search the entity graph",
-             description=lambda ctx: (
-                 f"Passages mentioning a named entity ({', '.join(ENTITY_TYPES)}), optionally of "
-                 "one type, best first, at most "
-                 f"{ctx.config.per_document} per document, with the entities matched. Names match as in "
-                 "expand_entity (canonical name, alias or acronym, any case). Use it to find where a named thing is discussed; for questions use "
-                 "search_documents. " + _GRAPH_NOTE),
-             input_model=SearchGraphInput, output_model=SearchGraphOutput, handler=search_graph,
-             render=render_search, window="search"),
-    ToolSpec(name="expand_entity", title="Expand an entity",
-             description=("The entities mentioned with an entity in the same passages, weighted "
-                          f"by rarity, each with up to {EXAMPLE_CHUNKS} example passages, and its typed "
-                          "neighbours when the graph holds relations (corpus_status counts them; the "
-                          "default extractor yields none). " + NAMES
-                          + " An exact match expands alone, else every containing match (`matches`); "
-                          "no match answers `entity` null. Use it to explore what the library "
-                          "connects to a concept, then read the passages with get_passage. "
-                          + _GRAPH_NOTE),
-             input_model=ExpandEntityInput, output_model=ExpandEntityOutput,
-             handler=expand_entity, render=render_expand),
-    ToolSpec(name="connect_entities", title="Connect two entities",
-             description=("Passages where an entity matching `entity_a` and one matching `entity_b` "
-                          f"are both mentioned, best first, and up to {TOP_DOCUMENTS} documents that "
-                          "hold them. " + NAMES + " Use it for 'how does A relate to B' before a "
-                          "broader search; no passage means the graph never saw them together, not "
-                          "that the library is silent: then use search_documents. " + _GRAPH_NOTE),
-             input_model=ConnectEntitiesInput, output_model=ConnectEntitiesOutput,
-             handler=connect_entities, render=render_connect, window="search"),
+    ToolSpec(
+        name="search_graph",
+        title="Search the entity graph",
+        description=lambda ctx: (
+            f"Passages mentioning a named entity ({', '.join(ENTITY_TYPES)}), optionally of "
+            "one type, best first, at most "
+            f"{ctx.config.per_document} per document, with the entities matched. Names match as in "
+            "expand_entity (canonical name, alias or acronym, any case). Use it to find where a named thing "
+            "is discussed; for questions use "
+            "search_documents. " + _GRAPH_NOTE
+        ),
+        input_model=SearchGraphInput,
+        output_model=SearchGraphOutput,
+        handler=search_graph,
+        render=render_search,
+        window="search",
+    ),
+    ToolSpec(
+        name="expand_entity",
+        title="Expand an entity",
+        description=(
+            "The entities mentioned with an entity in the same passages, weighted "
+            f"by rarity, each with up to {EXAMPLE_CHUNKS} example passages, and its typed "
+            "neighbours when the graph holds relations (corpus_status counts them; the "
+            "default extractor yields none). "
+            + NAMES
+            + " An exact match expands alone, else every containing match (`matches`); "
+            "no match answers `entity` null. Use it to explore what the library "
+            "connects to a concept, then read the passages with get_passage. " + _GRAPH_NOTE
+        ),
+        input_model=ExpandEntityInput,
+        output_model=ExpandEntityOutput,
+        handler=expand_entity,
+        render=render_expand,
+    ),
+    ToolSpec(
+        name="connect_entities",
+        title="Connect two entities",
+        description=(
+            "Passages where an entity matching `entity_a` and one matching `entity_b` "
+            f"are both mentioned, best first, and up to {TOP_DOCUMENTS} documents that "
+            "hold them. " + NAMES + " Use it for 'how does A relate to B' before a "
+            "broader search; no passage means the graph never saw them together, not "
+            "that the library is silent: then use search_documents. " + _GRAPH_NOTE
+        ),
+        input_model=ConnectEntitiesInput,
+        output_model=ConnectEntitiesOutput,
+        handler=connect_entities,
+        render=render_connect,
+        window="search",
+    ),
 ]

@@ -6,51 +6,70 @@ from pydantic import BaseModel, Field, model_validator
 
 from corpus.models import TextQuality
 from corpus.reading.reader import CorpusReader
+from corpus.text.names import fold_name as fold
 from serving.context import ToolContext
 from serving.contract import render_trace
 from serving.contract_outputs import DocumentOut, Trace
-from corpus.text.names import fold_name as fold
-from serving.served import document_out
-from serving.tool_spec import ToolInput, ToolSpec
-from serving.empty_scope import EmptyScope, diagnose, render as render_empty_scope
+from serving.empty_scope import EmptyScope, diagnose
+from serving.empty_scope import render as render_empty_scope
 from serving.filters import YEAR_MAX, YEAR_MIN
 from serving.scope import Scope
+from serving.served import document_out
+from serving.tool_spec import ToolInput, ToolSpec
 
 MAX_LIMIT = 200
 
 
 class ListDocumentsInput(ToolInput):
-    author: str | None = Field(None, min_length=1, max_length=200,
-                               description="Accent- and case-insensitive substring of any author.")
-    year_min: int | None = Field(None, ge=YEAR_MIN, le=YEAR_MAX, description=(
-        "Earliest publication year, inclusive. Any year bound excludes undated documents."))
-    year_max: int | None = Field(None, ge=YEAR_MIN, le=YEAR_MAX, description=(
-        "Latest publication year, inclusive. Any year bound excludes undated documents."))
-    title: str | None = Field(None, min_length=1, max_length=300,
-                              description="Accent- and case-insensitive substring of the title.")
-    offset: int = Field(0, ge=0, le=1_000_000, description=(
-        "Documents to skip: 0, then the `next_offset` of the previous page."))
+    author: str | None = Field(
+        None, min_length=1, max_length=200, description="Accent- and case-insensitive substring of any author."
+    )
+    year_min: int | None = Field(
+        None,
+        ge=YEAR_MIN,
+        le=YEAR_MAX,
+        description=("Earliest publication year, inclusive. Any year bound excludes undated documents."),
+    )
+    year_max: int | None = Field(
+        None,
+        ge=YEAR_MIN,
+        le=YEAR_MAX,
+        description=("Latest publication year, inclusive. Any year bound excludes undated documents."),
+    )
+    title: str | None = Field(
+        None, min_length=1, max_length=300, description="Accent- and case-insensitive substring of the title."
+    )
+    offset: int = Field(
+        0, ge=0, le=1_000_000, description=("Documents to skip: 0, then the `next_offset` of the previous page.")
+    )
     limit: int = Field(50, ge=1, le=MAX_LIMIT, description="Documents to return in this page.")
 
     @model_validator(mode="after")
-    def _ordered_years(self) -> "ListDocumentsInput":
+    def _ordered_years(self) -> ListDocumentsInput:
         if self.year_min is not None and self.year_max is not None and self.year_min > self.year_max:
             raise ValueError("year_min must not exceed year_max")
         return self
 
 
 class ListedDocument(DocumentOut):
-    garbled_text: bool = Field(description=(
-        "The text layer is broken (garbled glyphs or mostly unattested words): do not quote it."))
-    text_quality: TextQuality | None = Field(description=(
-        "Measured at parse time: share of prose words the library vocabulary attests, unknown "
-        "glyphs, glyphs repaired and words rejoined; null for a document parsed before it existed."))
+    garbled_text: bool = Field(
+        description=("The text layer is broken (garbled glyphs or mostly unattested words): do not quote it.")
+    )
+    text_quality: TextQuality | None = Field(
+        description=(
+            "Measured at parse time: share of prose words the library vocabulary attests, unknown "
+            "glyphs, glyphs repaired and words rejoined; null for a document parsed before it existed."
+        )
+    )
 
 
 def _listed(reader: CorpusReader, document_id: str) -> ListedDocument:
     parsed = reader.documents[document_id].parsed
-    return ListedDocument(**document_out(reader, document_id).model_dump(),
-                          garbled_text=parsed.garbled_text, text_quality=parsed.text_quality)
+    return ListedDocument(
+        **document_out(reader, document_id).model_dump(),
+        garbled_text=parsed.garbled_text,
+        text_quality=parsed.text_quality,
+    )
 
 
 class ListDocumentsOutput(BaseModel):
@@ -58,8 +77,10 @@ class ListDocumentsOutput(BaseModel):
     total: int = Field(description="Documents matching the filters.")
     offset: int
     next_offset: int | None = Field(description="Offset of the next page; null on the last page.")
-    empty_scope: EmptyScope | None = Field(None, description=(
-        "Set when the author or year filters match no document: which failed, and the nearest values."))
+    empty_scope: EmptyScope | None = Field(
+        None,
+        description=("Set when the author or year filters match no document: which failed, and the nearest values."),
+    )
     trace: Trace
 
 
@@ -74,12 +95,16 @@ def handle(ctx: ToolContext, args: ListDocumentsInput) -> ListDocumentsOutput:
         ids = [d for d in ids if needle in fold(reader.title(d) or "")]
     # newest first; undated last; then by title for a stable order
     ids.sort(key=lambda d: (-(reader.documents[d].year or -1), fold(reader.title(d) or ""), d))
-    page = ids[args.offset:args.offset + args.limit]
+    page = ids[args.offset : args.offset + args.limit]
     end = args.offset + len(page)
-    return ListDocumentsOutput(documents=[_listed(reader, d) for d in page], total=len(ids),
-                               offset=args.offset, next_offset=end if end < len(ids) else None,
-                               empty_scope=diagnose(ctx.engine, scope, "list_documents") if allowed == set() else None,
-                               trace=ctx.trace(None))
+    return ListDocumentsOutput(
+        documents=[_listed(reader, d) for d in page],
+        total=len(ids),
+        offset=args.offset,
+        next_offset=end if end < len(ids) else None,
+        empty_scope=diagnose(ctx.engine, scope, "list_documents") if allowed == set() else None,
+        trace=ctx.trace(None),
+    )
 
 
 def render(out: ListDocumentsOutput) -> str:
@@ -89,9 +114,13 @@ def render(out: ListDocumentsOutput) -> str:
     for d in out.documents:
         lines.append(f"- {d.cite.text} · {d.passages} passages · document_id={d.document_id}")
     flagged = [d.document_id for d in out.documents if d.garbled_text]
-    repaired = sum(1 for d in out.documents if d.text_quality and (d.text_quality.repairs or d.text_quality.joined_words))
-    lines.append(f"text: {len(flagged)} flagged garbled{' (' + ', '.join(flagged) + ')' if flagged else ''}, "
-                 f"{repaired} with repaired glyphs or rejoined words (see text_quality)")
+    repaired = sum(
+        1 for d in out.documents if d.text_quality and (d.text_quality.repairs or d.text_quality.joined_words)
+    )
+    lines.append(
+        f"text: {len(flagged)} flagged garbled{' (' + ', '.join(flagged) + ')' if flagged else ''}, "
+        f"{repaired} with repaired glyphs or rejoined words (see text_quality)"
+    )
     if out.next_offset is not None:
         lines.append(f"next page: offset={out.next_offset}")
     lines.append(render_trace(out.trace))
@@ -103,11 +132,18 @@ SPEC = ToolSpec(
     title="List documents",
     description=(
         "The library's bibliography: document_id, title, authors, year, venue, format, passage "
-        "count, cite line and text quality (garbled flag, attested-word share, repairs), newest first, undated documents last (ties by title). Filters: "
+        "count, cite line and text quality (garbled flag, attested-word share, repairs), newest first, "
+        "undated documents last (ties by title). Filters: "
         "author, title text, year_min/year_max (inclusive; a year bound excludes undated "
         f"documents). Paged: up to `limit` (at most {MAX_LIMIT}) from `offset`; `total` counts "
         "every match and `next_offset` is null on the last page. Use it to see what the library "
         "holds, to find a document_id for a filter, or to check a period's coverage. Not for "
-        "content: use search_documents. Cheap: metadata only, no model."),
-    input_model=ListDocumentsInput, output_model=ListDocumentsOutput, handler=handle,
-    render=render, cheap=True, errors=(("invalid_argument", "year_min after year_max"),))
+        "content: use search_documents. Cheap: metadata only, no model."
+    ),
+    input_model=ListDocumentsInput,
+    output_model=ListDocumentsOutput,
+    handler=handle,
+    render=render,
+    cheap=True,
+    errors=(("invalid_argument", "year_min after year_max"),),
+)

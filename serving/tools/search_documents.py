@@ -26,25 +26,42 @@ MAX_ALTERNATIVES, MAX_ALTERNATIVE_CHARS, MAX_HYPOTHETICAL_CHARS = 4, 300, 1500
 
 
 class SearchDocumentsInput(Filters):
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description=(
-        "The research question or topic, in English natural language."))
+    query: str = Field(
+        min_length=1,
+        max_length=MAX_QUERY_CHARS,
+        description=("The research question or topic, in English natural language."),
+    )
     limit: int = Field(5, ge=1, le=MAX_RESULTS, description="Passages to return, best first.")
-    mode: ModeName | None = Field(None, description=(
-        "Omit for the server's default (named in this tool's description). hybrid: dense and BM25 "
-        "candidates ranked by token-level similarity; dense: meaning only; bm25: exact words only "
-        "(identifiers, numbers)."))
+    mode: ModeName | None = Field(
+        None,
+        description=(
+            "Omit for the server's default (named in this tool's description). hybrid: dense and BM25 "
+            "candidates ranked by token-level similarity; dense: meaning only; bm25: exact words only "
+            "(identifiers, numbers)."
+        ),
+    )
     alternatives: list[Annotated[str, Field(min_length=1, max_length=MAX_ALTERNATIVE_CHARS)]] = Field(
-        default_factory=list, max_length=MAX_ALTERNATIVES, description=(
+        default_factory=list,
+        max_length=MAX_ALTERNATIVES,
+        description=(
             f"Up to {MAX_ALTERNATIVES} rephrasings of the question (each ≤ {MAX_ALTERNATIVE_CHARS} "
             "characters) in the library's vocabulary: the textbook or paper term for what the "
-            "question describes (\"GARCH volatility clustering\" for \"calm and turbulent periods "
-            "bunch together\"), the method or model name, the package or function. Each is searched "
-            "in the question's scope and fused with it; a period written only here is ignored."))
-    hypothetical_passage: str | None = Field(None, min_length=1, max_length=MAX_HYPOTHETICAL_CHARS, description=(
-        f"A paragraph (≤ {MAX_HYPOTHETICAL_CHARS:,} characters) written as the passage that would "
-        "answer the question, in a textbook's or package vignette's register: state the answer, "
-        "with the terms, formula or function names you expect, not a question. Searched like the "
-        "question and fused with it. It is never evidence: cite only returned passages."))
+            'question describes ("GARCH volatility clustering" for "calm and turbulent periods '
+            'bunch together"), the method or model name, the package or function. Each is searched '
+            "in the question's scope and fused with it; a period written only here is ignored."
+        ),
+    )
+    hypothetical_passage: str | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_HYPOTHETICAL_CHARS,
+        description=(
+            f"A paragraph (≤ {MAX_HYPOTHETICAL_CHARS:,} characters) written as the passage that would "
+            "answer the question, in a textbook's or package vignette's register: state the answer, "
+            "with the terms, formula or function names you expect, not a question. Searched like the "
+            "question and fused with it. It is never evidence: cite only returned passages."
+        ),
+    )
 
     @field_validator("alternatives", mode="after")
     @classmethod
@@ -67,33 +84,49 @@ class SearchedInput(BaseModel):
     weight: float = Field(description="Its weight in the fusion (the question weighs 1).")
     in_own_top: int = Field(description="Returned passages this input ranked in its own top `limit`.")
     share: float = Field(description="Its share of the returned passages' fused score (0–1).")
-    period_ignored: str | None = Field(None, description=(
-        "A period written in this alternative or hypothetical passage: not applied (the question's "
-        "period and explicit bounds scope every input)."))
+    period_ignored: str | None = Field(
+        None,
+        description=(
+            "A period written in this alternative or hypothetical passage: not applied (the question's "
+            "period and explicit bounds scope every input)."
+        ),
+    )
 
 
 class SearchDocumentsOutput(BaseModel):
     results: list[PassageOut]
     period: PeriodOut
     mode: ModeName
-    searched_text: list[SearchedInput] = Field(description=(
-        "What was searched and fused: the question first (its period clause removed), then each "
-        "alternative and the hypothetical passage, each with its weight and contribution."))
+    searched_text: list[SearchedInput] = Field(
+        description=(
+            "What was searched and fused: the question first (its period clause removed), then each "
+            "alternative and the hypothetical passage, each with its weight and contribution."
+        )
+    )
     documents_in_scope: int | None = Field(description="Documents passing the filters; null = all.")
     candidates: int = Field(description="Candidates retrieved before selection.")
     reranked: bool
-    late_interaction: bool = Field(description=(
-        "True when the hybrid candidates were ranked by MaxSim over token vectors (scores are MaxSim)."))
-    evidence: float | None = Field(description=(
-        "Best dense similarity of the question to any passage in scope (null in bm25 mode)."))
-    no_answer_probability: float | None = Field(None, description=(
-        "Probability (0-1, one scale in every mode) that the library holds no answer; null when "
-        "the scope is empty."))
-    no_answer_likely: bool = Field(description=(
-        "True when `no_answer_probability` reaches the calibrated threshold: the library likely "
-        "holds no answer. Never true for an empty scope (see `empty_scope`)."))
-    empty_scope: EmptyScope | None = Field(None, description=(
-        "Set when the filters match no document: which filter failed, why, and the nearest values."))
+    late_interaction: bool = Field(
+        description=("True when the hybrid candidates were ranked by MaxSim over token vectors (scores are MaxSim).")
+    )
+    evidence: float | None = Field(
+        description=("Best dense similarity of the question to any passage in scope (null in bm25 mode).")
+    )
+    no_answer_probability: float | None = Field(
+        None,
+        description=(
+            "Probability (0-1, one scale in every mode) that the library holds no answer; null when the scope is empty."
+        ),
+    )
+    no_answer_likely: bool = Field(
+        description=(
+            "True when `no_answer_probability` reaches the calibrated threshold: the library likely "
+            "holds no answer. Never true for an empty scope (see `empty_scope`)."
+        )
+    )
+    empty_scope: EmptyScope | None = Field(
+        None, description=("Set when the filters match no document: which filter failed, why, and the nearest values.")
+    )
     scope_provenance: str | None = Field(description="Provenance of the scope session used.")
     trace: Trace
 
@@ -107,33 +140,55 @@ def handle(ctx: ToolContext, args: SearchDocumentsInput) -> SearchDocumentsOutpu
     ignored = [None] + [o.period_ignored for o in others]
     empty = diagnose(ctx.engine, scope, "search_documents") if found.documents_in_scope == 0 else None
     hypothetical = next((o.input.text for o in others if o.input.kind == "hypothetical"), None)
-    return build_output(ctx, found, period, mode, searched(found.inputs, ignored), provenance, empty,
-                        hypothetical)
+    return build_output(ctx, found, period, mode, searched(found.inputs, ignored), provenance, empty, hypothetical)
 
 
 def searched(contributions, ignored: list[str | None]) -> list[SearchedInput]:
     """The inputs as the answer reports them, the question first."""
-    return [SearchedInput(kind=c.input.kind, text=c.input.text, weight=c.input.weight,
-                          in_own_top=c.in_own_top, share=c.share, period_ignored=clause)
-            for c, clause in zip(contributions, ignored)]
+    return [
+        SearchedInput(
+            kind=c.input.kind,
+            text=c.input.text,
+            weight=c.input.weight,
+            in_own_top=c.in_own_top,
+            share=c.share,
+            period_ignored=clause,
+        )
+        for c, clause in zip(contributions, ignored)
+    ]
 
 
-def build_output(ctx, found, period: PeriodOut, mode: str, inputs: list[SearchedInput],
-                 provenance: str | None, empty: EmptyScope | None = None,
-                 hypothetical: str | None = None) -> SearchDocumentsOutput:
+def build_output(
+    ctx,
+    found,
+    period: PeriodOut,
+    mode: str,
+    inputs: list[SearchedInput],
+    provenance: str | None,
+    empty: EmptyScope | None = None,
+    hypothetical: str | None = None,
+) -> SearchDocumentsOutput:
     """The structured answer for a retrieval (hits served within the search window)."""
     reader = ctx.engine.reader
-    results = [passage_out(reader, reader.passages[hit.chunk_id], SEARCH_WINDOW, score=hit.score)
-               for hit in found.hits]
+    results = [passage_out(reader, reader.passages[hit.chunk_id], SEARCH_WINDOW, score=hit.score) for hit in found.hits]
     with_hypothetical = (hypothetical, list(found.hypothetical_scores)) if hypothetical else None
     probability = no_answer_probability(ctx.engine, inputs[0].text, found, with_hypothetical)
-    return SearchDocumentsOutput(results=results, period=period, mode=mode, searched_text=inputs,
-                                 documents_in_scope=found.documents_in_scope,
-                                 candidates=found.pool, reranked=found.reranked,
-                                 late_interaction=found.late_interaction,
-                                 evidence=found.evidence, no_answer_probability=probability,
-                                 no_answer_likely=no_answer_likely(probability, ctx.config.no_answer_threshold),
-                                 empty_scope=empty, scope_provenance=provenance, trace=ctx.trace("search"))
+    return SearchDocumentsOutput(
+        results=results,
+        period=period,
+        mode=mode,
+        searched_text=inputs,
+        documents_in_scope=found.documents_in_scope,
+        candidates=found.pool,
+        reranked=found.reranked,
+        late_interaction=found.late_interaction,
+        evidence=found.evidence,
+        no_answer_probability=probability,
+        no_answer_likely=no_answer_likely(probability, ctx.config.no_answer_threshold),
+        empty_scope=empty,
+        scope_provenance=provenance,
+        trace=ctx.trace("search"),
+    )
 
 
 def no_answer_likely(probability: float | None, threshold: float) -> bool:
@@ -141,16 +196,15 @@ def no_answer_likely(probability: float | None, threshold: float) -> bool:
     return probability is not None and probability >= threshold
 
 
-def render_header(mode: str, period: PeriodOut, in_scope: int | None, count: int,
-                  inputs: Sequence[SearchedInput] = ()) -> str:
+def render_header(
+    mode: str, period: PeriodOut, in_scope: int | None, count: int, inputs: Sequence[SearchedInput] = ()
+) -> str:
     parts = [f"mode: {mode}", f"{count} result(s)"]
     if len(inputs) > 1:
-        parts.append("fused: " + ", ".join(f"{i.kind} ×{i.weight:g} ({i.in_own_top} in its top)"
-                                            for i in inputs))
+        parts.append("fused: " + ", ".join(f"{i.kind} ×{i.weight:g} ({i.in_own_top} in its top)" for i in inputs))
     parts += [f"period in an {i.kind} ignored: {i.period_ignored}" for i in inputs if i.period_ignored]
     if period.year_min is not None or period.year_max is not None:
-        parts.append(period.note or f"period applied: {period.year_min or '…'}–"
-                     f"{period.year_max or '…'}")
+        parts.append(period.note or f"period applied: {period.year_min or '…'}–{period.year_max or '…'}")
     if in_scope is not None:
         parts.append(f"{in_scope} document(s) in scope")
     return " · ".join(parts)
@@ -163,9 +217,11 @@ def render(out: SearchDocumentsOutput) -> str:
     elif not out.results:
         blocks.append("No passage found. Say so rather than answering from memory.")
     elif out.no_answer_likely:
-        blocks.append(f"The library likely holds no answer (probability {out.no_answer_probability:.2f} "
-                      "that it does not): check these passages before using any, and say so "
-                      "if none answers.")
+        blocks.append(
+            f"The library likely holds no answer (probability {out.no_answer_probability:.2f} "
+            "that it does not): check these passages before using any, and say so "
+            "if none answers."
+        )
     blocks += [render_passage(i, p) for i, p in enumerate(out.results, start=1)]
     blocks.append(render_trace(out.trace))
     return "\n\n---\n\n".join(blocks)
@@ -179,7 +235,7 @@ def describe(ctx: ToolContext) -> str:
         "Find passages that answer a research question. Use it first, in English. "
         f"mode={c.default_mode} unless `mode` is given (bm25 suits exact tokens: acronyms, tickers, "
         "formula names). Filters: inclusive year bounds (excluding undated documents), author, "
-        "document, a scope session. A period in the query (\"papers before 2010\" → year_max=2009) "
+        'document, a scope session. A period in the query ("papers before 2010" → year_max=2009) '
         "becomes year bounds and leaves the searched text; `period` names the words behind each "
         f"bound (a bound you pass wins). Returns up to `limit` passages, at most "
         f"{c.per_document} per document{fill}, each with a `cite` line to copy, an anchor and flags; text over "
@@ -190,12 +246,18 @@ def describe(ctx: ToolContext) -> str:
         f"`no_answer_likely`: `no_answer_probability` is at least {c.no_answer_threshold}, the "
         "library likely holds no answer: say so rather than guess. Filters matching no document give `empty_scope` "
         "(the filter at fault, nearest valid values): fix the filter. Not for the bibliography "
-        "(list_documents) or checking a quote (verify_citation). Cost: tens of ms warm.")
+        "(list_documents) or checking a quote (verify_citation). Cost: tens of ms warm."
+    )
 
 
 SPEC = ToolSpec(
     name="search_documents",
     title="Search the library",
     description=describe,
-    input_model=SearchDocumentsInput, output_model=SearchDocumentsOutput, handler=handle,
-    render=render, window="search", errors=FILTER_ERRORS)
+    input_model=SearchDocumentsInput,
+    output_model=SearchDocumentsOutput,
+    handler=handle,
+    render=render,
+    window="search",
+    errors=FILTER_ERRORS,
+)

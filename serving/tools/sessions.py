@@ -13,12 +13,20 @@ from serving.contract_outputs import Trace
 from serving.errors import InvalidArgument, NotFound
 from serving.session_kinds import MAX_LIST_LENGTH, VALID_CALLS, Evidence, Kind, StoredScope
 from serving.session_refs import session_entry
-from serving.sessions import (MAX_ITEMS_ENV, MAX_TOTAL_BYTES, MAX_VALUE_BYTES, NAME_RE, PROVENANCE_HELP,
-                              SessionEntry, SessionError, SessionProvenance, SessionSummary)
+from serving.sessions import (
+    MAX_ITEMS_ENV,
+    MAX_TOTAL_BYTES,
+    MAX_VALUE_BYTES,
+    NAME_RE,
+    PROVENANCE_HELP,
+    SessionEntry,
+    SessionError,
+    SessionProvenance,
+    SessionSummary,
+)
 from serving.tool_spec import ToolInput, ToolSpec
 
-_NAME = Field(pattern=NAME_RE.pattern, min_length=1, max_length=64,
-              description="Entry name: 1-64 of A-Z a-z 0-9 _ . -")
+_NAME = Field(pattern=NAME_RE.pattern, min_length=1, max_length=64, description="Entry name: 1-64 of A-Z a-z 0-9 _ . -")
 
 
 def _item_message(error: dict, kind: str, last: bool) -> str:
@@ -42,23 +50,33 @@ def _require_served(ctx, value: Evidence) -> None:
             problems.append(f"evidence item {i}: unknown chunk_id {item.chunk_id}")
     if fields:
         more = f" and {len(problems) - 5} more" if len(problems) > 5 else ""
-        raise NotFound("; ".join(problems[:5]) + more + ": not in the served corpus, nothing stored "
-                       "(list_documents gives document_ids, search_documents chunk_ids); a valid "
-                       f"call: {VALID_CALLS['evidence']}", fields=fields)
+        raise NotFound(
+            "; ".join(problems[:5]) + more + ": not in the served corpus, nothing stored "
+            "(list_documents gives document_ids, search_documents chunk_ids); a valid "
+            f"call: {VALID_CALLS['evidence']}",
+            fields=fields,
+        )
 
 
 class SessionPutInput(ToolInput):
     name: str = _NAME
-    kind: Kind = Field(description=(
-        "scope: filters for search_documents and timeline; evidence: quotes for verify_citations."))
-    value: StoredScope | Evidence = Field(description=(
-        "scope: {year_min?, year_max?, authors?, document_ids?} (at least one); evidence: {items: "
-        "[{document_id, quote, chunk_id?, supports?}]}, each held to verify_citations' rules (a "
-        f"quote of {MIN_QUOTE_CHARS} to {MAX_QUOTE_CHARS:,} characters, served ids). At most "
-        f"{MAX_LIST_LENGTH} ids, authors or items, and {MAX_VALUE_BYTES:,} bytes as compact JSON."))
-    provenance: SessionProvenance = Field(description=(
-        f"Where the content came from: {PROVENANCE_HELP}. Recalled or invented content has no "
-        "provenance and must not be stored."))
+    kind: Kind = Field(
+        description=("scope: filters for search_documents and timeline; evidence: quotes for verify_citations.")
+    )
+    value: StoredScope | Evidence = Field(
+        description=(
+            "scope: {year_min?, year_max?, authors?, document_ids?} (at least one); evidence: {items: "
+            "[{document_id, quote, chunk_id?, supports?}]}, each held to verify_citations' rules (a "
+            f"quote of {MIN_QUOTE_CHARS} to {MAX_QUOTE_CHARS:,} characters, served ids). At most "
+            f"{MAX_LIST_LENGTH} ids, authors or items, and {MAX_VALUE_BYTES:,} bytes as compact JSON."
+        )
+    )
+    provenance: SessionProvenance = Field(
+        description=(
+            f"Where the content came from: {PROVENANCE_HELP}. Recalled or invented content has no "
+            "provenance and must not be stored."
+        )
+    )
 
     @field_validator("value", mode="wrap")
     @classmethod
@@ -73,8 +91,14 @@ class SessionPutInput(ToolInput):
             return model.model_validate(value)
         except ValidationError as exc:
             errors = exc.errors(include_input=False)
-            lines = [{"type": PydanticCustomError("invalid_value", _item_message(e, kind, i == len(errors) - 1)),
-                      "loc": e["loc"], "input": None} for i, e in enumerate(errors)]
+            lines = [
+                {
+                    "type": PydanticCustomError("invalid_value", _item_message(e, kind, i == len(errors) - 1)),
+                    "loc": e["loc"],
+                    "input": None,
+                }
+                for i, e in enumerate(errors)
+            ]
             raise ValidationError.from_exception_data(exc.title, lines) from None
 
 
@@ -98,8 +122,9 @@ class SessionListInput(ToolInput):
 
 
 class SessionListOutput(BaseModel):
-    entries: list[SessionSummary] = Field(description="Most recently used first; no values "
-                                                      "(read one with session_get).")
+    entries: list[SessionSummary] = Field(
+        description="Most recently used first; no values (read one with session_get)."
+    )
     max_items: int
     total_bytes: int
     max_total_bytes: int
@@ -118,8 +143,10 @@ assert set(_KIND_OF.values()) == set(get_args(Kind))
 
 def put(ctx, args: SessionPutInput) -> SessionPutOutput:
     if _KIND_OF[type(args.value)] != args.kind:
-        raise InvalidArgument(f"value has the shape of a {_KIND_OF[type(args.value)]!r} entry, "
-                              f"kind says {args.kind!r}", fields=["kind", "value"])
+        raise InvalidArgument(
+            f"value has the shape of a {_KIND_OF[type(args.value)]!r} entry, kind says {args.kind!r}",
+            fields=["kind", "value"],
+        )
     if isinstance(args.value, Evidence):
         _require_served(ctx, args.value)
     try:
@@ -134,19 +161,21 @@ def get(ctx, args: SessionNameInput) -> SessionGetOutput:
 
 
 def list_entries(ctx, args: SessionListInput) -> SessionListOutput:
-    return SessionListOutput(entries=ctx.sessions.summaries(), max_items=ctx.sessions.max_items,
-                             total_bytes=ctx.sessions.total_bytes, max_total_bytes=MAX_TOTAL_BYTES,
-                             trace=ctx.trace(None))
+    return SessionListOutput(
+        entries=ctx.sessions.summaries(),
+        max_items=ctx.sessions.max_items,
+        total_bytes=ctx.sessions.total_bytes,
+        max_total_bytes=MAX_TOTAL_BYTES,
+        trace=ctx.trace(None),
+    )
 
 
 def delete(ctx, args: SessionNameInput) -> SessionDeleteOutput:
-    return SessionDeleteOutput(name=args.name, deleted=ctx.sessions.delete(args.name),
-                               trace=ctx.trace(None))
+    return SessionDeleteOutput(name=args.name, deleted=ctx.sessions.delete(args.name), trace=ctx.trace(None))
 
 
 def _line(e: SessionEntry | SessionSummary) -> str:
-    return (f"- {e.name}: {e.kind} ({e.size} item(s), {e.bytes} bytes, provenance "
-            f"{e.provenance}, {e.created_at})")
+    return f"- {e.name}: {e.kind} ({e.size} item(s), {e.bytes} bytes, provenance {e.provenance}, {e.created_at})"
 
 
 def render_put(out: SessionPutOutput) -> str:
@@ -155,13 +184,14 @@ def render_put(out: SessionPutOutput) -> str:
 
 
 def render_get(out: SessionGetOutput) -> str:
-    return (f"{_line(out.entry)}\n{out.entry.value.model_dump_json(indent=1)}\n"
-            f"{render_trace(out.trace)}")
+    return f"{_line(out.entry)}\n{out.entry.value.model_dump_json(indent=1)}\n{render_trace(out.trace)}"
 
 
 def render_list(out: SessionListOutput) -> str:
-    lines = ([f"{len(out.entries)} entr(ies) of at most {out.max_items}, {out.total_bytes} of at "
-              f"most {out.max_total_bytes} bytes"] + [_line(e) for e in out.entries])
+    lines = [
+        f"{len(out.entries)} entr(ies) of at most {out.max_items}, {out.total_bytes} of at "
+        f"most {out.max_total_bytes} bytes"
+    ] + [_line(e) for e in out.entries]
     return "\n".join(lines + [render_trace(out.trace)])
 
 
@@ -173,49 +203,89 @@ def render_delete(out: SessionDeleteOutput) -> str:
 def _limits(ctx, full: bool = False) -> str:
     """The store's limits as the server runs with them (max items from the environment)."""
     total = f" and {MAX_TOTAL_BYTES:,} bytes in all" if full else ""
-    return (f"Entries live in this server process only: at most {ctx.sessions.max_items} "
-            f"({MAX_ITEMS_ENV}){total}, least recently used dropped beyond. Cheap: in memory.")
+    return (
+        f"Entries live in this server process only: at most {ctx.sessions.max_items} "
+        f"({MAX_ITEMS_ENV}){total}, least recently used dropped beyond. Cheap: in memory."
+    )
 
 
 SPECS = [
-    ToolSpec(name="session_put", title="Store a session entry",
-             description=lambda ctx: (
-                 'Store a named entry to pass later as {"session": name}: a `scope` (year range, '
-                 "authors, document ids) as search_documents' or timeline's `scope`, or an "
-                 "`evidence` list (quotes with their document_id, and the claim each supports) as "
-                 "verify_citations' `evidence`, held to its rules when stored (the error names the "
-                 "item and shows a valid call). "
-                 "Use it to reuse filters across searches or to verify an answer's quotes in one "
-                 "call. Replaces an entry of the same name. State where the content came from "
-                 "(`provenance`); never store recalled or invented content. One value holds at "
-                 f"most {MAX_LIST_LENGTH} items and {MAX_VALUE_BYTES:,} bytes; entries dropped to "
-                 "make room are named in `evicted`. " + _limits(ctx, full=True)),
-             input_model=SessionPutInput, output_model=SessionPutOutput, handler=put,
-             render=render_put, read_only=False, destructive=True, idempotent=True,
-             errors=(("invalid_argument", "a value not of its kind's shape, over a limit, or an "
-                                          "evidence quote verify_citations would refuse"),
-                     ("not_found", "an evidence item whose document_id or chunk_id is not served"))),
-    ToolSpec(name="session_get", title="Read a session entry",
-             description=lambda ctx: (
-                 "Read one stored entry whole: kind, value, provenance, size and creation time "
-                 "(reading marks it recently used). Use it to recall what a scope or evidence "
-                 'list holds; to use one in a call, pass {"session": name} there instead. To find '
-                 "names, use session_list. " + _limits(ctx)),
-             input_model=SessionNameInput, output_model=SessionGetOutput, handler=get,
-             render=render_get, cheap=True, errors=(("not_found", "no entry of that name"),)),
-    ToolSpec(name="session_list", title="List session entries",
-             description=lambda ctx: (
-                 "List the stored entries, most recently used first: name, kind, provenance, size "
-                 "and bytes, never values (session_get reads one), with the store's limits and "
-                 "current total. Use it to find a name to reuse, read or delete. Listing does not "
-                 "change the order. " + _limits(ctx, full=True)),
-             input_model=SessionListInput, output_model=SessionListOutput, handler=list_entries,
-             render=render_list, cheap=True),
-    ToolSpec(name="session_delete", title="Delete a session entry",
-             description=lambda ctx: (
-                 "Delete one stored entry by name; `deleted` is false when there was none (not an "
-                 "error). Use it to drop an entry no longer wanted; replacing one needs no delete "
-                 "(session_put overwrites). " + _limits(ctx)),
-             input_model=SessionNameInput, output_model=SessionDeleteOutput, handler=delete,
-             render=render_delete, cheap=True, read_only=False, destructive=True, idempotent=True),
+    ToolSpec(
+        name="session_put",
+        title="Store a session entry",
+        description=lambda ctx: (
+            'Store a named entry to pass later as {"session": name}: a `scope` (year range, '
+            "authors, document ids) as search_documents' or timeline's `scope`, or an "
+            "`evidence` list (quotes with their document_id, and the claim each supports) as "
+            "verify_citations' `evidence`, held to its rules when stored (the error names the "
+            "item and shows a valid call). "
+            "Use it to reuse filters across searches or to verify an answer's quotes in one "
+            "call. Replaces an entry of the same name. State where the content came from "
+            "(`provenance`); never store recalled or invented content. One value holds at "
+            f"most {MAX_LIST_LENGTH} items and {MAX_VALUE_BYTES:,} bytes; entries dropped to "
+            "make room are named in `evicted`. " + _limits(ctx, full=True)
+        ),
+        input_model=SessionPutInput,
+        output_model=SessionPutOutput,
+        handler=put,
+        render=render_put,
+        read_only=False,
+        destructive=True,
+        idempotent=True,
+        errors=(
+            (
+                "invalid_argument",
+                "a value not of its kind's shape, over a limit, or an evidence quote verify_citations would refuse",
+            ),
+            ("not_found", "an evidence item whose document_id or chunk_id is not served"),
+        ),
+    ),
+    ToolSpec(
+        name="session_get",
+        title="Read a session entry",
+        description=lambda ctx: (
+            "Read one stored entry whole: kind, value, provenance, size and creation time "
+            "(reading marks it recently used). Use it to recall what a scope or evidence "
+            'list holds; to use one in a call, pass {"session": name} there instead. To find '
+            "names, use session_list. " + _limits(ctx)
+        ),
+        input_model=SessionNameInput,
+        output_model=SessionGetOutput,
+        handler=get,
+        render=render_get,
+        cheap=True,
+        errors=(("not_found", "no entry of that name"),),
+    ),
+    ToolSpec(
+        name="session_list",
+        title="List session entries",
+        description=lambda ctx: (
+            "List the stored entries, most recently used first: name, kind, provenance, size "
+            "and bytes, never values (session_get reads one), with the store's limits and "
+            "current total. Use it to find a name to reuse, read or delete. Listing does not "
+            "change the order. " + _limits(ctx, full=True)
+        ),
+        input_model=SessionListInput,
+        output_model=SessionListOutput,
+        handler=list_entries,
+        render=render_list,
+        cheap=True,
+    ),
+    ToolSpec(
+        name="session_delete",
+        title="Delete a session entry",
+        description=lambda ctx: (
+            "Delete one stored entry by name; `deleted` is false when there was none (not an "
+            "error). Use it to drop an entry no longer wanted; replacing one needs no delete "
+            "(session_put overwrites). " + _limits(ctx)
+        ),
+        input_model=SessionNameInput,
+        output_model=SessionDeleteOutput,
+        handler=delete,
+        render=render_delete,
+        cheap=True,
+        read_only=False,
+        destructive=True,
+        idempotent=True,
+    ),
 ]

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from serving.context import ToolContext
 from serving.contract import TIMELINE_PREVIEW, render_trace, timeline_preview
 from serving.contract_outputs import Cite, PeriodOut, Trace
+from serving.empty_scope import EmptyScope, diagnose
+from serving.empty_scope import render as render_empty_scope
+from serving.filters import FILTER_ERRORS, Filters, resolve_filters
 from serving.known_ids import require_known_documents
 from serving.served import cite_of
-from serving.context import ToolContext
-from serving.empty_scope import EmptyScope, diagnose, render as render_empty_scope
-from serving.filters import FILTER_ERRORS, Filters, resolve_filters
 from serving.tool_spec import ToolSpec
 from serving.tools.search_documents import MAX_QUERY_CHARS, ModeName, render_header
 
@@ -19,11 +20,15 @@ POOL_PER_DOCUMENT = 3  # candidates fetched per wanted document, so rarer docume
 
 
 class TimelineInput(Filters):
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description=(
-        "The topic to trace through the library, in English natural language."))
+    query: str = Field(
+        min_length=1,
+        max_length=MAX_QUERY_CHARS,
+        description=("The topic to trace through the library, in English natural language."),
+    )
     limit: int = Field(20, ge=1, le=MAX_DOCUMENTS, description="Documents to return (one passage each).")
-    mode: ModeName | None = Field(None, description=(
-        "Retrieval mode as in search_documents; omit for the server's default."))
+    mode: ModeName | None = Field(
+        None, description=("Retrieval mode as in search_documents; omit for the server's default.")
+    )
 
 
 class TimelineEntry(BaseModel):
@@ -45,8 +50,9 @@ class TimelineOutput(BaseModel):
     period: PeriodOut
     mode: ModeName
     documents_in_scope: int | None
-    empty_scope: EmptyScope | None = Field(None, description=(
-        "Set when the filters match no document: which filter failed, why, and the nearest values."))
+    empty_scope: EmptyScope | None = Field(
+        None, description=("Set when the filters match no document: which filter failed, why, and the nearest values.")
+    )
     trace: Trace
 
 
@@ -55,8 +61,14 @@ def handle(ctx: ToolContext, args: TimelineInput) -> TimelineOutput:
     engine = ctx.engine
     scope, period, text, _ = resolve_filters(ctx, args, args.query)
     mode = args.mode or ctx.config.default_mode
-    found = engine.retrieve(text, mode, scope, limit=args.limit, per_document=1,
-                            pool=max(ctx.config.candidate_pool, POOL_PER_DOCUMENT * args.limit))
+    found = engine.retrieve(
+        text,
+        mode,
+        scope,
+        limit=args.limit,
+        per_document=1,
+        pool=max(ctx.config.candidate_pool, POOL_PER_DOCUMENT * args.limit),
+    )
     reader = engine.reader
     groups: dict[int | None, list[TimelineEntry]] = {}
     seen: set[str] = set()
@@ -67,15 +79,26 @@ def handle(ctx: ToolContext, args: TimelineInput) -> TimelineOutput:
             continue
         seen.add(p.document_id)
         year = reader.documents[p.document_id].year
-        groups.setdefault(year, []).append(TimelineEntry(
-            chunk_id=p.chunk_id, document_id=p.document_id, score=hit.score,
-            cite=cite_of(reader, p.document_id, p.page_start, p.page_end),
-            section=list(p.section), preview=timeline_preview(p.text)))
+        groups.setdefault(year, []).append(
+            TimelineEntry(
+                chunk_id=p.chunk_id,
+                document_id=p.document_id,
+                score=hit.score,
+                cite=cite_of(reader, p.document_id, p.page_start, p.page_end),
+                section=list(p.section),
+                preview=timeline_preview(p.text),
+            )
+        )
     order = sorted(groups, key=lambda y: (y is None, y or 0))
     empty = diagnose(ctx.engine, scope, "timeline") if found.documents_in_scope == 0 else None
-    return TimelineOutput(years=[YearGroup(year=y, entries=groups[y]) for y in order],
-                          period=period, mode=mode, documents_in_scope=found.documents_in_scope,
-                          empty_scope=empty, trace=ctx.trace("timeline_preview"))
+    return TimelineOutput(
+        years=[YearGroup(year=y, entries=groups[y]) for y in order],
+        period=period,
+        mode=mode,
+        documents_in_scope=found.documents_in_scope,
+        empty_scope=empty,
+        trace=ctx.trace("timeline_preview"),
+    )
 
 
 def render(out: TimelineOutput) -> str:
@@ -86,8 +109,10 @@ def render(out: TimelineOutput) -> str:
     for group in out.years:
         lines.append(f"\n== {group.year if group.year is not None else 'undated'}")
         for e in group.entries:
-            lines.append(f"- cite: {e.cite.text}\n  keys (do not cite): chunk_id={e.chunk_id} "
-                         f"document_id={e.document_id}\n  {e.preview}")
+            lines.append(
+                f"- cite: {e.cite.text}\n  keys (do not cite): chunk_id={e.chunk_id} "
+                f"document_id={e.document_id}\n  {e.preview}"
+            )
     lines.append("\n" + render_trace(out.trace))
     return "\n".join(lines)
 
@@ -100,12 +125,18 @@ def describe(ctx: ToolContext) -> str:
         "on X evolve' or 'who wrote on X first'. Not for reading or quoting: previews are cut, "
         "open a passage with get_passage. Same filters and period handling as search_documents; "
         f"mode={ctx.config.default_mode} unless `mode` says otherwise. Cost: one query embedding, "
-        "like a search.")
+        "like a search."
+    )
 
 
 SPEC = ToolSpec(
     name="timeline",
     title="Topic timeline",
     description=describe,
-    input_model=TimelineInput, output_model=TimelineOutput, handler=handle, render=render,
-    window="timeline_preview", errors=FILTER_ERRORS)
+    input_model=TimelineInput,
+    output_model=TimelineOutput,
+    handler=handle,
+    render=render,
+    window="timeline_preview",
+    errors=FILTER_ERRORS,
+)

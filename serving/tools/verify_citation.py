@@ -8,27 +8,42 @@ from __future__ import annotations
 from pydantic import Field
 
 from corpus.ids import ChunkId, DocumentId
-from serving.citation import (MAX_ELLIPSIS_GAP, MAX_QUOTE_CHARS, MAX_SUPPORTS_CHARS, MIN_QUOTE_CHARS,
-                              CitationResult, verify_batch)
+from serving.citation import (
+    MAX_ELLIPSIS_GAP,
+    MAX_QUOTE_CHARS,
+    MAX_SUPPORTS_CHARS,
+    MIN_QUOTE_CHARS,
+    CitationResult,
+    verify_batch,
+)
 from serving.contract import render_trace
 from serving.contract_outputs import Trace
 from serving.errors import NotFound
 from serving.tool_spec import ToolInput, ToolSpec
 
 SHOWN = 5  # unknown ids named in one message (`fields` lists them all)
-ELLIPSIS_RULE = (f"'…' or '...' marks an elision: its parts are checked in order and must lie "
-                 f"within one passage or at most {MAX_ELLIPSIS_GAP} characters apart, else the "
-                 "quote is `not_found` with reason_code `stitched`")
+ELLIPSIS_RULE = (
+    f"'…' or '...' marks an elision: its parts are checked in order and must lie "
+    f"within one passage or at most {MAX_ELLIPSIS_GAP} characters apart, else the "
+    "quote is `not_found` with reason_code `stitched`"
+)
 
 
 class CitationItem(ToolInput):
     document_id: DocumentId = Field(description="document_id of the passage the quote comes from.")
-    quote: str = Field(min_length=MIN_QUOTE_CHARS, max_length=MAX_QUOTE_CHARS, description=(
-        f"The exact words to check (at least {MIN_QUOTE_CHARS} characters; {ELLIPSIS_RULE})."))
-    chunk_id: ChunkId | None = Field(None, description=(
-        "Optional chunk_id the quote was read in; preferred when the quote occurs twice."))
-    supports: str | None = Field(None, max_length=MAX_SUPPORTS_CHARS, description=(
-        "Optional: the claim of your answer this quote supports; given back with its result."))
+    quote: str = Field(
+        min_length=MIN_QUOTE_CHARS,
+        max_length=MAX_QUOTE_CHARS,
+        description=(f"The exact words to check (at least {MIN_QUOTE_CHARS} characters; {ELLIPSIS_RULE})."),
+    )
+    chunk_id: ChunkId | None = Field(
+        None, description=("Optional chunk_id the quote was read in; preferred when the quote occurs twice.")
+    )
+    supports: str | None = Field(
+        None,
+        max_length=MAX_SUPPORTS_CHARS,
+        description=("Optional: the claim of your answer this quote supports; given back with its result."),
+    )
 
 
 class VerifyCitationInput(CitationItem):
@@ -53,8 +68,11 @@ def require_known(reader, items: list[dict], where: str) -> None:
     if unknown:
         more = f" and {len(unknown) - SHOWN} more" if len(unknown) > SHOWN else ""
         shown = ", ".join(unknown[:SHOWN]) + more
-        raise NotFound(f"unknown id(s) at {shown}: not in the served corpus, nothing was checked; "
-                       "list_documents gives the valid document_ids", fields=unknown)
+        raise NotFound(
+            f"unknown id(s) at {shown}: not in the served corpus, nothing was checked; "
+            "list_documents gives the valid document_ids",
+            fields=unknown,
+        )
 
 
 def handle_one(ctx, args: VerifyCitationInput) -> VerifyCitationOutput:
@@ -79,12 +97,17 @@ def render_result(r: CitationResult) -> str:
     if r.closest:
         c = r.closest
         diffs = ", ".join(f"{d.get('quote')!r}→{d.get('document')!r}" for d in c.differing_words[:8])
-        where = (f'get_passage(chunk_id="{c.chunk_id}", offset={c.offset}) reads it'
-                 if c.chunk_id and c.offset is not None else f"chunk_id={c.chunk_id}")
+        where = (
+            f'get_passage(chunk_id="{c.chunk_id}", offset={c.offset}) reads it'
+            if c.chunk_id and c.offset is not None
+            else f"chunk_id={c.chunk_id}"
+        )
         more = f" (continues in chunk_id={c.continues_in})" if c.continues_in else ""
-        line += (f"\n  closest: “{c.text[:300]}”{'…' if len(c.text) > 300 else ''}\n  "
-                 f"{where}{more}; document offsets {c.document_offsets}, similarity {c.similarity}, "
-                 f"{c.word_edits} word edit(s)" + (f": {diffs}" if diffs else ""))
+        line += (
+            f"\n  closest: “{c.text[:300]}”{'…' if len(c.text) > 300 else ''}\n  "
+            f"{where}{more}; document offsets {c.document_offsets}, similarity {c.similarity}, "
+            f"{c.word_edits} word edit(s)" + (f": {diffs}" if diffs else "")
+        )
     return line
 
 
@@ -92,25 +115,34 @@ def render_one(out: VerifyCitationOutput) -> str:
     return render_result(out) + "\n" + render_trace(out.trace)
 
 
-WHEN = ("Use it before putting any quotation in an answer: only `verified` (exact) or "
-        "`verified_normalised` quotes may stand between quotation marks; `not_found` means the "
-        "document does not hold the quote (`reason_code` says why); `closest` then gives its "
-        "nearest window (if any shares words): its `text`, similarity and differing words, and "
-        "the `chunk_id` and `offset` that get_passage takes to read it in its passage: quote "
-        "that, or paraphrase. An unknown "
-        "document_id or chunk_id is an error, not a result, in both verify tools, so `not_found` "
-        "keeps that one meaning.")
+WHEN = (
+    "Use it before putting any quotation in an answer: only `verified` (exact) or "
+    "`verified_normalised` quotes may stand between quotation marks; `not_found` means the "
+    "document does not hold the quote (`reason_code` says why); `closest` then gives its "
+    "nearest window (if any shares words): its `text`, similarity and differing words, and "
+    "the `chunk_id` and `offset` that get_passage takes to read it in its passage: quote "
+    "that, or paraphrase. An unknown "
+    "document_id or chunk_id is an error, not a result, in both verify tools, so `not_found` "
+    "keeps that one meaning."
+)
 SPEC = ToolSpec(
-    name="verify_citation", title="Verify a quote",
-    description=("Check that one quote occurs in a served document, and where: canonical "
-                 "character offsets, occurrences, the covering chunk_id. " + WHEN + " "
-                 "Deterministic, no language model: whitespace, dashes, quote marks, ligatures, "
-                 "case, line-break hyphenation and Markdown markup are normalised; "
-                 f"{ELLIPSIS_RULE}. Quotes of {MIN_QUOTE_CHARS} to "
-                 f"{MAX_QUOTE_CHARS:,} characters. For several quotes use verify_citations. "
-                 "Cheap: milliseconds once the document is cached."),
-    input_model=VerifyCitationInput, output_model=VerifyCitationOutput, handler=handle_one,
+    name="verify_citation",
+    title="Verify a quote",
+    description=(
+        "Check that one quote occurs in a served document, and where: canonical "
+        "character offsets, occurrences, the covering chunk_id. " + WHEN + " "
+        "Deterministic, no language model: whitespace, dashes, quote marks, ligatures, "
+        "case, line-break hyphenation and Markdown markup are normalised; "
+        f"{ELLIPSIS_RULE}. Quotes of {MIN_QUOTE_CHARS} to "
+        f"{MAX_QUOTE_CHARS:,} characters. For several quotes use verify_citations. "
+        "Cheap: milliseconds once the document is cached."
+    ),
+    input_model=VerifyCitationInput,
+    output_model=VerifyCitationOutput,
+    handler=handle_one,
     render=render_one,
-    errors=(("not_found", "an unknown document_id or chunk_id"),
-            ("invalid_argument", f"a quote shorter than {MIN_QUOTE_CHARS} or longer than "
-                                 f"{MAX_QUOTE_CHARS:,} characters")))
+    errors=(
+        ("not_found", "an unknown document_id or chunk_id"),
+        ("invalid_argument", f"a quote shorter than {MIN_QUOTE_CHARS} or longer than {MAX_QUOTE_CHARS:,} characters"),
+    ),
+)

@@ -10,18 +10,22 @@ from serving.contract_outputs import Trace
 from serving.errors import InvalidArgument, describe_validation_error
 from serving.session_refs import SessionRef, evidence_from_session
 from serving.tool_spec import ToolInput, ToolSpec
-from serving.tools.verify_citation import (ELLIPSIS_RULE, WHEN, CitationItem, render_result,
-                                          require_known)
+from serving.tools.verify_citation import ELLIPSIS_RULE, WHEN, CitationItem, render_result, require_known
 
 
 class VerifyCitationsInput(ToolInput):
-    citations: list[CitationItem] | None = Field(None, min_length=1, max_length=MAX_BATCH, description=(
-        f"Quotes to check, in order: 1 to {MAX_BATCH} items {{document_id, quote, chunk_id?}}."))
-    evidence: SessionRef | None = Field(None, description=(
-        'A stored `evidence` session to check instead of `citations`, e.g. {"session": "answer-1"}.'))
+    citations: list[CitationItem] | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_BATCH,
+        description=(f"Quotes to check, in order: 1 to {MAX_BATCH} items {{document_id, quote, chunk_id?}}."),
+    )
+    evidence: SessionRef | None = Field(
+        None, description=('A stored `evidence` session to check instead of `citations`, e.g. {"session": "answer-1"}.')
+    )
 
     @model_validator(mode="after")
-    def _exactly_one(self) -> "VerifyCitationsInput":
+    def _exactly_one(self) -> VerifyCitationsInput:
         if (self.citations is None) == (self.evidence is None):
             raise ValueError("give exactly one of `citations` or `evidence`")
         size = sum(len(c.quote.encode("utf-8")) for c in self.citations or [])
@@ -56,8 +60,9 @@ def _session_items(ctx, name: str) -> tuple[list[dict], str]:
         checked = _EvidenceItems.model_validate({"items": items}).items
     except ValidationError as exc:
         error = describe_validation_error(exc)
-        raise InvalidArgument(f"evidence session {name!r}: {error.message}",
-                              fields=[f"evidence.{f}" for f in error.fields]) from exc
+        raise InvalidArgument(
+            f"evidence session {name!r}: {error.message}", fields=[f"evidence.{f}" for f in error.fields]
+        ) from exc
     return [item.model_dump() for item in checked], provenance
 
 
@@ -73,33 +78,53 @@ def handle_batch(ctx, args: VerifyCitationsInput) -> VerifyCitationsOutput:
     require_known(reader, items, where)
     results = verify_batch(reader, items)
     statuses = [r.status for r in results]
-    summary = Summary(checked=len(results), verified=statuses.count("verified"),
-                      verified_normalised=statuses.count("verified_normalised"),
-                      not_found=statuses.count("not_found"))
-    return VerifyCitationsOutput(summary=summary, results=results, evidence_session=session,
-                                 evidence_provenance=provenance, trace=ctx.trace(None))
+    summary = Summary(
+        checked=len(results),
+        verified=statuses.count("verified"),
+        verified_normalised=statuses.count("verified_normalised"),
+        not_found=statuses.count("not_found"),
+    )
+    return VerifyCitationsOutput(
+        summary=summary,
+        results=results,
+        evidence_session=session,
+        evidence_provenance=provenance,
+        trace=ctx.trace(None),
+    )
 
 
 def render_batch(out: VerifyCitationsOutput) -> str:
     s = out.summary
-    head = (f"{s.checked} checked: {s.verified} verified, {s.verified_normalised} verified after "
-            f"normalisation, {s.not_found} not found")
+    head = (
+        f"{s.checked} checked: {s.verified} verified, {s.verified_normalised} verified after "
+        f"normalisation, {s.not_found} not found"
+    )
     if out.evidence_session:
         head += f" (evidence session {out.evidence_session}, provenance {out.evidence_provenance})"
     return "\n".join([head, *map(render_result, out.results), render_trace(out.trace)])
 
 
 SPEC = ToolSpec(
-    name="verify_citations", title="Verify several quotes",
-    description=(f"Check up to {MAX_BATCH} quotes ({MAX_BATCH_BYTES:,} bytes in all), or a "
-                 "stored `evidence` session, in one call: one verify_citation result each, in "
-                 "order, and a summary; each document is read once. Matching and quote bounds as "
-                 f"in verify_citation ({ELLIPSIS_RULE}). " + WHEN + " The ids of every item are "
-                 "checked first: one unknown id fails the call and `fields` names every such item."),
-    input_model=VerifyCitationsInput, output_model=VerifyCitationsOutput,
-    handler=handle_batch, render=render_batch,
-    errors=(("not_found", "an unknown document_id or chunk_id in any item, or an unknown "
-                          "evidence session"),
-            ("invalid_argument", "both or neither of citations and evidence, too many quotes "
-                                 "or bytes, a quote out of bounds, a session that is not "
-                                 "evidence")))
+    name="verify_citations",
+    title="Verify several quotes",
+    description=(
+        f"Check up to {MAX_BATCH} quotes ({MAX_BATCH_BYTES:,} bytes in all), or a "
+        "stored `evidence` session, in one call: one verify_citation result each, in "
+        "order, and a summary; each document is read once. Matching and quote bounds as "
+        f"in verify_citation ({ELLIPSIS_RULE}). " + WHEN + " The ids of every item are "
+        "checked first: one unknown id fails the call and `fields` names every such item."
+    ),
+    input_model=VerifyCitationsInput,
+    output_model=VerifyCitationsOutput,
+    handler=handle_batch,
+    render=render_batch,
+    errors=(
+        ("not_found", "an unknown document_id or chunk_id in any item, or an unknown evidence session"),
+        (
+            "invalid_argument",
+            "both or neither of citations and evidence, too many quotes "
+            "or bytes, a quote out of bounds, a session that is not "
+            "evidence",
+        ),
+    ),
+)

@@ -32,34 +32,77 @@ def build_tiny_qwen3(folder: Path) -> Path:
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=[EOS], show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    tokenizer.train_from_iterator(["Leverage multiplies the returns and the risk of a strategy.",
-                                   "The variance of returns measures their dispersion."], trainer)
+    trainer = trainers.BpeTrainer(
+        vocab_size=400, special_tokens=[EOS], show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
+    tokenizer.train_from_iterator(
+        [
+            "Leverage multiplies the returns and the risk of a strategy.",
+            "The variance of returns measures their dispersion.",
+        ],
+        trainer,
+    )
     eos = tokenizer.token_to_id(EOS)
     tokenizer.post_processor = processors.TemplateProcessing(
-        single=f"$A {EOS}", pair=f"$A {EOS} $B {EOS}", special_tokens=[(EOS, eos)])
+        single=f"$A {EOS}", pair=f"$A {EOS} $B {EOS}", special_tokens=[(EOS, eos)]
+    )
     tokenizer.save(str(folder / "tokenizer.json"))
-    (folder / "tokenizer_config.json").write_text(json.dumps(
-        {"tokenizer_class": "PreTrainedTokenizerFast", "eos_token": EOS, "pad_token": EOS,
-         "padding_side": "left", "model_max_length": 512}))
+    (folder / "tokenizer_config.json").write_text(
+        json.dumps(
+            {
+                "tokenizer_class": "PreTrainedTokenizerFast",
+                "eos_token": EOS,
+                "pad_token": EOS,
+                "padding_side": "left",
+                "model_max_length": 512,
+            }
+        )
+    )
     torch.manual_seed(0)
-    config = Qwen3Config(vocab_size=tokenizer.get_vocab_size(), hidden_size=DIMENSION, intermediate_size=64,
-                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
-                         max_position_embeddings=512, eos_token_id=eos, pad_token_id=eos, bos_token_id=eos)
+    config = Qwen3Config(
+        vocab_size=tokenizer.get_vocab_size(),
+        hidden_size=DIMENSION,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=8,
+        max_position_embeddings=512,
+        eos_token_id=eos,
+        pad_token_id=eos,
+        bos_token_id=eos,
+    )
     Qwen3Model(config).eval().save_pretrained(folder)
     modules = ["Transformer", "Pooling", "Normalize"]
-    (folder / "modules.json").write_text(json.dumps(
-        [{"idx": i, "name": str(i), "path": ["", "1_Pooling", "2_Normalize"][i],
-          "type": f"sentence_transformers.models.{name}"} for i, name in enumerate(modules)]))
+    (folder / "modules.json").write_text(
+        json.dumps(
+            [
+                {
+                    "idx": i,
+                    "name": str(i),
+                    "path": ["", "1_Pooling", "2_Normalize"][i],
+                    "type": f"sentence_transformers.models.{name}",
+                }
+                for i, name in enumerate(modules)
+            ]
+        )
+    )
     for sub in ("1_Pooling", "2_Normalize"):
         (folder / sub).mkdir(exist_ok=True)
-    (folder / "1_Pooling" / "config.json").write_text(json.dumps(
-        {"word_embedding_dimension": DIMENSION, "pooling_mode_cls_token": False,
-         "pooling_mode_mean_tokens": False, "pooling_mode_max_tokens": False,
-         "pooling_mode_mean_sqrt_len_tokens": False, "pooling_mode_lasttoken": True, "include_prompt": True}))
-    (folder / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 512,
-                                                                  "do_lower_case": False}))
+    (folder / "1_Pooling" / "config.json").write_text(
+        json.dumps(
+            {
+                "word_embedding_dimension": DIMENSION,
+                "pooling_mode_cls_token": False,
+                "pooling_mode_mean_tokens": False,
+                "pooling_mode_max_tokens": False,
+                "pooling_mode_mean_sqrt_len_tokens": False,
+                "pooling_mode_lasttoken": True,
+                "include_prompt": True,
+            }
+        )
+    )
+    (folder / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 512, "do_lower_case": False}))
     return folder
 
 
@@ -72,8 +115,12 @@ def qwen3_folder(tmp_path_factory) -> Path:
 def qwen3_env(qwen3_folder):
     """Only QUANT_RAG_EMBEDDING_PATH set, as a user switching models would."""
     with pytest.MonkeyPatch.context() as patch:
-        for name in ("QUANT_RAG_EMBEDDING_MODEL", "QUANT_RAG_LATE_INTERACTION", "QUANT_RAG_PASSAGE_RUNTIME",
-                     "QUANT_RAG_QUERY_RUNTIME"):
+        for name in (
+            "QUANT_RAG_EMBEDDING_MODEL",
+            "QUANT_RAG_LATE_INTERACTION",
+            "QUANT_RAG_PASSAGE_RUNTIME",
+            "QUANT_RAG_QUERY_RUNTIME",
+        ):
             patch.delenv(name, raising=False)
         patch.setenv("QUANT_RAG_EMBEDDING_PATH", str(qwen3_folder))
         yield ServedConfig.from_env()
@@ -81,8 +128,9 @@ def qwen3_env(qwen3_folder):
 
 @pytest.fixture(scope="module")
 def qwen3_home(qwen3_env, tmp_path_factory) -> Path:
-    from corpus.state.layout import StateLayout
     from library_slice import slice_files
+
+    from corpus.state.layout import StateLayout
     from orchestration.runner import ingest
 
     home = tmp_path_factory.mktemp("qwen3-state")
@@ -123,7 +171,8 @@ def _sentence_transformers(folder: Path, texts: list[str]) -> np.ndarray:
     from sentence_transformers import SentenceTransformer
 
     return SentenceTransformer(str(folder), local_files_only=True, device="cpu").encode(
-        texts, normalize_embeddings=True, convert_to_numpy=True)
+        texts, normalize_embeddings=True, convert_to_numpy=True
+    )
 
 
 def test_the_onnx_graph_and_bfloat16_pool_the_last_token(qwen3_folder, tmp_path):
@@ -157,8 +206,8 @@ def test_ingest_stores_the_models_dimension_under_its_own_key(qwen3_home, qwen3_
 
 def test_queries_carry_the_instruction_and_passages_do_not(qwen3_home, qwen3_env):
     from corpus.encoding.embedder import QUERY_TEMPLATE
-    from corpus.state.signature import recorded_signature
     from corpus.state.layout import StateLayout
+    from corpus.state.signature import recorded_signature
     from serving.engine import Engine
 
     layout = StateLayout(qwen3_home)
@@ -167,14 +216,15 @@ def test_queries_carry_the_instruction_and_passages_do_not(qwen3_home, qwen3_env
     assert query.shape == (DIMENSION,)
     folder = Path(qwen3_env.embedding_model_path)
     instructed, plain = _sentence_transformers(
-        folder, [QUERY_TEMPLATE.format(instruction=QWEN3_QUERY_INSTRUCTION) + QUESTION, QUESTION])
+        folder, [QUERY_TEMPLATE.format(instruction=QWEN3_QUERY_INSTRUCTION) + QUESTION, QUESTION]
+    )
     assert float(query @ instructed) >= 0.99999
     assert float(query @ plain) < 0.999
 
 
 def test_the_server_finds_passages_with_the_bigger_model(qwen3_home, qwen3_env):
-    from corpus.state.signature import recorded_signature
     from corpus.state.layout import StateLayout
+    from corpus.state.signature import recorded_signature
     from serving.engine import Engine
     from serving.scope import Scope
 
@@ -197,8 +247,9 @@ def test_evaluation_runs_over_the_bigger_models_state(qwen3_home, qwen3_env, tmp
 
 
 def test_auto_embeds_on_the_gpu_where_torch_sees_one(monkeypatch):
-    import corpus.encoding.embedder as embedder_module
     import torch
+
+    import corpus.encoding.embedder as embedder_module
     from corpus.encoding.bf16_encoder import resolved_passage_runtime
 
     assert embedder_module.embedding_device() == ("cuda" if torch.cuda.is_available() else "cpu")

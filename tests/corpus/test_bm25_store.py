@@ -24,8 +24,9 @@ def did(i: int) -> str:
     return f"doc-{i:016x}"
 
 
-@pytest.mark.parametrize("identifier", ["GARCH(1,1)", "AR(1)", "CVaR", "10-K", "S&P", "t-statistic",
-                                        "Black-Scholes", "ARMA(p,q)"])
+@pytest.mark.parametrize(
+    "identifier", ["GARCH(1,1)", "AR(1)", "CVaR", "10-K", "S&P", "t-statistic", "Black-Scholes", "ARMA(p,q)"]
+)
 def test_tokenizer_keeps_identifiers_whole(identifier):
     tokens = tokenize(f"We fit a {identifier} to the data.")
     assert identifier.casefold() in tokens
@@ -80,8 +81,9 @@ def test_document_filter_applies_before_top_k(tmp_path, corpus_rows):
 def test_a_scoped_search_is_the_full_ranking_filtered_ties_by_row(tmp_path, k):
     # many tying rows over 12 documents: the scoped ranking must be the unscoped one, filtered
     words = ["garch", "volatility", "spread", "kurtosis", "factor"]
-    rows = [(cid(i), did(i % 12), " ".join(words[j] for j in range(5) if (i >> j) & 1 or j == i % 5))
-            for i in range(96)]
+    rows = [
+        (cid(i), did(i % 12), " ".join(words[j] for j in range(5) if (i >> j) & 1 or j == i % 5)) for i in range(96)
+    ]
     build_bm25(tmp_path, "sig-s", rows, K1, B, ANALYZER)
     index = BM25Index.load(tmp_path, "sig-s", ANALYZER)
     owner = {c: d for c, d, _ in rows}
@@ -157,8 +159,7 @@ def test_analyzer_drops_stop_words_and_stems_plain_words_only():
     analyzer = Analyzer("en_plus", "english")
     assert analyzer("How are the returns estimated?") == ["return", "estim"]
     # identifiers and numbers are never stemmed; a thousands separator goes, a decimal stays
-    assert analyzer("GARCH(1,1) volatilities of 1,234.5 and 12%") == [
-        "garch(1,1)", "garch", "volatil", "1234.5", "12"]
+    assert analyzer("GARCH(1,1) volatilities of 1,234.5 and 12%") == ["garch(1,1)", "garch", "volatil", "1234.5", "12"]
     assert Analyzer().name != analyzer.name  # the manifest tells the two apart
 
 

@@ -16,7 +16,7 @@ SCORES = st.sampled_from([0.0, 0.5, 1.0, 1.25, 2.0, 7.0]) | st.floats(0, 10, wid
 
 def full_sort(scores: np.ndarray, candidates: np.ndarray, k: int) -> np.ndarray:
     """What BM25Index.search did before: stable sort of every candidate, first k."""
-    return candidates[np.argsort(-scores[candidates], kind="stable")][:max(k, 0)]
+    return candidates[np.argsort(-scores[candidates], kind="stable")][: max(k, 0)]
 
 
 @settings(max_examples=400, deadline=None)
@@ -31,8 +31,10 @@ def test_index_search_equals_the_full_sort_on_real_text():
     with and without a document filter."""
     words = "garch volatility model returns risk factor the of a in spread cointegration".split()
     rng = np.random.default_rng(7)
-    rows = [(f"chunk-{i:016x}", f"doc-{i % 7:016x}",
-             " ".join(rng.choice(words, size=rng.integers(3, 30), p=None))) for i in range(400)]
+    rows = [
+        (f"chunk-{i:016x}", f"doc-{i % 7:016x}", " ".join(rng.choice(words, size=rng.integers(3, 30), p=None)))
+        for i in range(400)
+    ]
     index = BM25Index.in_memory(rows, 1.5, 0.75, Analyzer(), "sig")
     chunk_ids = [c for c, _, _ in sorted(rows)]
     doc_of = {c: d for c, d, _ in rows}

@@ -7,8 +7,8 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from corpus.text.canonical import BLOCK_SEPARATOR, assemble_canonical, clean_text
 from corpus.models import BlockKind, RawBlock
+from corpus.text.canonical import BLOCK_SEPARATOR, assemble_canonical, clean_text
 from ingest.parsing import parse_source
 
 _ANY_TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=200)
@@ -30,7 +30,7 @@ def test_clean_text_keeps_every_other_character_in_order(text):
 def test_assembled_canonical_text_has_no_control_and_its_spans_hold(texts):
     canonical, blocks = assemble_canonical([RawBlock(kind=BlockKind.paragraph, text=t) for t in texts])
     assert not _controls(canonical)
-    assert BLOCK_SEPARATOR.join(canonical[b.start:b.end] for b in blocks) == canonical
+    assert BLOCK_SEPARATOR.join(canonical[b.start : b.end] for b in blocks) == canonical
 
 
 def test_a_markdown_file_with_nul_bytes_gets_the_same_rule(tmp_path):

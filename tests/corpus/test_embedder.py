@@ -10,11 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from corpus.config import QWEN3_EMBEDDING_MODEL, ServedConfig
-from corpus.encoding.embedder import (Embedder, EmbedderUnavailableError, load_embedder, passage_pieces,
-                             piece_spans)
+from corpus.encoding.embedder import Embedder, EmbedderUnavailableError, load_embedder, passage_pieces, piece_spans
 from corpus.encoding.embedding_cache import EmbeddingCache, embed_with_cache
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,10 +41,16 @@ def embedder() -> Embedder:
 
 @pytest.mark.slow  # a second model load (~10 s) in a fresh interpreter
 def test_default_model_loads_offline_in_a_fresh_process():
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "1",
-           "HF_HOME": "/nonexistent-hf-home"}  # nothing cached to fall back on
-    done = subprocess.run([sys.executable, "-c", OFFLINE_PROBE], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=180)
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "OMP_NUM_THREADS": "1",
+        "HF_HOME": "/nonexistent-hf-home",
+    }  # nothing cached to fall back on
+    done = subprocess.run(
+        [sys.executable, "-c", OFFLINE_PROBE], cwd=REPO, env=env, capture_output=True, text=True, timeout=180
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["dimension"] == 384 and result["shape"] == [2, 384] and result["dtype"] == "float32"
@@ -121,9 +127,10 @@ def test_overlong_word_and_prefix_still_fit(embedder):
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(words=st.lists(st.text(alphabet="abcxyzGARCH(1,)$\\{}_^-é∑ .", min_size=1, max_size=30),
-                      min_size=50, max_size=400),
-       seps=st.sampled_from([" ", "\n", "  \n\n"]))
+@given(
+    words=st.lists(st.text(alphabet="abcxyzGARCH(1,)$\\{}_^-é∑ .", min_size=1, max_size=30), min_size=50, max_size=400),
+    seps=st.sampled_from([" ", "\n", "  \n\n"]),
+)
 def test_pieces_cover_random_text(embedder, words, seps):
     assert_pieces_valid(embedder, "Some title > A section", seps.join(words))
 

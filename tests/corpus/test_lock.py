@@ -12,8 +12,10 @@ import pytest
 
 from corpus.state.lock import WriterBusyError, writer_lock
 
-HOLD = "import sys, time; from pathlib import Path; from corpus.state.lock import writer_lock\n" \
-       "with writer_lock(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(60)\n"
+HOLD = (
+    "import sys, time; from pathlib import Path; from corpus.state.lock import writer_lock\n"
+    "with writer_lock(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(60)\n"
+)
 
 
 def _holder(path):
@@ -41,9 +43,11 @@ def test_a_second_process_is_refused_until_the_holder_is_killed(tmp_path):
         pass
 
 
-TRY = "import sys; from pathlib import Path; from corpus.state.lock import WriterBusyError, writer_lock\n" \
-      "try:\n    with writer_lock(Path(sys.argv[1])):\n        print('acquired')\n" \
-      "except WriterBusyError:\n    print('busy')\n"
+TRY = (
+    "import sys; from pathlib import Path; from corpus.state.lock import WriterBusyError, writer_lock\n"
+    "try:\n    with writer_lock(Path(sys.argv[1])):\n        print('acquired')\n"
+    "except WriterBusyError:\n    print('busy')\n"
+)
 
 
 def test_the_lock_is_reentrant_within_a_process(tmp_path):

@@ -8,8 +8,10 @@ from corpus.vectors.vector_store_memory import NO_YEAR, MemoryVectorStore, Point
 
 
 def test_vectors_and_years_are_the_stored_rows_unit_length():
-    records = [PointRecord("chunk-a", "doc-a", 0, 2001, [3.0, 4.0]),
-               PointRecord("chunk-b", "doc-b", 0, None, [0.0, 2.0])]
+    records = [
+        PointRecord("chunk-a", "doc-a", 0, 2001, [3.0, 4.0]),
+        PointRecord("chunk-b", "doc-b", 0, None, [0.0, 2.0]),
+    ]
     store = MemoryVectorStore(to_arrays(records, 2), 2, {}, "edge", "test")
     assert np.allclose(store.vectors, [[0.6, 0.8], [0.0, 1.0]])
     assert store.years.tolist() == [2001, NO_YEAR]

@@ -64,12 +64,20 @@ def test_a_missing_model_folder_names_its_variable(monkeypatch, tmp_path):
         weights_fingerprint(tmp_path / "missing")
 
 
-@pytest.mark.parametrize("command", [["-m", "serving.server"], ["-m", "cli.main", "search", "var"],
-                                     ["-m", "cli.main", "doctor"]])
+@pytest.mark.parametrize(
+    "command", [["-m", "serving.server"], ["-m", "cli.main", "search", "var"], ["-m", "cli.main", "doctor"]]
+)
 def test_server_and_cli_refuse_to_start_on_a_missing_reranker(tmp_path, command):
     env = {**os.environ, "QUANT_RAG_HOME": str(tmp_path), "QUANT_RAG_RERANKER_PATH": str(tmp_path / "nope")}
-    done = subprocess.run([sys.executable, *command], cwd=REPO, env=env, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=120)
+    done = subprocess.run(
+        [sys.executable, *command],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
     assert done.returncode == 2, done.stderr
     assert "configuration error" in done.stderr and "QUANT_RAG_RERANKER_PATH" in done.stderr
     assert "Traceback" not in done.stderr

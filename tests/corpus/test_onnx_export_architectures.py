@@ -18,8 +18,11 @@ from corpus.encoding.embedder import model_folder
 from corpus.encoding.onnx_export import export_model
 from corpus.encoding.token_encoder import TokenEncoder
 
-TEXTS = ["volatility clustering", "GARCH(1,1) with Student-t innovations and a leverage term",
-         "How is conditional value at risk estimated from historical returns?"]
+TEXTS = [
+    "volatility clustering",
+    "GARCH(1,1) with Student-t innovations and a leverage term",
+    "How is conditional value at risk estimated from historical returns?",
+]
 
 
 @pytest.fixture(scope="module")
@@ -29,15 +32,28 @@ def tiny_mpnet(tmp_path_factory) -> Path:
 
     folder = tmp_path_factory.mktemp("tiny-mpnet")
     packaged = model_folder(ServedConfig())
-    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json",
-                 "sentence_bert_config.json", "modules.json"):
+    for name in (
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "vocab.txt",
+        "special_tokens_map.json",
+        "sentence_bert_config.json",
+        "modules.json",
+    ):
         shutil.copy(packaged / name, folder / name)
     (folder / "1_Pooling").mkdir()
-    (folder / "1_Pooling" / "config.json").write_text(json.dumps(
-        {"word_embedding_dimension": 32, "pooling_mode_mean_tokens": True}))
+    (folder / "1_Pooling" / "config.json").write_text(
+        json.dumps({"word_embedding_dimension": 32, "pooling_mode_mean_tokens": True})
+    )
     torch.manual_seed(0)
-    config = MPNetConfig(vocab_size=30527, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                         intermediate_size=64, max_position_embeddings=514)
+    config = MPNetConfig(
+        vocab_size=30527,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=514,
+    )
     MPNetModel(config).eval().save_pretrained(folder)
     return folder
 
@@ -49,8 +65,9 @@ def _reference(folder: Path, texts: list[str]) -> np.ndarray:
 
     tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
     model = AutoModel.from_pretrained(str(folder), local_files_only=True).eval()
-    batch = tokenizer(texts, padding=True, truncation=True, max_length=256, return_tensors="pt",
-                      return_token_type_ids=False)
+    batch = tokenizer(
+        texts, padding=True, truncation=True, max_length=256, return_tensors="pt", return_token_type_ids=False
+    )
     with torch.no_grad():
         hidden = model(**batch).last_hidden_state
     mask = batch["attention_mask"].unsqueeze(-1).float()

@@ -6,11 +6,11 @@ import io
 
 from PIL import Image
 
-from ingest.library import LIBRARY_ROOT
-from ingest.parsing.pdf import parse_pdf
 from corpus.models import BlockKind
 from corpus.reading.page_images import CROP_MARGIN, MAX_IMAGE_BYTES, cache_path, crop_boxes, page_image, render_png
 from corpus.state.layout import StateLayout
+from ingest.library import LIBRARY_ROOT
+from ingest.parsing.pdf import parse_pdf
 
 PAPER = LIBRARY_ROOT / "pdf" / "cornilly_peterson_estimation_higher_order_comoments.pdf"
 DOC = "doc-00000000000000aa"
@@ -31,9 +31,9 @@ def test_a_formula_region_renders_cropped_bounded_and_cached(tmp_path):
     image = Image.open(io.BytesIO(first.png))
     image.verify()
     assert image.format == "PNG" and image.size == (first.width, first.height)
-    whole = render_png(PAPER, (region[0], 0, 0, 10_000, 10_000), budget=10**8)   # the full page
+    whole = render_png(PAPER, (region[0], 0, 0, 10_000, 10_000), budget=10**8)  # the full page
     full = Image.open(io.BytesIO(whole[0])).size
-    assert first.width < full[0] and first.height < full[1] / 4   # a display, not the page
+    assert first.width < full[0] and first.height < full[1] / 4  # a display, not the page
     assert cache_path(layout, DOC, region, MAX_IMAGE_BYTES).read_bytes() == first.png
     second = page_image(layout, DOC, PAPER, region)
     assert second.cached and second.png == first.png and second.render_ms < first.render_ms
@@ -46,4 +46,4 @@ def test_a_tight_budget_lowers_the_scale_or_gives_up(tmp_path):
     tight = page_image(layout, DOC, PAPER, region, budget=len(roomy.png) - 1)
     assert tight is None or (tight.scale < roomy.scale and len(tight.png) < len(roomy.png))
     assert page_image(layout, DOC, PAPER, region, budget=100) is None
-    assert page_image(layout, DOC, PAPER, (999, 0, 0, 10, 10)) is None      # no such page
+    assert page_image(layout, DOC, PAPER, (999, 0, 0, 10, 10)) is None  # no such page

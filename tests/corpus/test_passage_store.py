@@ -12,8 +12,8 @@ from corpus.ids import InvalidIdError
 from corpus.indexes.passage_store import PassageStore, StoredByDocument, StoredPassages, store_path, write_passage_store
 from corpus.reading.published import open_published
 from corpus.reading.reader import CorpusReader
-from corpus.state.signature import recorded_signature
 from corpus.state.layout import StateLayout
+from corpus.state.signature import recorded_signature
 
 
 def test_disk_reader_answers_like_the_memory_reader(ingested_home, monkeypatch):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import os
 
-from corpus.state.generations import point_at, pointed_generation
 from corpus.reading.published import open_published, prune, publish
+from corpus.state.generations import point_at, pointed_generation
 from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_text, read_json
 
 DOC = "doc-" + "1" * 16
@@ -64,11 +64,11 @@ def test_publish_switches_once_and_keeps_the_published_bytes(tmp_path):
 def test_a_killed_publish_leaves_nothing_a_reader_can_open(tmp_path):
     work = _working_state(tmp_path)
     current = publish(work, "sig-one")
-    staging = work.published / ".g9.staging"          # killed while snapshotting
+    staging = work.published / ".g9.staging"  # killed while snapshotting
     staging.mkdir()
-    orphan = work.published / "g7"                     # killed after the rename, before the switch
+    orphan = work.published / "g7"  # killed after the rename, before the switch
     orphan.mkdir()
-    deleting = work.published / ".g2.deleting"         # killed while deleting
+    deleting = work.published / ".g2.deleting"  # killed while deleting
     deleting.mkdir()
     probe = open_published(work)
     assert probe.generation == current.name

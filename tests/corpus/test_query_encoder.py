@@ -35,7 +35,10 @@ def test_other_architectures_fall_back_to_the_embedder(tmp_path):
 
 
 def test_loading_the_query_encoder_does_not_import_sentence_transformers():
-    code = ("import sys; from corpus.config import ServedConfig; from corpus.encoding.query_encoder import load_query_encoder;"
-            "v = load_query_encoder(ServedConfig()).embed_query('risk parity');"
-            "sys.exit(0 if 'sentence_transformers' not in sys.modules and v.shape == (384,) else 1)")
+    code = (
+        "import sys; from corpus.config import ServedConfig; "
+        "from corpus.encoding.query_encoder import load_query_encoder;"
+        "v = load_query_encoder(ServedConfig()).embed_query('risk parity');"
+        "sys.exit(0 if 'sentence_transformers' not in sys.modules and v.shape == (384,) else 1)"
+    )
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120).returncode == 0

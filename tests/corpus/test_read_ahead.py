@@ -13,8 +13,9 @@ import pytest
 
 from corpus.vectors.read_ahead import CHUNK_BYTES, read_ahead
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "posix_fadvise") or sys.platform != "linux",
-                                reason="posix_fadvise and mincore are Linux calls")
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "posix_fadvise") or sys.platform != "linux", reason="posix_fadvise and mincore are Linux calls"
+)
 
 
 def resident_share(path) -> float:

@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from corpus.indexes.token_index import TokenIndex, quantise_rows, write_token_index
@@ -17,8 +18,13 @@ def unit_rows(rng, n: int) -> np.ndarray:
 
 
 @settings(max_examples=60, deadline=None)
-@given(arrays(np.float32, st.tuples(st.integers(1, 12), st.just(DIM)),
-              elements=st.floats(-1, 1, width=32, allow_subnormal=False)))
+@given(
+    arrays(
+        np.float32,
+        st.tuples(st.integers(1, 12), st.just(DIM)),
+        elements=st.floats(-1, 1, width=32, allow_subnormal=False),
+    )
+)
 def test_int8_rows_are_within_half_a_step_of_the_float_rows(rows):
     codes, scales = quantise_rows(rows)
     assert codes.dtype == np.int8 and scales.shape == (len(rows),)
@@ -29,8 +35,7 @@ def test_int8_rows_are_within_half_a_step_of_the_float_rows(rows):
 def test_maxsim_is_the_mean_of_each_question_token_best_cosine(tmp_path):
     rng = np.random.default_rng(3)
     passages = {f"chunk-{i:016x}": unit_rows(rng, n) for i, n in enumerate((5, 1, 9))}
-    write_token_index(tmp_path / "index", "sig", "model",
-                      ((c, *quantise_rows(rows)) for c, rows in passages.items()))
+    write_token_index(tmp_path / "index", "sig", "model", ((c, *quantise_rows(rows)) for c, rows in passages.items()))
     index = TokenIndex(tmp_path / "index")
     assert index.signature == "sig" and set(index.spans) == set(passages)
     question = unit_rows(rng, 4)
@@ -47,8 +52,12 @@ def test_a_passage_holding_the_question_tokens_scores_highest(tmp_path):
     question = unit_rows(rng, 3)
     holder = np.concatenate([unit_rows(rng, 6), question])  # every question token has a twin here
     others = {f"chunk-{i:016x}": unit_rows(rng, 9) for i in range(4)}
-    write_token_index(tmp_path / "index", "sig", "model", ((c, *quantise_rows(r)) for c, r in
-                                                          {**others, "chunk-holder": holder}.items()))
+    write_token_index(
+        tmp_path / "index",
+        "sig",
+        "model",
+        ((c, *quantise_rows(r)) for c, r in {**others, "chunk-holder": holder}.items()),
+    )
     scores = TokenIndex(tmp_path / "index").maxsim(question, ["chunk-holder", *others])
     assert max(scores, key=scores.get) == "chunk-holder" and scores["chunk-holder"] > 0.99
 

@@ -1,11 +1,18 @@
 """The integer MaxSim product: exact in integers, equal to the float product, used by the index."""
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from corpus.indexes.token_index import TokenIndex, quantise_rows, write_token_index
-from corpus.indexes.token_product import (GRAPH_FILE, IntegerProduct, QUESTION_MAX, gather_shifted, quantise_question,
-                                  write_product_graph)
+from corpus.indexes.token_product import (
+    GRAPH_FILE,
+    QUESTION_MAX,
+    IntegerProduct,
+    gather_shifted,
+    quantise_question,
+    write_product_graph,
+)
 
 DIM = 384  # the model's width: long enough rows for 16-bit sums to saturate if they could
 
@@ -68,8 +75,7 @@ def test_an_index_scores_alike_with_and_without_its_graph(tmp_path):
     float32, and the two agree far below the gaps that order passages."""
     rng = np.random.default_rng(2)
     passages = {f"chunk-{i:016x}": unit_rows(rng, n) for i, n in enumerate((40, 3, 120, 75))}
-    write_token_index(tmp_path / "index", "sig", "model",
-                      ((c, *quantise_rows(rows)) for c, rows in passages.items()))
+    write_token_index(tmp_path / "index", "sig", "model", ((c, *quantise_rows(rows)) for c, rows in passages.items()))
     assert (tmp_path / "index" / GRAPH_FILE).exists()
     question = unit_rows(rng, 9)
     integer = TokenIndex(tmp_path / "index")
@@ -85,8 +91,7 @@ def test_an_index_scores_alike_with_and_without_its_graph(tmp_path):
 def test_a_damaged_graph_falls_back_to_the_float_product(tmp_path, caplog):
     rng = np.random.default_rng(4)
     passages = {f"chunk-{i:016x}": unit_rows(rng, n) for i, n in enumerate((30, 8, 60))}
-    write_token_index(tmp_path / "index", "sig", "model",
-                      ((c, *quantise_rows(rows)) for c, rows in passages.items()))
+    write_token_index(tmp_path / "index", "sig", "model", ((c, *quantise_rows(rows)) for c, rows in passages.items()))
     question = unit_rows(rng, 5)
     expected = TokenIndex(tmp_path / "index").maxsim(question, list(passages))
     (tmp_path / "index" / GRAPH_FILE).write_bytes(b"not an onnx graph")

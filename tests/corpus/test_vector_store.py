@@ -5,12 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
-from corpus.vectors.vector_store import (VectorPoint, VectorStoreBusyError, VectorStoreError, best_per_chunk,
-                                 open_vector_store, point_id)
+from corpus.vectors.vector_store import (
+    VectorPoint,
+    VectorStoreBusyError,
+    VectorStoreError,
+    best_per_chunk,
+    open_vector_store,
+    point_id,
+)
 
 DIM = 32
 BACKENDS = ["edge", "local", "edge-hnsw"]  # edge-hnsw: Edge with config.vector_index = "hnsw"
@@ -33,8 +40,11 @@ def random_points(n_chunks: int = 60, seed: int = 7) -> list[VectorPoint]:
         doc = i // 6
         year = None if doc % 7 == 3 else 2000 + doc % 10
         for piece in range(1 + i % 3):
-            points.append(VectorPoint(cid(i), did(doc), piece, rng.standard_normal(DIM).astype(np.float32),
-                                      year, ["Robert F. Engle"]))
+            points.append(
+                VectorPoint(
+                    cid(i), did(doc), piece, rng.standard_normal(DIM).astype(np.float32), year, ["Robert F. Engle"]
+                )
+            )
     return points
 
 
@@ -224,8 +234,9 @@ def test_hnsw_generation_is_read_in_place_by_many_readers_and_switching_index_re
     first, second = (open_vector_store(layout, exact, DIM, read_only=True) for _ in range(2))
     query = np.random.default_rng(5).standard_normal(DIM)
     assert first.approximate and first.count_points() == second.count_points() == len(points)
-    assert [c for c, _ in first.search(query, 6, year_min=2003)] == \
-        brute_force(points, query, 6, lambda p: p.year is not None and p.year >= 2003)
+    assert [c for c, _ in first.search(query, 6, year_min=2003)] == brute_force(
+        points, query, 6, lambda p: p.year is not None and p.year >= 2003
+    )
     first.close(), second.close()
     scores = np.array([0.5, 0.9, 0.5, 0.9, 0.1, 0.5], dtype=np.float32)  # ties: index order, as a stable sort
     for n in range(1, 8):
@@ -235,8 +246,13 @@ def test_hnsw_generation_is_read_in_place_by_many_readers_and_switching_index_re
 def test_a_large_hnsw_index_searches_with_the_wider_beam(tmp_path, monkeypatch):
     """The beam and int8 oversampling follow the index's size at the first search: the narrow
     settings below LARGE_HNSW_POINTS, the wide ones from it (recall@10 ≥ 0.98 at 1.7 M points)."""
-    from corpus.vectors.vector_store_base import (HNSW_EF, INT8_OVERSAMPLING, LARGE_HNSW_EF, LARGE_HNSW_POINTS,
-                                          LARGE_INT8_OVERSAMPLING)
+    from corpus.vectors.vector_store_base import (
+        HNSW_EF,
+        INT8_OVERSAMPLING,
+        LARGE_HNSW_EF,
+        LARGE_HNSW_POINTS,
+        LARGE_INT8_OVERSAMPLING,
+    )
     from corpus.vectors.vector_store_edge import EdgeVectorStore
 
     points = random_points(30)

@@ -63,7 +63,8 @@ def test_server_path_builds_searches_filters_and_keeps_meta(server):
     assert all(p is not None and p.exact for p in calls["search_params"])  # a server is told to scan
     docs = [did(0), did(5)]
     assert [c for c, _ in store.search(query, 8, document_ids=docs, year_max=2005)] == brute_force(
-        points, query, 8, lambda p: p.document_id in docs and p.year is not None and p.year <= 2005)
+        points, query, 8, lambda p: p.document_id in docs and p.year is not None and p.year <= 2005
+    )
     store.delete_document(did(1))
     assert did(1) not in store.document_ids() and store.count_points() == sum(p.document_id != did(1) for p in points)
     store.set_meta({"signature": "s1", "model_key": config.model_key})

@@ -35,10 +35,12 @@ def test_absent_files_are_negatives_with_expansions_and_disjoint():
 
 
 def test_abstention_summary_counts_flags_at_the_threshold():
-    rows = ([{"id": f"a{i}", "family": "absent", "no_answer": p} for i, p in enumerate((0.9, 0.8, 0.4))]
-            + [{"id": "n1", "family": "negative", "no_answer": 0.75}]
-            + [{"id": f"s{i}", "family": "single", "no_answer": p} for i, p in enumerate((0.1, 0.2, 0.72, 0.3))]
-            + [{"id": "s9", "family": "single", "no_answer": None}])
+    rows = (
+        [{"id": f"a{i}", "family": "absent", "no_answer": p} for i, p in enumerate((0.9, 0.8, 0.4))]
+        + [{"id": "n1", "family": "negative", "no_answer": 0.75}]
+        + [{"id": f"s{i}", "family": "single", "no_answer": p} for i, p in enumerate((0.1, 0.2, 0.72, 0.3))]
+        + [{"id": "s9", "family": "single", "no_answer": None}]
+    )
     summary = abstention_summary(rows, {"a0", "a1", "a2", "n1"}, 0.7)
     assert summary["negatives_flagged"] == [3, 4] and summary["absent_flagged"] == [2, 3]
     assert summary["answerable_flagged"] == [1, 4]

@@ -80,11 +80,13 @@ def test_the_terminal_shows_our_progress_and_not_library_chatter():
     import subprocess
     import sys
 
-    script = ("import logging; from evaluation.cli import configure_logging; configure_logging(); "
-              "logging.getLogger('onnx_model_bert').info('fused 12 nodes'); "
-              "logging.getLogger('sentence_transformers.base.model').info('no device provided'); "
-              "logging.getLogger('evaluation.runs').info('embedded 128/3224 pieces'); "
-              "logging.getLogger('onnx_model').warning('graph not optimised')")
+    script = (
+        "import logging; from evaluation.cli import configure_logging; configure_logging(); "
+        "logging.getLogger('onnx_model_bert').info('fused 12 nodes'); "
+        "logging.getLogger('sentence_transformers.base.model').info('no device provided'); "
+        "logging.getLogger('evaluation.runs').info('embedded 128/3224 pieces'); "
+        "logging.getLogger('onnx_model').warning('graph not optimised')"
+    )
     stderr = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stderr
     assert "embedded 128/3224 pieces" in stderr and "graph not optimised" in stderr  # progress and warnings
     assert "fused 12 nodes" not in stderr and "no device provided" not in stderr

@@ -23,6 +23,7 @@ def write_beir(folder: Path) -> Path:
     relevant to its document."""
     return write_corpus(folder, {"q0": TOPICS[0], "q1": TOPICS[2]}, {"q0": "d0", "q1": "d2"})
 
+
 QUESTIONS = Path(__file__).resolve().parents[2] / "evaluation" / "questions"
 
 
@@ -52,8 +53,13 @@ def test_a_cooperative_arm_searches_the_expansions_and_a_bare_arm_does_not(bench
         with pytest.raises(ValueError, match="expansions"):
             run_arms(target, ["hybrid", "coop"])
         # q0 asks about volcanic ash; its "expansions" all speak of sourdough (d1)
-        target.expansions = {"q0": Expansion(id="q0", alternatives=["sourdough fermentation yeast"] * 3,
-                                             hypothetical_passage="Study of sourdough fermentation yeast.")}
+        target.expansions = {
+            "q0": Expansion(
+                id="q0",
+                alternatives=["sourdough fermentation yeast"] * 3,
+                hypothetical_passage="Study of sourdough fermentation yeast.",
+            )
+        }
         result = run_arms(target, ["hybrid", "coop_alt", "coop_hyp", "coop"])
     finally:
         target.close()

@@ -8,13 +8,20 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from corpus.text.canonical import assemble_canonical
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex
 from corpus.models import BlockKind, DocumentMetadata, ParsedDocument, Passage, RawBlock, SourceRecord
 from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_jsonl, atomic_write_text
-from evaluation.datasets import (GoldQuoteNotFound, LibraryQuestion, gold_passages, library_file_map,
-                                 load_beir, load_library_questions, questions_hash)
+from corpus.text.canonical import assemble_canonical
+from evaluation.datasets import (
+    GoldQuoteNotFound,
+    LibraryQuestion,
+    gold_passages,
+    library_file_map,
+    load_beir,
+    load_library_questions,
+    questions_hash,
+)
 from evaluation.metrics import GOLD_GAIN
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -69,9 +76,11 @@ def test_library_question_validation(tmp_path):
         load_library_questions(path)  # duplicate id
 
 
-PARAGRAPHS = ["Volatility clusters: large moves follow large moves.",
-              "The GARCH(1,1) model\nwrites the conditional variance as a recursion.",
-              "Risk parity equalises the risk contributions of the assets."]
+PARAGRAPHS = [
+    "Volatility clusters: large moves follow large moves.",
+    "The GARCH(1,1) model\nwrites the conditional variance as a recursion.",
+    "Risk parity equalises the risk contributions of the assets.",
+]
 
 
 def _state(tmp_path: Path) -> CorpusReader:
@@ -80,18 +89,46 @@ def _state(tmp_path: Path) -> CorpusReader:
     data = "\n\n".join(PARAGRAPHS).encode()
     doc = document_id_for_bytes(data)
     canonical, blocks = assemble_canonical([RawBlock(kind=BlockKind.paragraph, text=p) for p in PARAGRAPHS])
-    atomic_write_json(layout.registry_entry(doc), SourceRecord(
-        document_id=doc, format="markdown", source_sha256=sha256_hex(data), bytes=len(data),
-        original_name="a.md", library_file="markdown/a.md", registered_at="2026-11-30T00:00:00Z").model_dump())
+    atomic_write_json(
+        layout.registry_entry(doc),
+        SourceRecord(
+            document_id=doc,
+            format="markdown",
+            source_sha256=sha256_hex(data),
+            bytes=len(data),
+            original_name="a.md",
+            library_file="markdown/a.md",
+            registered_at="2026-11-30T00:00:00Z",
+        ).model_dump(),
+    )
     atomic_write_text(layout.canonical_text(doc), canonical)
-    atomic_write_json(layout.parsed_blocks(doc), ParsedDocument(
-        document_id=doc, parser="test", parser_version="0", canonical_sha256=sha256_hex(canonical),
-        canonical_chars=len(canonical), blocks=blocks).model_dump(mode="json"))
+    atomic_write_json(
+        layout.parsed_blocks(doc),
+        ParsedDocument(
+            document_id=doc,
+            parser="test",
+            parser_version="0",
+            canonical_sha256=sha256_hex(canonical),
+            canonical_chars=len(canonical),
+            blocks=blocks,
+        ).model_dump(mode="json"),
+    )
     atomic_write_json(layout.metadata(doc), DocumentMetadata(document_id=doc).model_dump(mode="json"))
     spans = [(blocks[0].start, blocks[1].end), (blocks[2].start, blocks[2].end)]
-    atomic_write_jsonl(layout.passages(doc), [Passage(
-        chunk_id=chunk_id_for(doc, s, e, "t"), document_id=doc, ordinal=i, text=canonical[s:e],
-        ranges=[(s, e)], granularity="exact").model_dump(mode="json") for i, (s, e) in enumerate(spans)])
+    atomic_write_jsonl(
+        layout.passages(doc),
+        [
+            Passage(
+                chunk_id=chunk_id_for(doc, s, e, "t"),
+                document_id=doc,
+                ordinal=i,
+                text=canonical[s:e],
+                ranges=[(s, e)],
+                granularity="exact",
+            ).model_dump(mode="json")
+            for i, (s, e) in enumerate(spans)
+        ],
+    )
     return CorpusReader.open(layout)
 
 
@@ -101,14 +138,23 @@ def test_gold_passages_follow_canonical_offsets(tmp_path):
     (doc,) = files.values()
     first, second = reader.by_document[doc]
     assert reader.canonical_text(doc)[slice(*first.ranges[0])] == first.text
-    question = LibraryQuestion(id="t", question="?", family="single",
-                               gold=[{"file": "markdown/a.md", "quote": "GARCH(1,1) model writes the conditional"}])
+    question = LibraryQuestion(
+        id="t",
+        question="?",
+        family="single",
+        gold=[{"file": "markdown/a.md", "quote": "GARCH(1,1) model writes the conditional"}],
+    )
     assert gold_passages(question, reader, files) == {first.chunk_id: GOLD_GAIN}  # normalised newline
-    across = LibraryQuestion(id="u", question="?", family="single",
-                             gold=[{"file": "markdown/a.md", "quote": "as a recursion.\n\nRisk parity"}])
+    across = LibraryQuestion(
+        id="u",
+        question="?",
+        family="single",
+        gold=[{"file": "markdown/a.md", "quote": "as a recursion.\n\nRisk parity"}],
+    )
     assert gold_passages(across, reader, files) == {first.chunk_id: GOLD_GAIN, second.chunk_id: GOLD_GAIN}
-    missing = LibraryQuestion(id="v", question="?", family="single",
-                              gold=[{"file": "markdown/a.md", "quote": "a sentence that is not there"}])
+    missing = LibraryQuestion(
+        id="v", question="?", family="single", gold=[{"file": "markdown/a.md", "quote": "a sentence that is not there"}]
+    )
     with pytest.raises(GoldQuoteNotFound):
         gold_passages(missing, reader, files)
     negative = LibraryQuestion(id="w", question="?", family="negative", gold=[])

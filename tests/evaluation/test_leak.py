@@ -8,8 +8,12 @@ import pytest
 
 from evaluation.leak import idf_table, leak_score, tokens
 
-TEXTS = ["the garch model of volatility", "volatility clustering in returns",
-         "sharpe ratio of returns", "kalman filter for hedge ratio"]
+TEXTS = [
+    "the garch model of volatility",
+    "volatility clustering in returns",
+    "sharpe ratio of returns",
+    "kalman filter for hedge ratio",
+]
 
 
 def test_idf_is_bm25_idf():

@@ -6,7 +6,7 @@ import csv
 import re
 import statistics
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pypdfium2
@@ -23,7 +23,7 @@ MAX_LEAK = 1 / 3
 FAMILIES = {"single", "table", "formula", "dated", "exact", "multi", "negative"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pages(file: str) -> tuple[str, ...]:
     """A Markdown file as one text; a PDF as pypdfium2's text of each page."""
     path = LIBRARY / file
@@ -106,7 +106,8 @@ PERIOD_PHRASE = re.compile(
     r"|\b(?:19|20)\d{2}s\b|\b(early|mid|late)[- ](?:19|20)\d{2}s\b"
     r"|\b(?:19|20)\d{2} (study|paper|papers|slides|guidance|work|research|article|talk)\b"
     r"|\bin the last \d+ years\b|\brecent (work|papers|research|studies)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def test_dated_questions_word_a_period_holding_the_gold_year(questions, manifest):
@@ -120,14 +121,12 @@ def test_dated_questions_word_a_period_holding_the_gold_year(questions, manifest
 
 
 def test_leak_is_low(questions, idf):
-    leaks = {q.id: leak_score(q.question, " ".join(g["quote"] for g in q.gold), idf)
-             for q in questions if q.gold}
+    leaks = {q.id: leak_score(q.question, " ".join(g["quote"] for g in q.gold), idf) for q in questions if q.gold}
     high = {k: round(v, 3) for k, v in leaks.items() if v > MAX_LEAK}
     assert not high, f"questions copying their gold: {high}"
     _print_distribution("leak vs gold quotes", leaks.values())
     # informational: against a passage-sized window (the Markdown paragraph, ±600 PDF characters)
-    windows = {q.id: leak_score(q.question, " ".join(_window(g) for g in q.gold), idf)
-               for q in questions if q.gold}
+    windows = {q.id: leak_score(q.question, " ".join(_window(g) for g in q.gold), idf) for q in questions if q.gold}
     _print_distribution("leak vs passage-sized window", windows.values())
 
 
@@ -137,14 +136,16 @@ def _window(gold: dict, reach: int = 600) -> str:
     end = start + len(gold["quote"])
     if gold["file"].endswith(".md"):  # the paragraph holding the quote
         before, after = text.rfind("\n\n", 0, start), text.find("\n\n", end)
-        return text[max(before, 0): after if after >= 0 else len(text)]
-    return text[max(0, start - reach): end + reach]
+        return text[max(before, 0) : after if after >= 0 else len(text)]
+    return text[max(0, start - reach) : end + reach]
 
 
 def _print_distribution(label: str, values) -> None:
     values = sorted(values)
-    print(f"\n{label} ({len(values)} answerable questions): min {values[0]:.3f} "
-          f"median {statistics.median(values):.3f} max {values[-1]:.3f}")
+    print(
+        f"\n{label} ({len(values)} answerable questions): min {values[0]:.3f} "
+        f"median {statistics.median(values):.3f} max {values[-1]:.3f}"
+    )
 
 
 @pytest.mark.slow
@@ -152,20 +153,27 @@ def test_gold_survives_the_project_parsers(questions):
     """Each gold quote is found in the canonical text our own parsers produce (~30 s), the way
     citation verification finds it: verbatim, or after normalisation (which skips Markdown markup,
     so a table row quoted with its pipes is found verbatim, one quoted without them normalised)."""
-    from ingest.parsing.markdown import parse_markdown
     from library_parse import parsed
+
     from corpus.text.canonical import assemble_canonical
     from corpus.text.normalise import normalise_with_map
+    from ingest.parsing.markdown import parse_markdown
 
     files = sorted({g["file"] for q in questions for g in q.gold})
     raw, canonical = {}, {}
     for file in files:
         path = LIBRARY / file
-        blocks = (parse_markdown(path.read_text(encoding="utf-8")) if path.suffix == ".md"
-                  else parsed(path, "pdf", parser="pdfium").raw_blocks)  # = parse_pdf(path).blocks
+        blocks = (
+            parse_markdown(path.read_text(encoding="utf-8"))
+            if path.suffix == ".md"
+            else parsed(path, "pdf", parser="pdfium").raw_blocks
+        )  # = parse_pdf(path).blocks
         raw[file] = assemble_canonical(blocks)[0]
         canonical[file] = normalise_with_map(raw[file])[0]
-    missing = [(q.id, g["quote"]) for q in questions for g in q.gold
-               if g["quote"] not in raw[g["file"]]
-               and normalise_with_map(g["quote"])[0] not in canonical[g["file"]]]
+    missing = [
+        (q.id, g["quote"])
+        for q in questions
+        for g in q.gold
+        if g["quote"] not in raw[g["file"]] and normalise_with_map(g["quote"])[0] not in canonical[g["file"]]
+    ]
     assert not missing, missing

@@ -8,8 +8,16 @@ import numpy as np
 import pytest
 from ranx import Qrels, Run, evaluate
 
-from evaluation.metrics import (GOLD_GAIN, METRIC_NAMES, NEIGHBOUR_GAIN, evaluate_run, is_miss,
-                                ndcg_at_k, recall_at_k, reciprocal_rank)
+from evaluation.metrics import (
+    GOLD_GAIN,
+    METRIC_NAMES,
+    NEIGHBOUR_GAIN,
+    evaluate_run,
+    is_miss,
+    ndcg_at_k,
+    recall_at_k,
+    reciprocal_rank,
+)
 
 
 def _fixture(seed: int = 7, queries: int = 40):

@@ -5,15 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tiny_benchmark import GROUPED, NAME, TOPICS, corpus_rows
+from tiny_benchmark import write_beir as write_corpus
 
-from tiny_benchmark import GROUPED, NAME, TOPICS, corpus_rows, write_beir as write_corpus
 from corpus.config import ServedConfig
 from corpus.reading.published import open_published
 from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout
-from evaluation.datasets import load_beir
 from evaluation.arms import arm_engine, parse_arm
-from evaluation.profiles import describe as describe_profile, with_profile
+from evaluation.datasets import load_beir
+from evaluation.profiles import describe as describe_profile
+from evaluation.profiles import with_profile
 from evaluation.runs import PLACEBO, StateNotReady, arm_modes, beir_target, run_arms
 from ingest.benchmark import benchmark_layout, index_key, read_state
 
@@ -71,7 +73,11 @@ def test_rows_naming_one_source_become_the_passages_of_one_document(tiny):
             passage = reader.passages[chunk_id]
             documents.setdefault(passage.document_id, []).append((passage.ordinal, beir_id))
     assert sorted(sorted(members) for members in documents.values()) == [
-        [(0, "r0"), (1, "r1"), (2, "r2")], [(0, "r3"), (1, "r4"), (2, "r5")], [(0, "r6")], [(0, "r7")]]
+        [(0, "r0"), (1, "r1"), (2, "r2")],
+        [(0, "r3"), (1, "r4"), (2, "r5")],
+        [(0, "r6")],
+        [(0, "r7")],
+    ]
     assert len(GROUPED) == 8
 
 
@@ -109,10 +115,19 @@ def test_arm_names_are_checked():
     # "none" is None only for a field that may be None; for the stop-word list it is a value
     stopless = parse_arm("hybrid+bm25_stopwords=none").config(ServedConfig(bm25_stopwords="en"))
     assert stopless.bm25_stopwords == "none"
-    for bad in ([PLACEBO, "dense"], ["dense", "dense"], ["dense", "rerank"], [], ["hybrid@5"], ["dense@x"],
-                ["hybrid+per_document=x"], ["hybrid+no_such_field=1"], ["hybrid+embedding_model=x"],
-                ["hybrid+passage_runtime=onnx"],
-                ["hybrid+per_document"]):
+    for bad in (
+        [PLACEBO, "dense"],
+        ["dense", "dense"],
+        ["dense", "rerank"],
+        [],
+        ["hybrid@5"],
+        ["dense@x"],
+        ["hybrid+per_document=x"],
+        ["hybrid+no_such_field=1"],
+        ["hybrid+embedding_model=x"],
+        ["hybrid+passage_runtime=onnx"],
+        ["hybrid+per_document"],
+    ):
         with pytest.raises(ValueError):
             arm_modes(bad)
 
@@ -133,7 +148,7 @@ def test_an_arm_with_another_analyser_searches_an_index_built_with_it(tiny):
     try:
         base = target.engine
         stopped = arm_engine(base, parse_arm("bm25+bm25_stopwords=en").config(base.config))
-        assert stopped is arm_engine(base, stopped.config)      # built once per configuration
+        assert stopped is arm_engine(base, stopped.config)  # built once per configuration
         assert stopped.reader is base.reader and stopped.bm25 is not base.bm25
         assert stopped.bm25.manifest["analyzer"] == stopped.config.analyzer.name != base.config.analyzer.name
         assert stopped.embedder is base.embedder and stopped.vectors is base.vectors

@@ -51,9 +51,12 @@ def _arm(values):
 
 def test_placebo_interval_overlap_cancels_a_result():
     noise = RNG.normal(0, 0.25, size=BASE.size)
-    arms = {"ref": _arm(BASE), "small": _arm(BASE + 0.03 + RNG.normal(0, 0.02, size=BASE.size)),
-            "big": _arm(BASE + 0.4 + RNG.normal(0, 0.02, size=BASE.size)),
-            "placebo": _arm(BASE + noise - noise.mean() + 0.02)}
+    arms = {
+        "ref": _arm(BASE),
+        "small": _arm(BASE + 0.03 + RNG.normal(0, 0.02, size=BASE.size)),
+        "big": _arm(BASE + 0.4 + RNG.normal(0, 0.02, size=BASE.size)),
+        "placebo": _arm(BASE + noise - noise.mean() + 0.02),
+    }
     without = {p["a"]: p for p in compare_arms(arms, "ndcg@10", placebo=None)}
     assert without["small"]["significant"] and without["big"]["significant"]
     pairs = {p["a"]: p for p in compare_arms(arms, "ndcg@10", placebo="placebo")}

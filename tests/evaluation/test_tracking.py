@@ -11,15 +11,28 @@ from mlflow import MlflowClient
 from evaluation.plots import plot_arms
 from evaluation.report import format_table, summary_json
 from evaluation.stats import compare_arms
-from evaluation.tracking import (EXPERIMENT_KIND, EXPERIMENT_KIND_TAG, PER_QUESTION_ARTIFACT, gain_rule,
-                                 log_evaluation, metric_key, read_run, tracking_uri)
+from evaluation.tracking import (
+    EXPERIMENT_KIND,
+    EXPERIMENT_KIND_TAG,
+    PER_QUESTION_ARTIFACT,
+    gain_rule,
+    log_evaluation,
+    metric_key,
+    read_run,
+    tracking_uri,
+)
 
 
 def _arms():
     rng = np.random.default_rng(3)
     base = rng.uniform(0, 1, 30)
-    make = lambda v: {f"q{i}": {"ndcg@10": x, "recall@10": x, "mrr": x, "miss": float(x < 0.1)}  # noqa: E731
-                      for i, x in enumerate(np.clip(v, 0, 1))}
+
+    def make(v):
+        return {
+            f"q{i}": {"ndcg@10": x, "recall@10": x, "mrr": x, "miss": float(x < 0.1)}
+            for i, x in enumerate(np.clip(v, 0, 1))
+        }
+
     return {"dense": make(base), "hybrid": make(base + 0.2), "dense-placebo": make(base + rng.normal(0, 0.02, 30))}
 
 
@@ -36,12 +49,15 @@ def test_round_trip(tmp_path, capfd, monkeypatch):
 
     uri = tracking_uri(tmp_path / "mlflow")
     params = {"signature": "abc123def0", "config_hash": "cfg1", "benchmark": "library_dev"}
-    metrics = {"hybrid.ndcg@10": summary["arms"]["hybrid"]["ndcg@10"],
-               "hybrid.ndcg@10.lo": summary["arms"]["hybrid"]["ci"][0]}
+    metrics = {
+        "hybrid.ndcg@10": summary["arms"]["hybrid"]["ndcg@10"],
+        "hybrid.ndcg@10.lo": summary["arms"]["hybrid"]["ci"][0],
+    }
     per_question = [{"id": q, "arm": "dense", **m} for q, m in arms["dense"].items()]
     rule = gain_rule(document_credit=True)
-    run_id = log_evaluation(uri, "library", params, metrics, per_question, png, name="library_dev · dense · abc123de",
-                            rule=rule)
+    run_id = log_evaluation(
+        uri, "library", params, metrics, per_question, png, name="library_dev · dense · abc123de", rule=rule
+    )
     assert capfd.readouterr().out == ""  # stdout belongs to the MCP protocol
 
     back = read_run(uri, run_id)
@@ -53,8 +69,10 @@ def test_round_trip(tmp_path, capfd, monkeypatch):
     client = MlflowClient(tracking_uri=uri)
     logged = json.loads(Path(client.download_artifacts(run_id, PER_QUESTION_ARTIFACT, str(tmp_path))).read_text())
     assert logged == {"gain_rule": rule, "questions": per_question}
-    assert back["name"] == "library_dev · dense · abc123de" and back["tags"] == {"benchmark": "library_dev",
-                                                                                "config_hash": "cfg1"}
+    assert back["name"] == "library_dev · dense · abc123de" and back["tags"] == {
+        "benchmark": "library_dev",
+        "config_hash": "cfg1",
+    }
     assert client.get_experiment(back["experiment_id"]).tags[EXPERIMENT_KIND_TAG] == EXPERIMENT_KIND
     second = log_evaluation(uri, "library", params, metrics, [], None)  # same experiment reused
     assert read_run(uri, second)["experiment_id"] == back["experiment_id"]

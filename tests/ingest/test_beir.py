@@ -24,10 +24,12 @@ from ingest.parsing.beir import (
 )
 
 TWIN = " ".join(f"word{i}" for i in range(40))  # a text long enough to be a near-duplicate candidate
-ROWS = [{"_id": "a", "title": "A study.", "text": "Alpha\x96 text, as written.  "},
-        {"_id": "t1", "title": "", "text": "| x | y |\n|---|---|\n| 1 | 2 |", "metadata": {"context_id": "c"}},
-        {"_id": "t2", "title": "", "text": TWIN, "metadata": {"context_id": "c"}},
-        {"_id": "b", "text": TWIN}]
+ROWS = [
+    {"_id": "a", "title": "A study.", "text": "Alpha\x96 text, as written.  "},
+    {"_id": "t1", "title": "", "text": "| x | y |\n|---|---|\n| 1 | 2 |", "metadata": {"context_id": "c"}},
+    {"_id": "t2", "title": "", "text": TWIN, "metadata": {"context_id": "c"}},
+    {"_id": "b", "text": TWIN},
+]
 
 
 def _corpus(tmp_path):

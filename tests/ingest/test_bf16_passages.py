@@ -7,15 +7,15 @@ from __future__ import annotations
 import numpy as np
 
 import corpus.encoding.bf16_encoder as bf16_encoder
-from corpus.encoding.bf16_encoder import Bf16Encoder, has_native_bf16, resolved_passage_runtime
 from corpus.config import ServedConfig
+from corpus.encoding.bf16_encoder import Bf16Encoder, has_native_bf16, resolved_passage_runtime
 from corpus.encoding.embedder import load_embedder, model_folder
-from corpus.ids import sha256_hex
 from corpus.encoding.onnx_export import ingest_runtime
-from corpus.reading.reader import CorpusReader
-from corpus.state.layout import StateLayout
 from corpus.encoding.token_cache import TokenCache
 from corpus.encoding.token_encoder import load_token_encoder
+from corpus.ids import sha256_hex
+from corpus.reading.reader import CorpusReader
+from corpus.state.layout import StateLayout
 from ingest.embed import passage_texts
 
 # bfloat16 passages vs float32 (384 library pieces): min 0.99996, mean 0.999982; whole library
@@ -31,9 +31,11 @@ def _texts(layout: StateLayout, embedder, count: int) -> list[str]:
 
 
 def test_native_bfloat16_is_read_from_the_cpu_flags(tmp_path):
-    flags = {"amx": "fpu sse2 avx512f amx_bf16 amx_tile amx_int8",        # Intel Sapphire Rapids
-             "avx512": "fpu sse2 avx512f avx512_vnni avx512_bf16",        # AMD Zen 4/5, Cooper Lake
-             "plain": "fpu sse2 avx2 avx512f avx512_vnni amx_tile amx_int8 avx512_bf16x"}  # none
+    flags = {
+        "amx": "fpu sse2 avx512f amx_bf16 amx_tile amx_int8",  # Intel Sapphire Rapids
+        "avx512": "fpu sse2 avx512f avx512_vnni avx512_bf16",  # AMD Zen 4/5, Cooper Lake
+        "plain": "fpu sse2 avx2 avx512f avx512_vnni amx_tile amx_int8 avx512_bf16x",
+    }  # none
     for name, line in flags.items():
         (tmp_path / name).write_text(f"processor\t: 0\nflags\t\t: {line}\n")
     assert has_native_bf16(tmp_path / "amx") and has_native_bf16(tmp_path / "avx512")

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from ingest.chunker import MAX_CHARS, MIN_CHARS, TARGET_CHARS, chunk_document
-from ingest.parsing import parse_source
 from library_parse import parsed
-from corpus.text.canonical import assemble_canonical
+
 from corpus.ids import CHUNK_ID_RE, chunk_id_for
 from corpus.models import BlockKind, Passage, RawBlock
+from corpus.text.canonical import assemble_canonical
 from corpus.text.safe_cut import forbidden_positions
 from corpus.versions import CHUNKER_VERSION
+from ingest.chunker import MAX_CHARS, MIN_CHARS, TARGET_CHARS, chunk_document
+from ingest.parsing import parse_source
 
 LIBRARY = Path(__file__).resolve().parents[2] / "library"
 DOC = "doc-00000000000000aa"
@@ -56,14 +56,16 @@ def _sentence(i: int) -> str:
 
 
 def test_sections_follow_heading_levels_and_headings_open_passages():
-    raw = [RawBlock(kind=K.heading, text="# Volatility", level=1),
-           RawBlock(kind=K.paragraph, text="Intro " + _sentence(0)),
-           RawBlock(kind=K.heading, text="## GARCH", level=2),
-           RawBlock(kind=K.paragraph, text=" ".join(_sentence(i) for i in range(6))),
-           RawBlock(kind=K.heading, text="### Estimation", level=3),
-           RawBlock(kind=K.paragraph, text=" ".join(_sentence(i) for i in range(6))),
-           RawBlock(kind=K.heading, text="## Stochastic volatility", level=2),
-           RawBlock(kind=K.paragraph, text=" ".join(_sentence(i) for i in range(6)))]
+    raw = [
+        RawBlock(kind=K.heading, text="# Volatility", level=1),
+        RawBlock(kind=K.paragraph, text="Intro " + _sentence(0)),
+        RawBlock(kind=K.heading, text="## GARCH", level=2),
+        RawBlock(kind=K.paragraph, text=" ".join(_sentence(i) for i in range(6))),
+        RawBlock(kind=K.heading, text="### Estimation", level=3),
+        RawBlock(kind=K.paragraph, text=" ".join(_sentence(i) for i in range(6))),
+        RawBlock(kind=K.heading, text="## Stochastic volatility", level=2),
+        RawBlock(kind=K.paragraph, text=" ".join(_sentence(i) for i in range(6))),
+    ]
     canonical, passages = _chunk(raw)
     _assert_invariants(canonical, passages)
     by_top = {p.text.split("\n")[0]: p.section for p in passages}
@@ -73,13 +75,16 @@ def test_sections_follow_heading_levels_and_headings_open_passages():
     assert by_top["## Stochastic volatility"] == ["Volatility", "Stochastic volatility"]
     for p in passages:  # headings inside a passage are its own section path, in order, at its top
         headings = [line.lstrip("#").strip() for line in p.text.split("\n") if line.startswith("#")]
-        assert headings == p.section[len(p.section) - len(headings):]
+        assert headings == p.section[len(p.section) - len(headings) :]
         assert not headings or p.text.startswith("#")
 
 
 def test_heading_followed_by_deeper_heading_joins_it():
-    raw = [RawBlock(kind=K.heading, text="# Part", level=1), RawBlock(kind=K.heading, text="## Chapter", level=2),
-           RawBlock(kind=K.paragraph, text=_sentence(1) * 8)]
+    raw = [
+        RawBlock(kind=K.heading, text="# Part", level=1),
+        RawBlock(kind=K.heading, text="## Chapter", level=2),
+        RawBlock(kind=K.paragraph, text=_sentence(1) * 8),
+    ]
     canonical, passages = _chunk(raw)
     _assert_invariants(canonical, passages)
     assert len(passages) == 1 and passages[0].section == ["Part", "Chapter"]
@@ -106,9 +111,11 @@ def test_long_paragraph_cut_at_safe_positions_with_formulas():
 def test_long_table_split_between_rows_with_header_repeated():
     header = "| asset | mean | sd | skew |\n|---|---:|---:|---:|"
     rows = [f"| A{i:03d} | {i * 0.01:.4f} | {i * 0.02:.4f} | {-i * 0.001:.4f} |" for i in range(300)]
-    raw = [RawBlock(kind=K.heading, text="## Summary statistics", level=2),
-           RawBlock(kind=K.table, text=header + "\n" + "\n".join(rows), page_start=7, page_end=9),
-           RawBlock(kind=K.paragraph, text="After the table. " + _sentence(2))]
+    raw = [
+        RawBlock(kind=K.heading, text="## Summary statistics", level=2),
+        RawBlock(kind=K.table, text=header + "\n" + "\n".join(rows), page_start=7, page_end=9),
+        RawBlock(kind=K.paragraph, text="After the table. " + _sentence(2)),
+    ]
     canonical, passages = _chunk(raw)
     _assert_invariants(canonical, passages)
     table_start = canonical.index("| asset")
@@ -142,9 +149,13 @@ def test_tiny_trailing_passage_merges_with_previous_of_same_section():
     while len(" ".join(sentences)) > TARGET_CHARS - len("## Tails\n\n"):
         sentences.pop()
     long_para = " ".join(sentences)  # fills a passage: the tail no longer fits the target
-    raw = [RawBlock(kind=K.heading, text="## Tails", level=2), RawBlock(kind=K.paragraph, text=long_para),
-           RawBlock(kind=K.paragraph, text="Short tail."),
-           RawBlock(kind=K.heading, text="## Next", level=2), RawBlock(kind=K.paragraph, text=long_para)]
+    raw = [
+        RawBlock(kind=K.heading, text="## Tails", level=2),
+        RawBlock(kind=K.paragraph, text=long_para),
+        RawBlock(kind=K.paragraph, text="Short tail."),
+        RawBlock(kind=K.heading, text="## Next", level=2),
+        RawBlock(kind=K.paragraph, text=long_para),
+    ]
     canonical, passages = _chunk(raw, garbled=True)
     _assert_invariants(canonical, passages)
     assert [p.section for p in passages] == [["Tails"], ["Next"]]
@@ -161,17 +172,43 @@ def test_paragraphs_are_grouped_up_to_target():
     assert all(len(a.text) + len(b.text) + 2 > TARGET_CHARS for a, b in zip(passages, passages[1:]))
 
 
-_piece = st.sampled_from(["alpha", "beta", r"$x_t$", "$$ a + b $$", r"\(y\)", "|", "$", "**bold**", "\n",
-                          "word-break", "1.5%", "```", r"\begin{align} z \end{align}", ". "])
+_piece = st.sampled_from(
+    [
+        "alpha",
+        "beta",
+        r"$x_t$",
+        "$$ a + b $$",
+        r"\(y\)",
+        "|",
+        "$",
+        "**bold**",
+        "\n",
+        "word-break",
+        "1.5%",
+        "```",
+        r"\begin{align} z \end{align}",
+        ". ",
+    ]
+)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from([K.paragraph, K.heading, K.formula, K.table, K.list]),
-                          st.lists(_piece, min_size=1, max_size=60), st.integers(1, 60)),
-                min_size=1, max_size=8))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([K.paragraph, K.heading, K.formula, K.table, K.list]),
+            st.lists(_piece, min_size=1, max_size=60),
+            st.integers(1, 60),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_invariants_hold_for_arbitrary_blocks(spec):
-    raw = [RawBlock(kind=kind, text=" ".join(words * repeat), level=2 if kind is K.heading else None)
-           for kind, words, repeat in spec]
+    raw = [
+        RawBlock(kind=kind, text=" ".join(words * repeat), level=2 if kind is K.heading else None)
+        for kind, words, repeat in spec
+    ]
     canonical, passages = _chunk(raw)
     if canonical:
         _assert_invariants(canonical, passages)

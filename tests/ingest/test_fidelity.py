@@ -6,36 +6,43 @@ with the ligature characters or with the plain letters)."""
 from __future__ import annotations
 
 import statistics
-from datetime import datetime, timezone
-from functools import lru_cache
+from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 
 import pytest
 
-from corpus.text.canonical import assemble_canonical
 from corpus.ids import sha256_hex
 from corpus.models import DocumentMetadata, ParsedDocument, SourceRecord
+from corpus.text.canonical import assemble_canonical
 from ingest.library import LIBRARY_ROOT
 from ingest.parsing import parse_source
 from ingest.parsing.fidelity import DocumentFidelity, broken_words, library_pairs, measure_document, word_recall
-from ingest.parsing.glyphs import unknown_glyphs
 from ingest.parsing.glyph_repair import infer_repairs
+from ingest.parsing.glyphs import unknown_glyphs
 from ingest.parsing.source_prose import prose_text
 
 DEFAULT_FLOOR = 0.99
 # Measured recall minus a margin; lower where the source extraction is noisy (user macros whose
 # words only the typeset PDF holds: \sr, \cond, \outcolor, figure labels).
-FLOORS = {"pav_asymptotic_distribution_markowitz_portfolio": 0.975,
-          "mcdonald_option_pricing_functions_derivatives_markets": 0.985,
-          "pav_notes_on_the_sharpe_ratio": 0.985, "weibel_breymann_luethi_ghyp": 0.985}
+FLOORS = {
+    "pav_asymptotic_distribution_markowitz_portfolio": 0.975,
+    "mcdonald_option_pricing_functions_derivatives_markets": 0.985,
+    "pav_notes_on_the_sharpe_ratio": 0.985,
+    "weibel_breymann_luethi_ghyp": 0.985,
+}
 MUST_FLOOR, MUST_MEDIAN = 0.97, 0.995
 JSS = ("kastner_stochvol_jss", "hosszejni_kastner_stochvol_factorstochvol_jss")
-FAST = (*JSS, "peterson_portfolio_returns_vignette", "ardia_boudt_catania_gas_package",
-        "bennett_portfolio_optimization_with_roi")
+FAST = (
+    *JSS,
+    "peterson_portfolio_returns_vignette",
+    "ardia_boudt_catania_gas_package",
+    "bennett_portfolio_optimization_with_roi",
+)
 PAIRS = {pdf.stem: (pdf, src) for pdf, src in library_pairs(LIBRARY_ROOT)}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _measured(stem: str, repair: bool = True) -> DocumentFidelity:
     return measure_document(*PAIRS[stem], repair=repair)
 
@@ -67,7 +74,7 @@ def test_every_pdf_with_a_source_meets_its_floor():
     flagged = [m.stem for m in measured if m.recall < MUST_FLOOR]
     assert len(flagged) <= 1 and all(_measured(s).garbled_text for s in flagged), flagged
     before = [_measured(stem, repair=False) for stem in PAIRS]
-    assert sum(len(m.broken) for m in before) > 50   # the measurement sees what the join repairs
+    assert sum(len(m.broken) for m in before) > 50  # the measurement sees what the join repairs
 
 
 def test_the_repairs_raise_recall_in_the_jss_papers():
@@ -78,12 +85,16 @@ def test_the_repairs_raise_recall_in_the_jss_papers():
 
 
 def test_source_prose_drops_code_math_and_commands():
-    text = prose_text("\\documentclass{jss}\\begin{document}\nWe fit a \\pkg{stochvol} model $x^2$ "
-                      "(see \\cite{kastner}).\n<<fit>>=\nsvsample(y)\n@\n\\begin{equation}a=b\\end{equation}"
-                      "% a comment\n\\end{document}", markdown=False)
+    text = prose_text(
+        "\\documentclass{jss}\\begin{document}\nWe fit a \\pkg{stochvol} model $x^2$ "
+        "(see \\cite{kastner}).\n<<fit>>=\nsvsample(y)\n@\n\\begin{equation}a=b\\end{equation}"
+        "% a comment\n\\end{document}",
+        markdown=False,
+    )
     assert text.split() == ["We", "fit", "a", "stochvol", "model", "(see", ")."]
-    md = prose_text("---\ntitle: x\n---\nReturns `r 1+1` are [fat](http://x) [@cite].\n```{r}\nplot(x)\n```\n",
-                    markdown=True)
+    md = prose_text(
+        "---\ntitle: x\n---\nReturns `r 1+1` are [fat](http://x) [@cite].\n```{r}\nplot(x)\n```\n", markdown=True
+    )
     assert md.split() == ["Returns", "are", "fat", "."]
 
 
@@ -97,8 +108,8 @@ def test_recall_reads_ligature_characters_as_letters_and_sees_broken_words():
 def test_repairs_need_evidence():
     text = "the Ąrst Ąnancial speciĄcation is Ąxed and ĄtŁ " * 2 + "Łukasz Łódź Wałęsa"
     mapping = infer_repairs(text)
-    assert mapping == {"Ą": "fi"}                          # Ł makes no attested word
-    assert infer_repairs("Ąrst") == {}                       # one occurrence proves nothing
+    assert mapping == {"Ą": "fi"}  # Ł makes no attested word
+    assert infer_repairs("Ąrst") == {}  # one occurrence proves nothing
     quotes = infer_repairs("he said Şyes,Ť then ŞnoŤ and Şmaybe.Ť Ű 1Ű2 a Ű b Ű c")
     assert quotes == {"Ş": "\u201c", "Ť": "\u201d", "Ű": "\u2013"}
 
@@ -108,10 +119,21 @@ def test_a_page_broken_word_is_rejoined_only_when_attested():
     from ingest.parsing.pdf_text import join_broken_blocks
 
     def para(text, page):
-        return RawBlock(kind=BlockKind.paragraph, text=text, page_start=page, page_end=page,
-                        regions=[(page, 10.0, 20.0 * page, 300.0, 40.0 * page)])
-    blocks = [para("the volatil-", 1), RawBlock(kind=BlockKind.footnote, text="1 A note.", page_start=1, page_end=1),
-              para("ity of returns", 2), para("a zorb-", 2), para("qux rest", 2)]
+        return RawBlock(
+            kind=BlockKind.paragraph,
+            text=text,
+            page_start=page,
+            page_end=page,
+            regions=[(page, 10.0, 20.0 * page, 300.0, 40.0 * page)],
+        )
+
+    blocks = [
+        para("the volatil-", 1),
+        RawBlock(kind=BlockKind.footnote, text="1 A note.", page_start=1, page_end=1),
+        para("ity of returns", 2),
+        para("a zorb-", 2),
+        para("qux rest", 2),
+    ]
     out, joins = join_broken_blocks(blocks, {"volatility"}, set())
     assert joins == 1 and [b.text for b in out] == ["the volatility of returns", "1 A note.", "a zorb-", "qux rest"]
     assert out[0].page_start == 1 and out[0].page_end == 2
@@ -129,14 +151,30 @@ def _state_with(tmp_path: Path, stem: str, repair: bool = True):
     output = parse_source(PAIRS[stem][0], "pdf", repair=repair)
     canonical, blocks = assemble_canonical(output.raw_blocks)
     layout, document_id = StateLayout(tmp_path).ensure(), "doc-" + sha256_hex(stem)[:16]
-    atomic_write_json(layout.registry_entry(document_id), SourceRecord(
-        document_id=document_id, format="pdf", source_sha256=sha256_hex(stem), bytes=1, original_name=f"{stem}.pdf",
-        registered_at=datetime.now(timezone.utc).isoformat()).model_dump(mode="json"))
+    atomic_write_json(
+        layout.registry_entry(document_id),
+        SourceRecord(
+            document_id=document_id,
+            format="pdf",
+            source_sha256=sha256_hex(stem),
+            bytes=1,
+            original_name=f"{stem}.pdf",
+            registered_at=datetime.now(UTC).isoformat(),
+        ).model_dump(mode="json"),
+    )
     atomic_write_text(layout.canonical_text(document_id), canonical)
-    atomic_write_json(layout.parsed_blocks(document_id), ParsedDocument(
-        document_id=document_id, parser=output.parser, parser_version=expected_parser_version("pdf"),
-        canonical_sha256=sha256_hex(canonical), canonical_chars=len(canonical), blocks=blocks,
-        text_quality=output.quality).model_dump(mode="json"))
+    atomic_write_json(
+        layout.parsed_blocks(document_id),
+        ParsedDocument(
+            document_id=document_id,
+            parser=output.parser,
+            parser_version=expected_parser_version("pdf"),
+            canonical_sha256=sha256_hex(canonical),
+            canonical_chars=len(canonical),
+            blocks=blocks,
+            text_quality=output.quality,
+        ).model_dump(mode="json"),
+    )
     atomic_write_json(layout.metadata(document_id), DocumentMetadata(document_id=document_id).model_dump(mode="json"))
     atomic_write_jsonl(layout.passages(document_id), [])
     return CorpusReader.open(layout), document_id, canonical
@@ -144,15 +182,22 @@ def _state_with(tmp_path: Path, stem: str, repair: bool = True):
 
 # Sentences of the papers as printed; the ligature characters are what a PDF viewer copies
 # from a font with a correct map (the bundled files' own map gives 'Ą', which nothing can read).
-QUOTES = {"kastner_stochvol_jss": ["Returns \u2013 in particular \ufb01nancial returns \u2013 are commonly analyzed",
-                                   "a variant of the \u201cancillarity-su\ufb03ciency interweaving strategy\u201d (ASIS)"],
-          "hosszejni_kastner_stochvol_factorstochvol_jss": [
-              "Time dependent variance is an indispensable ingredient of \ufb01nancial and economic time series modeling",
-              "the SV model with Student\u2019s t errors (SVt)"]}
-_BROKEN_MAP = str.maketrans({"\ufb01": "Ą", "\ufb02": "Ć", "\ufb03": "ffi", "\u2013": "Ű", "\u201c": "Ş",
-                             "\u201d": "Ť", "\u2019": "Š"})   # what these two files' own map copies
-_PLAIN = str.maketrans({"\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\u2013": "-", "\u201c": '"',
-                        "\u201d": '"', "\u2019": "'"})
+QUOTES = {
+    "kastner_stochvol_jss": [
+        "Returns \u2013 in particular \ufb01nancial returns \u2013 are commonly analyzed",
+        "a variant of the \u201cancillarity-su\ufb03ciency interweaving strategy\u201d (ASIS)",
+    ],
+    "hosszejni_kastner_stochvol_factorstochvol_jss": [
+        "Time dependent variance is an indispensable ingredient of \ufb01nancial and economic time series modeling",
+        "the SV model with Student\u2019s t errors (SVt)",
+    ],
+}
+_BROKEN_MAP = str.maketrans(
+    {"\ufb01": "Ą", "\ufb02": "Ć", "\ufb03": "ffi", "\u2013": "Ű", "\u201c": "Ş", "\u201d": "Ť", "\u2019": "Š"}
+)  # what these two files' own map copies
+_PLAIN = str.maketrans(
+    {"\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\u2013": "-", "\u201c": '"', "\u201d": '"', "\u2019": "'"}
+)
 
 
 @pytest.mark.parametrize("stem", JSS)
@@ -181,8 +226,8 @@ def test_without_the_repair_the_copied_sentence_does_not_verify(tmp_path):
 
 def test_bm25_finds_the_repaired_words_in_the_jss_papers():
     """'financial' and 'specification' reach both papers through the served BM25 analyser."""
-    from corpus.indexes.bm25_store import BM25Index
     from corpus.config import ServedConfig
+    from corpus.indexes.bm25_store import BM25Index
     from ingest.bm25 import bm25_rows
     from ingest.chunker import chunk_document
 

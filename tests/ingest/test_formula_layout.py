@@ -5,16 +5,27 @@ from __future__ import annotations
 
 from collections import Counter
 
+from corpus.models import BlockKind
 from ingest.library import LIBRARY_ROOT
 from ingest.parsing.formula_layout import formula_text_unreliable, regions_of
 from ingest.parsing.pdf import parse_pdf
 from ingest.parsing.pdf_lines import Line
-from corpus.models import BlockKind
 
 
 def _line(text, x0, top, x1, size=10.0, page=1, sizes=None):
-    return Line(page, text, x0, x1, top, top + size, size, "CMMI10", 0.0, 0.8,
-                Counter(sizes or {size: len(text.replace(" ", ""))}))
+    return Line(
+        page,
+        text,
+        x0,
+        x1,
+        top,
+        top + size,
+        size,
+        "CMMI10",
+        0.0,
+        0.8,
+        Counter(sizes or {size: len(text.replace(" ", ""))}),
+    )
 
 
 def test_a_plain_one_line_display_is_reliable():
@@ -50,10 +61,11 @@ def test_every_pdf_block_keeps_its_regions_and_formulas_are_judged():
     parse = parse_pdf(LIBRARY_ROOT / "pdf" / "cornilly_peterson_estimation_higher_order_comoments.pdf")
     assert all(b.regions for b in parse.blocks)
     for block in parse.blocks:
-        assert {r[0] for r in block.regions} == set(range(block.page_start, block.page_end + 1)) \
-            or block.page_start == block.page_end == block.regions[0][0]
+        assert {r[0] for r in block.regions} == set(
+            range(block.page_start, block.page_end + 1)
+        ) or block.page_start == block.page_end == block.regions[0][0]
         assert all(x0 < x1 and top < bottom for _, x0, top, x1, bottom in block.regions)
     formulas = [b for b in parse.blocks if b.kind is BlockKind.formula]
     flagged = [b for b in formulas if b.formula_text_unreliable]
-    assert formulas and 0 < len(flagged) < len(formulas)   # the rule separates, it does not flag all
+    assert formulas and 0 < len(flagged) < len(formulas)  # the rule separates, it does not flag all
     assert not any(b.formula_text_unreliable for b in parse.blocks if b.kind is not BlockKind.formula)

@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import pytest
 
+from corpus.config import FORMULA_RECOGNISER_ENV
+from corpus.models import BlockKind
+from corpus.text.canonical import assemble_canonical
+from corpus.text.safe_cut import scan
+from corpus.versions import PARSER_VERSION
 from ingest.library import LIBRARY_ROOT
 from ingest.parsing import parse_source, parser_version
 from ingest.parsing.formula_recogniser import RecogniserUnavailable, load_recogniser
-from corpus.text.canonical import assemble_canonical
-from corpus.config import FORMULA_RECOGNISER_ENV
-from corpus.models import BlockKind
-from corpus.text.safe_cut import scan
-from corpus.versions import PARSER_VERSION
 
 PAPER = LIBRARY_ROOT / "pdf" / "cornilly_peterson_estimation_higher_order_comoments.pdf"
-FAKE = '''
+FAKE = """
 import io
 from PIL import Image
 SEEN = []
@@ -25,7 +25,7 @@ def recognise(png):
     image = Image.open(io.BytesIO(png))      # a real PNG of the region, or this fails
     SEEN.append(image.size)
     return "\\\\frac{a_{%d}}{b}" % len(SEEN)
-'''
+"""
 
 
 @pytest.fixture()
@@ -54,9 +54,13 @@ def test_a_configured_recogniser_writes_latex_formulas(fake):
     assert len(fake.__globals__["SEEN"]) == len(formulas)
     assert all(w > 20 and h > 10 for w, h in fake.__globals__["SEEN"])
     # the recogniser enters the version (setting it re-parses), and the text stays well formed
-    assert output.parser_version == parser_version("pdfium") == f"{PARSER_VERSION}+pdfium+formulas=fake_recogniser:recognise"
+    assert (
+        output.parser_version
+        == parser_version("pdfium")
+        == f"{PARSER_VERSION}+pdfium+formulas=fake_recogniser:recognise"
+    )
     canonical, blocks = assemble_canonical(output.raw_blocks)
-    assert "$$" not in scan(canonical).unbalanced   # every display closes
+    assert "$$" not in scan(canonical).unbalanced  # every display closes
     assert [b.recognised_by for b in blocks if b.kind is BlockKind.formula] == [b.recognised_by for b in formulas]
 
 

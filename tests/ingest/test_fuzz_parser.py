@@ -7,10 +7,9 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-
 from fuzz_pdf import GOOD, KINDS, run_batch, table
 
-BOUND_S = 60.0              # per file, intake and parse together (the slowest seen: ~1 s)
+BOUND_S = 60.0  # per file, intake and parse together (the slowest seen: ~1 s)
 
 
 def _check(results: list[dict]) -> Counter:
@@ -58,10 +57,12 @@ def test_a_page_tree_over_the_cap_is_rejected(tmp_path):
     import random
 
     from fuzz_pdf import LIBRARY_PDF, MUTATIONS
+
     from ingest.parsing.validate import MAX_PAGES, RejectedSource, detect_format
 
     path = tmp_path / "huge.pdf"
-    path.write_bytes(MUTATIONS["huge_page_count"]((LIBRARY_PDF / "schumann_repairing_solutions.pdf").read_bytes(),
-                                                  random.Random(1)))
+    path.write_bytes(
+        MUTATIONS["huge_page_count"]((LIBRARY_PDF / "schumann_repairing_solutions.pdf").read_bytes(), random.Random(1))
+    )
     with pytest.raises(RejectedSource, match=f"more than the {MAX_PAGES} accepted"):
         detect_format(path)

@@ -32,8 +32,12 @@ def test_the_inbox_refuses_a_link_out_of_itself_and_reports_every_odd_entry(tmp_
     intake = collect_inbox(inbox)
     assert [p for p, _ in intake.files] == [(inbox / "good.md").resolve()]
     reasons = {Path(p).name: r for p, r in intake.skipped.items()}
-    assert reasons == {"x.md": OUTSIDE_INBOX, "gone.md": DANGLING, "y.pdf": "a folder, not a regular file",
-                       "pipe.md": "a FIFO (named pipe), not a regular file"}
+    assert reasons == {
+        "x.md": OUTSIDE_INBOX,
+        "gone.md": DANGLING,
+        "y.pdf": "a folder, not a regular file",
+        "pipe.md": "a FIFO (named pipe), not a regular file",
+    }
 
 
 def test_the_cli_follows_a_link_it_is_given_and_records_the_resolved_path(tmp_path):
@@ -47,7 +51,10 @@ def test_the_cli_follows_a_link_it_is_given_and_records_the_resolved_path(tmp_pa
     assert intake.files == [(real.resolve(), None)]
     assert intake.met[real.resolve()] == batch / "x.md"
     assert {Path(p).name: r for p, r in intake.skipped.items()} == {
-        "gone.md": DANGLING, "pipe.md": "a FIFO (named pipe), not a regular file", "missing.pdf": "no such file"}
+        "gone.md": DANGLING,
+        "pipe.md": "a FIFO (named pipe), not a regular file",
+        "missing.pdf": "no such file",
+    }
     layout = StateLayout(tmp_path / "state").ensure()
     [registration] = register_batch(layout, intake)
     assert registration.name == "x.md" and registration.new  # the name the user gave
@@ -65,8 +72,10 @@ def test_the_cli_reports_each_path_it_cannot_read_and_touches_no_state(tmp_path,
     paths = [str(tmp_path / name) for name in ("y.pdf", "gone.md", "pipe.pdf")]
     assert ingest([*paths, "--json"]) == 1
     captured = capsys.readouterr()
-    assert json.loads(captured.out)["skipped"] == {str(tmp_path / "y.pdf"): "a folder with no file in it",
-                                                   str(tmp_path / "gone.md"): DANGLING,
-                                                   str(tmp_path / "pipe.pdf"): "a FIFO (named pipe), not a regular file"}
+    assert json.loads(captured.out)["skipped"] == {
+        str(tmp_path / "y.pdf"): "a folder with no file in it",
+        str(tmp_path / "gone.md"): DANGLING,
+        str(tmp_path / "pipe.pdf"): "a FIFO (named pipe), not a regular file",
+    }
     assert f"skipped {tmp_path / 'pipe.pdf'}: a FIFO" in captured.err and "no file to ingest" in captured.err
     assert not (tmp_path / "state").exists()

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
+from library_parse import parsed
 
+from corpus.models import BlockKind, RawBlock
+from corpus.text.canonical import assemble_canonical
 from ingest.metadata_extract import clean_title, extract_metadata, load_manifest, split_authors
 from ingest.parsing import parse_source
-from library_parse import parsed
-from corpus.text.canonical import assemble_canonical
-from corpus.models import BlockKind, RawBlock
 
 LIBRARY = Path(__file__).resolve().parents[2] / "library"
 MANIFEST = load_manifest(LIBRARY / "manifest.csv")
@@ -83,27 +83,51 @@ def test_pdf_without_manifest_row_uses_embedded_metadata(path):
         assert all(name.split()[-1] in embedded["Author"] for name in meta.authors.value)
 
 
-@pytest.mark.parametrize("raw, names", [
-    ('Evgenia "Jenny" Nitishinskaya, Maxwell Margenot, and Delaney Mackenzie.',
-     ['Evgenia "Jenny" Nitishinskaya', "Maxwell Margenot", "Delaney Mackenzie"]),
-    ("Evgenia \"Jenny\" Nitishinskaya and Delaney Granizo-Mackenzie. Algorithms by David Edwards.",
-     ['Evgenia "Jenny" Nitishinskaya', "Delaney Granizo-Mackenzie"]),
-    ("Delaney Granizo-Mackenzie and Andrei Kirilenko developed as part of the curriculum at MIT Sloan.",
-     ["Delaney Granizo-Mackenzie", "Andrei Kirilenko"]),
-    ("PerformanceAnalytics authors (Peter Carl; Brian G. Peterson et al.)", ["Peter Carl", "Brian G. Peterson"]),
-    ("Marc Weibel and Henriette-Elise Breymann and David Lüthi", ["Marc Weibel", "Henriette-Elise Breymann", "David Lüthi"]),
-    ("Prof. Daniel P. Palomar -.4cm", ["Daniel P. Palomar"]),
-    ("Dr. Michele Goe", ["Michele Goe"]),
-    ("Steven E. Pav", ["Steven E. Pav"]),
-    ("", []),
-])
+@pytest.mark.parametrize(
+    "raw, names",
+    [
+        (
+            'Evgenia "Jenny" Nitishinskaya, Maxwell Margenot, and Delaney Mackenzie.',
+            ['Evgenia "Jenny" Nitishinskaya', "Maxwell Margenot", "Delaney Mackenzie"],
+        ),
+        (
+            'Evgenia "Jenny" Nitishinskaya and Delaney Granizo-Mackenzie. Algorithms by David Edwards.',
+            ['Evgenia "Jenny" Nitishinskaya', "Delaney Granizo-Mackenzie"],
+        ),
+        (
+            "Delaney Granizo-Mackenzie and Andrei Kirilenko developed as part of the curriculum at MIT Sloan.",
+            ["Delaney Granizo-Mackenzie", "Andrei Kirilenko"],
+        ),
+        ("PerformanceAnalytics authors (Peter Carl; Brian G. Peterson et al.)", ["Peter Carl", "Brian G. Peterson"]),
+        (
+            "Marc Weibel and Henriette-Elise Breymann and David Lüthi",
+            ["Marc Weibel", "Henriette-Elise Breymann", "David Lüthi"],
+        ),
+        ("Prof. Daniel P. Palomar -.4cm", ["Daniel P. Palomar"]),
+        ("Dr. Michele Goe", ["Michele Goe"]),
+        ("Steven E. Pav", ["Steven E. Pav"]),
+        ("", []),
+    ],
+)
 def test_split_authors(raw, names):
     assert split_authors(raw) == names
 
 
-@pytest.mark.parametrize("junk", ["untitled", "Untitled-3", "Microsoft Word - draft_v3.docx", "paper_final.pdf",
-                                  "main.tex", "pav_notes_on_the_sharpe_ratio", "Pav notes on the Sharpe ratio",
-                                  "✶ ❇❛s✐❝ ❞❡✜♥✐t✐♦♥s", "   ", None])
+@pytest.mark.parametrize(
+    "junk",
+    [
+        "untitled",
+        "Untitled-3",
+        "Microsoft Word - draft_v3.docx",
+        "paper_final.pdf",
+        "main.tex",
+        "pav_notes_on_the_sharpe_ratio",
+        "Pav notes on the Sharpe ratio",
+        "✶ ❇❛s✐❝ ❞❡✜♥✐t✐♦♥s",
+        "   ",
+        None,
+    ],
+)
 def test_junk_titles_are_rejected(junk):
     assert clean_title(junk, "pav_notes_on_the_sharpe_ratio") is None
 
@@ -111,19 +135,41 @@ def test_junk_titles_are_rejected(junk):
 def test_first_page_fields_and_precedence(tmp_path):
     fake_pdf = tmp_path / "not_really_a.pdf"
     fake_pdf.write_bytes(b"no pdf here")  # unreadable: no embedded metadata, only the first page
-    raw = [RawBlock(kind=BlockKind.heading, text="Realised Volatility Estimators in Practice", level=1, page_start=1, page_end=1),
-           RawBlock(kind=BlockKind.paragraph, text="Jane Q. Doe, John Smith and Ana de Souza", page_start=1, page_end=1),
-           RawBlock(kind=BlockKind.paragraph, text="Journal of Statistical Software · December 2, 2021", page_start=1, page_end=1),
-           RawBlock(kind=BlockKind.paragraph, text="As shown by Engle (1982) and Bollerslev (2023), returns cluster.", page_start=1, page_end=1),
-           RawBlock(kind=BlockKind.heading, text="1 Introduction", level=1, page_start=2, page_end=2)]
+    raw = [
+        RawBlock(
+            kind=BlockKind.heading, text="Realised Volatility Estimators in Practice", level=1, page_start=1, page_end=1
+        ),
+        RawBlock(kind=BlockKind.paragraph, text="Jane Q. Doe, John Smith and Ana de Souza", page_start=1, page_end=1),
+        RawBlock(
+            kind=BlockKind.paragraph,
+            text="Journal of Statistical Software · December 2, 2021",
+            page_start=1,
+            page_end=1,
+        ),
+        RawBlock(
+            kind=BlockKind.paragraph,
+            text="As shown by Engle (1982) and Bollerslev (2023), returns cluster.",
+            page_start=1,
+            page_end=1,
+        ),
+        RawBlock(kind=BlockKind.heading, text="1 Introduction", level=1, page_start=2, page_end=2),
+    ]
     canonical, blocks = assemble_canonical(raw)
     meta = extract_metadata(DOC, fake_pdf, "pdf", canonical, blocks, None)
     assert (meta.title.value, meta.title.provenance) == ("Realised Volatility Estimators in Practice", "first_page")
-    assert (meta.authors.value, meta.authors.provenance) == (["Jane Q. Doe", "John Smith", "Ana de Souza"], "first_page")
+    assert (meta.authors.value, meta.authors.provenance) == (
+        ["Jane Q. Doe", "John Smith", "Ana de Souza"],
+        "first_page",
+    )
     assert (meta.year.value, meta.year.provenance) == (2021, "first_page"), "a bare cited year is not a date"
     assert (meta.venue.value, meta.venue.provenance) == ("Journal of Statistical Software", "first_page")
-    row = {"file": "pdf/x.pdf", "title": "Curated Title", "authors": "A. Author; B. Author", "year": "2020",
-           "licence": "MIT"}
+    row = {
+        "file": "pdf/x.pdf",
+        "title": "Curated Title",
+        "authors": "A. Author; B. Author",
+        "year": "2020",
+        "licence": "MIT",
+    }
     curated = extract_metadata(DOC, fake_pdf, "pdf", canonical, blocks, row)
     assert (curated.title.value, curated.title.provenance) == ("Curated Title", "manifest")
     assert (curated.authors.value, curated.year.value, curated.licence) == (["A. Author", "B. Author"], 2020, "MIT")

@@ -6,11 +6,10 @@ import random
 
 import pytest
 
-from ingest.overlays import (MIN_DUPLICATE_WORDS, consolidated_titles, near_duplicates,
-                                   overlap_coefficient, shingles)
 from corpus.config import ServedConfig
 from corpus.ids import chunk_id_for
 from corpus.models import DocumentMetadata, MetadataField, Passage
+from ingest.overlays import MIN_DUPLICATE_WORDS, consolidated_titles, near_duplicates, overlap_coefficient, shingles
 
 VOCAB = [f"w{i}" for i in range(5000)]
 THRESHOLD = ServedConfig().near_duplicate_threshold
@@ -23,8 +22,14 @@ def _text(rng: random.Random, n: int) -> str:
 def _passage(doc: int, ordinal: int, text: str) -> Passage:
     document_id = f"doc-{doc:016x}"
     start = ordinal * 10_000
-    return Passage(chunk_id=chunk_id_for(document_id, start, start + len(text), "test"), document_id=document_id,
-                   ordinal=ordinal, text=text, ranges=[(start, start + len(text))], granularity="exact")
+    return Passage(
+        chunk_id=chunk_id_for(document_id, start, start + len(text), "test"),
+        document_id=document_id,
+        ordinal=ordinal,
+        text=text,
+        ranges=[(start, start + len(text))],
+        granularity="exact",
+    )
 
 
 def _edit(rng: random.Random, text: str, changes: int) -> str:
@@ -108,18 +113,27 @@ def _meta(document_id: str, title: object) -> DocumentMetadata:
     return DocumentMetadata(document_id=document_id, title=MetadataField(value=title, provenance="pdf_metadata"))
 
 
-@pytest.mark.parametrize("raw, clean", [
-    ("Microsoft Word - Risk Parity Portfolios.docx", "Risk Parity Portfolios"),
-    ("  Highfrequency:  Toolkit for the analysis\n of data in R. ", "Highfrequency: Toolkit for the analysis of data in R"),
-    ("GARCH(1,1) with Student-t Innovations", "GARCH(1,1) with Student-t Innovations"),
-    ("Why Hedge?", "Why Hedge?"),
-    ("ghyp: a package ON distributions;", "ghyp: a package ON distributions"),
-])
+@pytest.mark.parametrize(
+    "raw, clean",
+    [
+        ("Microsoft Word - Risk Parity Portfolios.docx", "Risk Parity Portfolios"),
+        (
+            "  Highfrequency:  Toolkit for the analysis\n of data in R. ",
+            "Highfrequency: Toolkit for the analysis of data in R",
+        ),
+        ("GARCH(1,1) with Student-t Innovations", "GARCH(1,1) with Student-t Innovations"),
+        ("Why Hedge?", "Why Hedge?"),
+        ("ghyp: a package ON distributions;", "ghyp: a package ON distributions"),
+    ],
+)
 def test_consolidated_titles_clean_without_touching_case(raw, clean):
     assert consolidated_titles([_meta("doc-0000000000000001", raw)]) == {"doc-0000000000000001": clean}
 
 
 def test_consolidated_titles_skip_documents_without_title():
-    metadata = [_meta("doc-0000000000000001", None), _meta("doc-0000000000000002", "Microsoft Word - "),
-                _meta("doc-0000000000000003", "Notes on the Sharpe ratio")]
+    metadata = [
+        _meta("doc-0000000000000001", None),
+        _meta("doc-0000000000000002", "Microsoft Word - "),
+        _meta("doc-0000000000000003", "Notes on the Sharpe ratio"),
+    ]
     assert consolidated_titles(metadata) == {"doc-0000000000000003": "Notes on the Sharpe ratio"}

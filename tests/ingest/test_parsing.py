@@ -6,19 +6,19 @@ import re
 import sys
 
 import pytest
-
-from ingest.library import LIBRARY_ROOT
 from library_parse import parsed
+
+from corpus.models import BlockKind
+from corpus.text.canonical import assemble_canonical
+from corpus.text.safe_cut import scan
+from corpus.versions import PARSER_VERSION
+from ingest.library import LIBRARY_ROOT
 from ingest.parsing import PDF_PARSER_SETTING, parse_source, parser_version
 from ingest.parsing.garbled import garbled_score, is_garbled
 from ingest.parsing.markdown import parse_markdown
 from ingest.parsing.mineru import ParserUnavailable, html_table_to_pipe
 from ingest.parsing.pdf_lines import HYPHEN_MARK
 from ingest.parsing.pdf_text import join_lines
-from corpus.text.canonical import assemble_canonical
-from corpus.models import BlockKind
-from corpus.text.safe_cut import scan
-from corpus.versions import PARSER_VERSION
 
 PDF = LIBRARY_ROOT / "pdf"
 GARBLED = {"christidis_martin_standard_errors_risk_performance.pdf", "peterson_portfolio_returns_vignette.pdf"}
@@ -62,9 +62,17 @@ def test_markdown_headings_levels_and_block_kinds():
     blocks = parse_markdown(SAMPLE_MD)
     headings = [(b.text, b.level) for b in blocks if b.kind is BlockKind.heading]
     assert headings == [("Title", 1), ("Section", 2), ("Deeper", 3)]
-    assert _kinds(blocks) == [BlockKind.heading, BlockKind.paragraph, BlockKind.formula, BlockKind.heading,
-                              BlockKind.table, BlockKind.code, BlockKind.list, BlockKind.heading,
-                              BlockKind.paragraph]
+    assert _kinds(blocks) == [
+        BlockKind.heading,
+        BlockKind.paragraph,
+        BlockKind.formula,
+        BlockKind.heading,
+        BlockKind.table,
+        BlockKind.code,
+        BlockKind.list,
+        BlockKind.heading,
+        BlockKind.paragraph,
+    ]
     assert all(b.page_start is None for b in blocks)
     assert "licence header" not in " ".join(b.text for b in blocks)
 
@@ -97,7 +105,7 @@ def test_library_lectures_keep_maths_tables_and_code_whole():
         output = parse_source(path, "markdown")
         assert output.parser_version == parser_version(output.parser) and not output.garbled_text
         canonical, _ = assemble_canonical(output.raw_blocks)
-        assert not scan(canonical).unbalanced - {"$"}, path.name   # a lone dollar may be a price
+        assert not scan(canonical).unbalanced - {"$"}, path.name  # a lone dollar may be a price
         for block in output.raw_blocks:
             assert block.text.strip()
             if block.kind is BlockKind.formula:
@@ -134,8 +142,8 @@ def test_pdf_two_column_reading_order_and_furniture():
     assert 0 <= text.index("Abstract This note presents") < text.index("Introduction Research on")
     # the sentence that runs from the foot of column 1 to the head of column 2 stays whole
     assert "rgarch (Ghalanos, 2010) and tseries (Trapletti and Hornik, 2009)." in text
-    assert "CONTRIBUTED RESEARCH ARTICLES" not in text      # running header dropped
-    assert not any(re.fullmatch(r"\d{1,3}", b.text.strip()) for b in blocks)   # bare page numbers
+    assert "CONTRIBUTED RESEARCH ARTICLES" not in text  # running header dropped
+    assert not any(re.fullmatch(r"\d{1,3}", b.text.strip()) for b in blocks)  # bare page numbers
 
 
 def test_pdf_dehyphenation_is_conservative():
@@ -169,7 +177,7 @@ def test_garbled_score_separates_broken_font_maps():
 def test_garbled_pdf_is_flagged_and_text_kept():
     output = parse_source(PDF / "peterson_portfolio_returns_vignette.pdf", "pdf")
     assert output.garbled_text and output.garbled_score > 0.5
-    assert "❆❜str❛❝t" in "\n".join(b.text for b in output.raw_blocks)   # never "repaired"
+    assert "❆❜str❛❝t" in "\n".join(b.text for b in output.raw_blocks)  # never "repaired"
 
 
 @pytest.mark.slow
@@ -192,7 +200,7 @@ def test_pdf_parser_selection(monkeypatch):
 
 
 def test_mineru_missing_is_a_clear_error(monkeypatch):
-    monkeypatch.setitem(sys.modules, "docvortex", None)     # as if not installed
+    monkeypatch.setitem(sys.modules, "docvortex", None)  # as if not installed
     with pytest.raises(ParserUnavailable, match="docvortex"):
         parse_source(PDF / "pav_using_markowitzr.pdf", "pdf", parser="mineru")
 

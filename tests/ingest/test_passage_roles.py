@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from library_parse import parsed
 
-from corpus.text.canonical import assemble_canonical
 from corpus.models import BlockKind, Passage
+from corpus.text.canonical import assemble_canonical
 from ingest.chunker import chunk_document
 from ingest.parsing import parse_source
 from ingest.passage_roles import has_prose, passage_role, section_name
-from library_parse import parsed
 
 LIBRARY = Path(__file__).resolve().parents[2] / "library"
 DOC = "doc-00000000000000aa"
@@ -25,9 +25,17 @@ def _library(name: str, fmt: str) -> list[Passage]:
 
 
 def _p(text: str, section: list[str] | None = None, ordinal: int = 5, garbled: bool = False) -> Passage:
-    return Passage(chunk_id="chunk-0000000000000001", document_id=DOC, ordinal=ordinal,
-                   section=section or ["A paper", "Method"], text=text, ranges=[(0, len(text))],
-                   granularity="exact", block_kinds=[BlockKind.paragraph], garbled_text=garbled)
+    return Passage(
+        chunk_id="chunk-0000000000000001",
+        document_id=DOC,
+        ordinal=ordinal,
+        section=section or ["A paper", "Method"],
+        text=text,
+        ranges=[(0, len(text))],
+        granularity="exact",
+        block_kinds=[BlockKind.paragraph],
+        garbled_text=garbled,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -43,15 +51,13 @@ def test_a_bundled_pdf_has_its_title_block_contents_and_references_marked(cvar_b
     references = [p for p in cvar_budgets if p.role == "references"]
     assert references and all(section_name(p) == "references" for p in references)
     # every passage under a References heading is marked, and nothing else is
-    assert {p.chunk_id for p in cvar_budgets if section_name(p) == "references"} == {
-        p.chunk_id for p in references}
+    assert {p.chunk_id for p in cvar_budgets if section_name(p) == "references"} == {p.chunk_id for p in references}
 
 
 def test_normal_paragraphs_of_the_same_pdf_are_body(cvar_budgets):
     body = [p for p in cvar_budgets if p.role == "body"]
     assert len(body) >= 0.7 * len(cvar_budgets)
-    prose = next(p for p in cvar_budgets if "objective function" in p.text and has_prose(p.text)
-                 and p.ordinal > 2)
+    prose = next(p for p in cvar_budgets if "objective function" in p.text and has_prose(p.text) and p.ordinal > 2)
     assert prose.role == "body", prose.text[:200]
 
 
@@ -69,16 +75,21 @@ def test_a_lecture_reference_section_is_marked_and_its_body_is_not():
     assert all(p.role == "body" for p in passages if "Dispersion measures" in p.text)
 
 
-@pytest.mark.parametrize("heading", ["References", "7 References", "References:", "BIBLIOGRAPHY",
-                                     "References 9", "Works Cited"])
+@pytest.mark.parametrize(
+    "heading", ["References", "7 References", "References:", "BIBLIOGRAPHY", "References 9", "Works Cited"]
+)
 def test_reference_section_names(heading):
-    assert passage_role(_p("Engle, R. F. (1982). Autoregressive conditional heteroscedasticity.",
-                           ["A paper", heading])) == "references"
+    assert (
+        passage_role(_p("Engle, R. F. (1982). Autoregressive conditional heteroscedasticity.", ["A paper", heading]))
+        == "references"
+    )
 
 
 def test_a_section_that_merely_mentions_references_is_body():
-    text = ("In this section we review the references that shaped the field and explain how each of "
-            "them relates to the model that we propose in the next section of the paper.")
+    text = (
+        "In this section we review the references that shaped the field and explain how each of "
+        "them relates to the model that we propose in the next section of the paper."
+    )
     assert passage_role(_p(text, ["A paper", "6. Applications, comments and references"])) == "body"
 
 
@@ -90,9 +101,23 @@ def test_numeric_output_in_a_code_fence_is_not_a_table_of_contents():
 
 
 def test_index_entries_are_an_index():
-    entries = "\n".join(f"{word}, {i}, {i + 10}–{i + 12}" for i, word in enumerate(
-        ["alpha", "beta hedging", "CVaR", "drawdown", "expected shortfall", "GARCH", "kurtosis",
-         "Sharpe ratio", "value at risk"], start=3))
+    entries = "\n".join(
+        f"{word}, {i}, {i + 10}–{i + 12}"
+        for i, word in enumerate(
+            [
+                "alpha",
+                "beta hedging",
+                "CVaR",
+                "drawdown",
+                "expected shortfall",
+                "GARCH",
+                "kurtosis",
+                "Sharpe ratio",
+                "value at risk",
+            ],
+            start=3,
+        )
+    )
     assert passage_role(_p(entries)) == "index"
 
 
@@ -100,6 +125,8 @@ def test_a_title_block_is_the_first_passage_without_prose():
     title = "Notes on the Sharpe ratio\n\nSteven E. Pav\n\nDecember 18, 2024"
     assert passage_role(_p(title, ordinal=0)) == "title_block"
     assert passage_role(_p(title, ordinal=3)) == "body"  # only a document's opening
-    abstract = title + "\n\nAbstract Herein is a hodgepodge of facts about the Sharpe ratio and the Markowitz portfolio."
+    abstract = (
+        title + "\n\nAbstract Herein is a hodgepodge of facts about the Sharpe ratio and the Markowitz portfolio."
+    )
     assert passage_role(_p(abstract, ordinal=0)) == "body"
     assert passage_role(_p(title, ordinal=0, garbled=True)) == "body"  # no guessing on broken text

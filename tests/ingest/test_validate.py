@@ -51,7 +51,7 @@ def test_truncated_pdf(tmp_path):
 def test_pdf_whose_xref_offset_is_wrong(tmp_path):
     data = REAL_PDF.read_bytes()
     path = tmp_path / "shifted.pdf"
-    path.write_bytes(data[:100] + data[400:])       # bytes lost in the middle: offsets now lie
+    path.write_bytes(data[:100] + data[400:])  # bytes lost in the middle: offsets now lie
     assert "cross-reference" in _rejected(path)
 
 

@@ -56,12 +56,24 @@ def test_cli_eval_reads_the_published_benchmark_state_and_ingests_nothing(benchm
     folder = write_beir(tmp_path / NAME, {"q0": TOPICS[0], "q1": TOPICS[2]}, {"q0": "d0", "q1": "d2"})
     layout = benchmark_layout(StateLayout(home), NAME, read_corpus(folder / "corpus.jsonl"))
     before = _runs(layout)
-    env = {**os.environ, "QUANT_RAG_HOME": str(home), "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1",
-           "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env = {
+        **os.environ,
+        "QUANT_RAG_HOME": str(home),
+        "PYTHONPATH": str(REPO),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
     for name in ("DAGSTER_HOME", "MLFLOW_TRACKING_URI"):
         env.pop(name, None)
-    done = subprocess.run([sys.executable, "-m", "cli.main", "eval", "--bench", str(folder), "--arms", "bm25,placebo",
-                           "--json"], cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "eval", "--bench", str(folder), "--arms", "bm25,placebo", "--json"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(done.stdout)
     assert summary["benchmark"] == f"{NAME}-test" and summary["questions"] == 2

@@ -6,12 +6,12 @@ import io
 
 import numpy as np
 
-from ingest.checks import brute_force_agreement, index_counts, index_signatures
-from ingest.integrity import anchor_mismatches, load_passages
 from corpus.config import ServedConfig
 from corpus.encoding.embedder import load_embedder
 from corpus.state.layout import StateLayout, atomic_write_bytes, atomic_write_json, atomic_write_jsonl, read_json
 from corpus.vectors.vector_store import open_vector_store
+from ingest.checks import brute_force_agreement, index_counts, index_signatures
+from ingest.integrity import anchor_mismatches, load_passages
 from orchestration.runner import instance_for, refresh_corpus
 
 
@@ -54,6 +54,7 @@ def test_signature_check_fails_when_an_index_is_stale(state_copy):
     from corpus.state.generations import current_generation
     from corpus.vectors.vector_store import edge_root
     from corpus.vectors.vector_store_edge import META_FILE
+
     layout, config = StateLayout(state_copy), ServedConfig.from_env()
     meta_path = current_generation(edge_root(layout, config)) / META_FILE
     atomic_write_json(meta_path, {**read_json(meta_path), "signature": "000000000000"})

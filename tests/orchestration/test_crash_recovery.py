@@ -11,23 +11,27 @@ import time
 from pathlib import Path
 
 import pytest
-
 from library_slice import slice_files
-from corpus.state.generations import current_generation, pointed_generation
-from corpus.state.signature import compute_signature, recorded_signature
-from corpus.state.layout import StateLayout
 
-BASE = ["markdown/quantopian_lecture06_means.md"]          # ingested whole first: a published state
-FILES = BASE + ["markdown/quantopian_lecture07_variance.md",
-                "markdown/quantopian_lecture08_statistical_moments.md"]
+from corpus.state.generations import current_generation, pointed_generation
+from corpus.state.layout import StateLayout
+from corpus.state.signature import compute_signature, recorded_signature
+
+BASE = ["markdown/quantopian_lecture06_means.md"]  # ingested whole first: a published state
+FILES = BASE + ["markdown/quantopian_lecture07_variance.md", "markdown/quantopian_lecture08_statistical_moments.md"]
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _start(home: Path, files: list[str] = FILES) -> subprocess.Popen:
     paths = [str(p) for p, _ in slice_files(files)]
     env = {**os.environ, "QUANT_RAG_HOME": str(home), "HF_HUB_OFFLINE": "1"}
-    return subprocess.Popen([sys.executable, "-m", "cli.main", "ingest", *paths], cwd=REPO, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "ingest", *paths],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def _mtime(path: Path) -> int:
@@ -42,16 +46,16 @@ def _count(paths) -> int:
 # journal intent, registration, parsing, chunking, embedding, then every corpus-level stage
 # (rewritten by the repair that opens each rerun), and finally the publish before its intent closes.
 KILL_POINTS = {
-    "intent opened": lambda l: _count(l.journal.glob("*.json")),
-    "registered": lambda l: len(l.registered_document_ids()),
-    "parsed": lambda l: _count(l.documents.glob("*/parsed.json")),
-    "chunked": lambda l: _count(l.documents.glob("*/passages.jsonl")),
-    "embedded": lambda l: _count(l.documents.glob("*/embeddings-*.npz")),
-    "overlays": lambda l: _mtime(l.titles_file),
-    "signature": lambda l: _mtime(l.signature_file),
-    "bm25": lambda l: sorted(p.name for p in l.bm25.iterdir()) if l.bm25.exists() else [],
-    "vectors": lambda l: [p.read_text() for p in sorted(l.vectors.glob("edge/*/CURRENT"))],
-    "published": lambda l: _mtime(l.published / "CURRENT"),
+    "intent opened": lambda state: _count(state.journal.glob("*.json")),
+    "registered": lambda state: len(state.registered_document_ids()),
+    "parsed": lambda state: _count(state.documents.glob("*/parsed.json")),
+    "chunked": lambda state: _count(state.documents.glob("*/passages.jsonl")),
+    "embedded": lambda state: _count(state.documents.glob("*/embeddings-*.npz")),
+    "overlays": lambda state: _mtime(state.titles_file),
+    "signature": lambda state: _mtime(state.signature_file),
+    "bm25": lambda state: sorted(p.name for p in state.bm25.iterdir()) if state.bm25.exists() else [],
+    "vectors": lambda state: [p.read_text() for p in sorted(state.vectors.glob("edge/*/CURRENT"))],
+    "published": lambda state: _mtime(state.published / "CURRENT"),
 }
 MIN_KILLS = 8
 
@@ -125,8 +129,8 @@ def test_kill_at_many_points_then_rerun(tmp_path):
 
 def _served_counts(layout: StateLayout) -> tuple[int, int]:
     """(vector points, BM25 documents) of the published generation."""
-    from corpus.indexes.bm25_store import BM25Index
     from corpus.config import ServedConfig
+    from corpus.indexes.bm25_store import BM25Index
     from corpus.reading.published import open_published
     from corpus.state.layout import read_json
     from corpus.vectors.vector_store import edge_root, open_vector_store
@@ -152,10 +156,10 @@ def test_repair_drops_orphan_sources_and_temp_files_of_killed_writes(tmp_path):
     (layout.registry / f"{registered}.json").write_text("{}")
     kept = layout.sources / f"{registered}.md"
     kept.write_text("kept")
-    orphan = layout.sources / ("doc-" + "b" * 16 + ".md")          # copied, never registered
+    orphan = layout.sources / ("doc-" + "b" * 16 + ".md")  # copied, never registered
     orphan.write_text("orphan")
     killed = [layout.sources / f".{orphan.name}.x1y2.tmp", layout.registry / f".{registered}.json.z3.tmp"]
-    for path in killed:                                           # atomic writes killed before rename
+    for path in killed:  # atomic writes killed before rename
         path.write_text("partial")
     _drop_orphan_sources(layout)
     assert kept.exists() and not orphan.exists() and not any(p.exists() for p in killed)

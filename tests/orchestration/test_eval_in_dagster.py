@@ -18,18 +18,26 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _quant_rag(home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "QUANT_RAG_HOME": str(home), "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1",
-           "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env = {
+        **os.environ,
+        "QUANT_RAG_HOME": str(home),
+        "PYTHONPATH": str(REPO),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
     for name in ("DAGSTER_HOME", "MLFLOW_TRACKING_URI"):
         env.pop(name, None)
-    return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "cli.main", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=900
+    )
 
 
 def test_cli_eval_materialises_evaluation_runs_and_logs_to_mlflow(state_copy):
     layout = StateLayout(state_copy)
-    done = _quant_rag(state_copy, "eval", "--bench", "library", "--arms", "bm25,placebo", "--limit-queries", "6",
-                      "--json")
+    done = _quant_rag(
+        state_copy, "eval", "--bench", "library", "--arms", "bm25,placebo", "--limit-queries", "6", "--json"
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout)
     assert "Traceback" not in done.stderr and "DEBUG" not in done.stderr
@@ -46,13 +54,15 @@ def test_cli_eval_materialises_evaluation_runs_and_logs_to_mlflow(state_copy):
     assert meta["benchmark"] == "library_dev" and meta["signature"] == out["corpus_signature"]
     run = read_run(tracking_uri(layout.mlflow), meta["bm25.mlflow_run_id"])
     assert run["status"] == "FINISHED" and run["name"] == f"library_dev · bm25 · {out['corpus_signature'][:8]}"
-    assert {"arm": "bm25", "benchmark": "library_dev", "corpus_signature": out["corpus_signature"]}.items() \
-        <= run["tags"].items()
+    assert {"arm": "bm25", "benchmark": "library_dev", "corpus_signature": out["corpus_signature"]}.items() <= run[
+        "tags"
+    ].items()
 
 
 def test_a_refused_eval_is_one_line_and_writes_nothing(tmp_path, monkeypatch, capsys):
     from cli.main import main
     from orchestration.console import CONSOLE
+
     monkeypatch.setattr(CONSOLE, "echo", None)  # `quant-rag eval` turns the terminal on: restored after
     monkeypatch.setattr(CONSOLE, "verbose", False)
     monkeypatch.setenv("QUANT_RAG_HOME", str(tmp_path / "empty"))

@@ -16,8 +16,7 @@ from orchestration.cli import freeze_command, remove
 
 def test_freeze_unfreeze_history_and_refusals(tmp_path):
     layout = StateLayout(tmp_path).ensure()
-    assert freeze_state(layout) == {"active": False, "signature": None, "reason": None, "since": None,
-                                    "history": []}
+    assert freeze_state(layout) == {"active": False, "signature": None, "reason": None, "since": None, "history": []}
     with pytest.raises(FreezeError, match="reason"):
         freeze(layout, "sig-a", "  ")
     with pytest.raises(FreezeError, match="not frozen"):
@@ -33,8 +32,10 @@ def test_freeze_unfreeze_history_and_refusals(tmp_path):
     freeze(layout, "sig-c", "second study")
     history = freeze_state(layout)["history"]  # read back from disk
     assert [(h["action"], h["signature"], h["reason"]) for h in history] == [
-        ("freeze", "sig-a", "paper submitted"), ("unfreeze", "sig-a", "review done"),
-        ("freeze", "sig-c", "second study")]
+        ("freeze", "sig-a", "paper submitted"),
+        ("unfreeze", "sig-a", "review done"),
+        ("freeze", "sig-c", "second study"),
+    ]
 
 
 def test_frozen_check_fails_on_drift_only_while_frozen(tmp_path):
@@ -53,10 +54,10 @@ def test_frozen_check_fails_on_drift_only_while_frozen(tmp_path):
 
 def test_a_freeze_pins_what_readers_are_served(tmp_path):
     layout = StateLayout(tmp_path).ensure()
-    assert frozen_refusal(layout, "sig-b") is None                 # never frozen: publish
+    assert frozen_refusal(layout, "sig-b") is None  # never frozen: publish
     freeze(layout, "sig-a", "paper submitted")
-    assert frozen_refusal(layout, "sig-a") is None                 # the frozen state itself
-    refusal = frozen_refusal(layout, "sig-b")                      # a drift: readers keep sig-a
+    assert frozen_refusal(layout, "sig-a") is None  # the frozen state itself
+    refusal = frozen_refusal(layout, "sig-b")  # a drift: readers keep sig-a
     assert "frozen at sig-a" in refusal and "paper submitted" in refusal and "unfreeze" in refusal
     unfreeze(layout, "accepted")
     assert frozen_refusal(layout, "sig-b") is None

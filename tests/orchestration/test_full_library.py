@@ -5,9 +5,9 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from ingest.library import library_files
-from corpus.state.signature import compute_signature, recorded_signature
 from corpus.state.layout import StateLayout, read_jsonl
+from corpus.state.signature import compute_signature, recorded_signature
+from ingest.library import library_files
 from orchestration.runner import ingest
 
 
@@ -25,9 +25,13 @@ def test_all_bundled_documents_are_ingested_and_every_check_passes(tmp_path):
     with duckdb.connect(str(layout.catalogue), read_only=True) as connection:
         formats = dict(connection.execute("select format, count(*) from documents group by all").fetchall())
         passages = connection.execute("select count(*) from passages").fetchone()[0]
-        coverage = connection.execute("select title_coverage, year_coverage, garbled_documents from coverage").fetchone()
-    assert formats == {"pdf": sum(k.startswith("pdf/") for _, k in files),
-                       "markdown": sum(k.startswith("markdown/") for _, k in files)}
+        coverage = connection.execute(
+            "select title_coverage, year_coverage, garbled_documents from coverage"
+        ).fetchone()
+    assert formats == {
+        "pdf": sum(k.startswith("pdf/") for _, k in files),
+        "markdown": sum(k.startswith("markdown/") for _, k in files),
+    }
     assert passages == on_disk
     assert coverage == (1.0, 1.0, 2)  # every title and year known; the two broken-font PDFs flagged
     assert recorded_signature(layout) == compute_signature(layout)

@@ -11,15 +11,18 @@ from pathlib import Path
 import dagster as dg
 import pypdf
 import pytest
+from library_slice import slice_files
 
 from corpus.config import ServedConfig
 from corpus.models import DocumentMetadata, ParsedDocument
 from corpus.state.layout import StateLayout, read_json, read_jsonl
-from library_slice import slice_files
 
 REPO = Path(__file__).resolve().parents[2]
-GOOD = ["pdf/gochez_notes_on_blcop.pdf", "markdown/quantopian_lecture40_var_and_cvar.md",
-        "markdown/quantopian_lecture28_market_impact_models.md"]
+GOOD = [
+    "pdf/gochez_notes_on_blcop.pdf",
+    "markdown/quantopian_lecture40_var_and_cvar.md",
+    "markdown/quantopian_lecture28_market_impact_models.md",
+]
 
 
 def _blank_pdf(target: Path) -> None:
@@ -40,11 +43,23 @@ def main_run(tmp_path_factory):
     (batch / "corrupt.pdf").write_bytes(good_pdf.read_bytes()[:15_000])
     paths = [str(p) for p, _ in slice_files(GOOD)] + [str(batch / "blank.pdf"), str(batch / "corrupt.pdf")]
     layout = StateLayout(root / "state")
-    env = {**os.environ, "QUANT_RAG_HOME": str(layout.root), "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1",
-           "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env = {
+        **os.environ,
+        "QUANT_RAG_HOME": str(layout.root),
+        "PYTHONPATH": str(REPO),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
     env.pop("DAGSTER_HOME", None)
-    done = subprocess.run([sys.executable, "-m", "cli.main", "ingest", *paths], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "ingest", *paths],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     return layout, done
 
 
@@ -57,6 +72,7 @@ def test_bad_files_are_set_aside_and_the_good_ones_ingested(main_run):
         assert cause in reason and cause in done.stderr
     assert "set aside: 2 file(s)" in done.stderr
     from serving.coherence import check_state
+
     assert check_state(layout, ServedConfig.from_env()).coherent
 
 
@@ -65,8 +81,17 @@ def test_the_terminal_shows_stages_not_dagster_events_or_warnings(main_run):
     output = done.stdout + done.stderr
     assert "DEBUG" not in output and "Warning" not in output and "WARNING" not in output, output[-3000:]
     assert "Loading weights" not in output
-    for line in ("parsed 3 documents", "(1 set aside)", "chunked 3 documents into", "embedded ", "vector index:", "next:",
-                 "quant-rag serve", "dagster dev", "mlflow ui"):
+    for line in (
+        "parsed 3 documents",
+        "(1 set aside)",
+        "chunked 3 documents into",
+        "embedded ",
+        "vector index:",
+        "next:",
+        "quant-rag serve",
+        "dagster dev",
+        "mlflow ui",
+    ):
         assert line in output, (line, output)
     assert len(output.splitlines()) <= 40  # one screen
 
@@ -81,7 +106,8 @@ def test_cli_runs_are_recorded_under_the_named_jobs(main_run):
 
 def _latest(instance, asset: str, partition: str) -> dict:
     records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition]), limit=1).records
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition]), limit=1
+    ).records
     return {k: v.value for k, v in records[0].asset_materialization.metadata.items()}
 
 

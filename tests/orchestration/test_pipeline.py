@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-
 import duckdb
 import numpy as np
 import pypdf
-
 from library_slice import EXTRA_DOCUMENT, SLICE, slice_files
 from shared_state import copy_state
-from ingest.integrity import load_passages
+
 from corpus.config import ServedConfig
 from corpus.encoding.embedder import load_embedder
-from corpus.state.signature import compute_signature, recorded_signature
 from corpus.state.layout import StateLayout, atomic_write_jsonl, read_json, read_jsonl
+from corpus.state.signature import compute_signature, recorded_signature
+from ingest.integrity import load_passages
 from orchestration.runner import ingest, instance_for, refresh_corpus, remove
 
 
@@ -43,8 +42,10 @@ def test_a_passage_broken_mid_formula_fails_the_cut_check(state_copy):
         start = target.ranges[0][0]
         inside = canonical.index("$$", start) + 3  # just after an opening $$: inside the formula
         broken = target.model_copy(update={"ranges": [(start, inside)], "text": canonical[start:inside]})
-        atomic_write_jsonl(layout.passages(document_id),
-                           [(broken if p.chunk_id == target.chunk_id else p).model_dump(mode="json") for p in rows])
+        atomic_write_jsonl(
+            layout.passages(document_id),
+            [(broken if p.chunk_id == target.chunk_id else p).model_dump(mode="json") for p in rows],
+        )
         break
     else:
         raise AssertionError("the slice has no passage with a display formula")
@@ -78,6 +79,7 @@ def _vector_fingerprints(layout: StateLayout, config: ServedConfig) -> dict[str,
     from corpus.state.generations import current_generation
     from corpus.vectors.vector_store import edge_root
     from corpus.vectors.vector_store_edge import META_FILE
+
     return read_json(current_generation(edge_root(layout, config)) / META_FILE)["documents"]
 
 
@@ -93,6 +95,7 @@ def _encrypted_copy(source, target):
 
 def test_bad_files_are_set_aside_and_the_batch_goes_on(tmp_path):
     from ingest.library import LIBRARY_ROOT
+
     batch = tmp_path / "batch"
     batch.mkdir()
     good_pdf = LIBRARY_ROOT / "pdf/schumann_asset_selection_local_search.pdf"
@@ -116,7 +119,7 @@ def test_bad_files_are_set_aside_and_the_batch_goes_on(tmp_path):
 def test_the_catalogue_builds_under_a_state_path_with_quotes(ingested_home, tmp_path):
     from ingest.catalogue import build_catalogue
 
-    target = tmp_path / "it's a \"state\""
+    target = tmp_path / 'it\'s a "state"'
     copy_state(ingested_home, target)
     counts = build_catalogue(StateLayout(target))  # the raw tables; dbt builds the models on them
     assert counts["raw_sources"] == len(SLICE) and counts["raw_passages"] > 0

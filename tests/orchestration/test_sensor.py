@@ -6,9 +6,9 @@ import sys
 
 import dagster as dg
 
+from corpus.state.layout import StateLayout, read_json
 from ingest.intake import DANGLING, OUTSIDE_INBOX
 from ingest.library import LIBRARY_ROOT
-from corpus.state.layout import StateLayout, read_json
 from orchestration.sensors import inbox_sensor
 from tests.corpus.test_lock import HOLD
 
@@ -46,13 +46,18 @@ def test_inbox_sensor_refuses_links_out_and_sets_odd_entries_aside_with_reasons(
     with dg.instance_for_test() as instance:
         result = inbox_sensor(dg.build_sensor_context(instance=instance))
     assert result.run_requests == [] and layout.registered_document_ids() == []
-    reasons = {p.name.removesuffix(".reason.json"): read_json(p)["reason"]
-               for p in layout.quarantine.glob("*.reason.json")}
-    assert reasons == {"x.md": OUTSIDE_INBOX, "gone.md": DANGLING, "y.pdf": "a folder, not a regular file",
-                       "pipe.pdf": "a FIFO (named pipe), not a regular file"}
+    reasons = {
+        p.name.removesuffix(".reason.json"): read_json(p)["reason"] for p in layout.quarantine.glob("*.reason.json")
+    }
+    assert reasons == {
+        "x.md": OUTSIDE_INBOX,
+        "gone.md": DANGLING,
+        "y.pdf": "a folder, not a regular file",
+        "pipe.pdf": "a FIFO (named pipe), not a regular file",
+    }
     assert not (layout.quarantine / "x.md").exists()  # the link's target is never copied
-    assert secret.read_text().startswith("root:")     # nor touched
-    assert list(layout.inbox.iterdir()) == []         # reported once, not at every tick
+    assert secret.read_text().startswith("root:")  # nor touched
+    assert list(layout.inbox.iterdir()) == []  # reported once, not at every tick
 
 
 def test_inbox_sensor_registers_under_the_writer_lock_and_journal(tmp_path, monkeypatch):

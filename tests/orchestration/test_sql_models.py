@@ -8,6 +8,7 @@ import subprocess
 import dagster as dg
 import duckdb
 import pytest
+from shared_state import copy_state
 
 import assets.sql_models as sql_models
 from assets.sql_models import PROJECT_DIR
@@ -15,7 +16,6 @@ from corpus.state.layout import StateLayout, read_jsonl
 from orchestration.definitions import defs
 from orchestration.pipeline import ASSETS
 from orchestration.resources import production_resources
-from shared_state import copy_state
 
 MODELS = {"documents", "passages", "bibliography", "coverage"}
 CATALOGUE_AND_MODELS = dg.AssetSelection.assets("catalogue") | dg.AssetSelection.key_prefixes("sql")
@@ -23,8 +23,9 @@ CATALOGUE_AND_MODELS = dg.AssetSelection.assets("catalogue") | dg.AssetSelection
 
 def _materialise(layout: StateLayout, selection) -> dg.ExecuteInProcessResult:
     with dg.instance_for_test() as instance:
-        return dg.materialize(ASSETS, selection=selection, resources=production_resources(layout),
-                              instance=instance, raise_on_error=False)
+        return dg.materialize(
+            ASSETS, selection=selection, resources=production_resources(layout), instance=instance, raise_on_error=False
+        )
 
 
 def _checks(result) -> dict[str, bool]:
@@ -37,11 +38,16 @@ def test_models_are_assets_downstream_of_the_catalogue_and_tests_are_checks():
     for model in ("documents", "passages"):
         assert graph.get(dg.AssetKey(["sql", model])).parent_keys == {dg.AssetKey("catalogue")}
     assert graph.get(dg.AssetKey(["sql", "bibliography"])).parent_keys == {
-        dg.AssetKey(["sql", "documents"]), dg.AssetKey(["sql", "passages"])}
+        dg.AssetKey(["sql", "documents"]),
+        dg.AssetKey(["sql", "passages"]),
+    }
     checks = {(c.asset_key.to_user_string(), c.name) for c in graph.asset_check_keys}
-    assert {("sql/documents", "unique_documents_document_id"), ("sql/documents", "documents_have_passages"),
-            ("sql/passages", "unique_passages_chunk_id"),
-            ("sql/passages", "relationships_passages_document_id__document_id__ref_documents_")} <= checks
+    assert {
+        ("sql/documents", "unique_documents_document_id"),
+        ("sql/documents", "documents_have_passages"),
+        ("sql/passages", "unique_passages_chunk_id"),
+        ("sql/passages", "relationships_passages_document_id__document_id__ref_documents_"),
+    } <= checks
     job = defs.resolve_job_def("refresh_corpus")
     assert {dg.AssetKey(["sql", m]) for m in MODELS} <= set(job.asset_layer.selected_asset_keys)
 
@@ -50,6 +56,7 @@ def test_models_are_assets_downstream_of_the_catalogue_and_tests_are_checks():
 def built(ingested_home, tmp_path_factory):
     """A copy of the ingested slice whose model tables were dropped, rebuilt by the dbt assets."""
     import shutil
+
     root = tmp_path_factory.mktemp("dbt") / "state"
     copy_state(ingested_home, root)
     layout = StateLayout(root)
@@ -110,16 +117,22 @@ def test_the_dbt_assets_build_the_catalogue_tables(built):
 
 def test_dbt_writes_nothing_into_the_repository(built):
     assert not (PROJECT_DIR / "target").exists() and not (PROJECT_DIR / "logs").exists()
-    untracked = subprocess.run(["git", "status", "--porcelain", "--ignored", "--", str(PROJECT_DIR)],
-                               cwd=PROJECT_DIR, capture_output=True, text=True).stdout
+    untracked = subprocess.run(
+        ["git", "status", "--porcelain", "--ignored", "--", str(PROJECT_DIR)],
+        cwd=PROJECT_DIR,
+        capture_output=True,
+        text=True,
+    ).stdout
     assert "target" not in untracked and "logs" not in untracked and ".user.yml" not in untracked, untracked
 
 
 def test_a_broken_catalogue_fails_its_dbt_checks_not_the_run(built):
     layout, _ = built
     with duckdb.connect(str(layout.catalogue)) as connection:
-        connection.execute("insert into raw_passages select * from raw_passages "  # one chunk id twice
-                           "where document_id = (select max(document_id) from raw_sources) limit 1")
+        connection.execute(
+            "insert into raw_passages select * from raw_passages "  # one chunk id twice
+            "where document_id = (select max(document_id) from raw_sources) limit 1"
+        )
         connection.execute("delete from raw_passages where document_id = (select min(document_id) from raw_sources)")
     result = _materialise(layout, dg.AssetSelection.key_prefixes("sql"))
     assert result.success

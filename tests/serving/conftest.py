@@ -24,13 +24,19 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 LIBRARY = Path(__file__).resolve().parents[2] / "library" / "markdown"
 FIXTURE_DOCUMENTS = [  # (file, title, authors, year)
-    ("quantopian_lecture40_var_and_cvar.md",
-     "Portfolio Value at Risk and Conditional Value at Risk",
-     ["Jonathan Larkin", "Delaney Granizo-Mackenzie"], 2015),
-    ("quantopian_lecture08_statistical_moments.md", "Statistical Moments - Skewness and Kurtosis",
-     ["Evgenia Nitishinskaya", "Maxwell Margenot"], 2019),
-    ("quantopian_lecture07_variance.md", "Measures of Dispersion",
-     ["Évgenia Nitishinskaya", "Maxwell Margenot"], None),
+    (
+        "quantopian_lecture40_var_and_cvar.md",
+        "Portfolio Value at Risk and Conditional Value at Risk",
+        ["Jonathan Larkin", "Delaney Granizo-Mackenzie"],
+        2015,
+    ),
+    (
+        "quantopian_lecture08_statistical_moments.md",
+        "Statistical Moments - Skewness and Kurtosis",
+        ["Evgenia Nitishinskaya", "Maxwell Margenot"],
+        2019,
+    ),
+    ("quantopian_lecture07_variance.md", "Measures of Dispersion", ["Évgenia Nitishinskaya", "Maxwell Margenot"], None),
 ]
 
 
@@ -50,9 +56,9 @@ def build_state(root: Path) -> Path:
     """Register, parse, chunk, describe, embed and index FIXTURE_DOCUMENTS under `root` with the
     pipeline's own stage functions (ingest/), without Dagster; return root."""
     from corpus.config import ServedConfig
+    from corpus.encoding.bf16_encoder import resolved_passage_runtime
     from corpus.encoding.embedder import load_embedder
     from corpus.encoding.embedding_cache import EmbeddingCache
-    from corpus.encoding.bf16_encoder import resolved_passage_runtime
     from corpus.encoding.onnx_export import ensure_query_graphs, ingest_runtime
     from corpus.state.layout import StateLayout
     from ingest.bm25 import build_bm25_index

@@ -48,10 +48,14 @@ def _server_pid() -> int:
 
 @contextlib.contextmanager
 def running_server(home: Path, warm_up: bool = True):
-    env = {**os.environ, "QUANT_RAG_HOME": str(home), "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1",
-           "QUANT_RAG_WARM_UP": "1" if warm_up else "0"}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "serving.server"],
-                                   env=env, cwd=str(REPO))
+    env = {
+        **os.environ,
+        "QUANT_RAG_HOME": str(home),
+        "HF_HUB_OFFLINE": "1",
+        "OMP_NUM_THREADS": "1",
+        "QUANT_RAG_WARM_UP": "1" if warm_up else "0",
+    }
+    params = StdioServerParameters(command=sys.executable, args=["-m", "serving.server"], env=env, cwd=str(REPO))
     with open(os.devnull, "w") as errlog, start_blocking_portal() as portal:
         with portal.wrap_async_context_manager(stdio_client(params, errlog=errlog)) as (read, write):
             with portal.wrap_async_context_manager(ClientSession(read, write)) as session:

@@ -12,13 +12,19 @@ from corpus.indexes.bm25_store import BM25Index
 from corpus.text.tokenize import Analyzer
 from serving import abstention
 
-ROWS = [(f"c{i}", f"d{i % 3}", text) for i, text in enumerate([
-    "Value at risk estimates the loss quantile of a portfolio from past returns.",
-    "Conditional value at risk averages the losses beyond the value at risk.",
-    "Kurtosis measures the tails of the return distribution; skewness its asymmetry.",
-    "Historical simulation reads the quantile of the loss from past returns.",
-    "The variance of returns is the square of the standard deviation.",
-    "Loadings of the first principal component explain most of the variance."])]
+ROWS = [
+    (f"c{i}", f"d{i % 3}", text)
+    for i, text in enumerate(
+        [
+            "Value at risk estimates the loss quantile of a portfolio from past returns.",
+            "Conditional value at risk averages the losses beyond the value at risk.",
+            "Kurtosis measures the tails of the return distribution; skewness its asymmetry.",
+            "Historical simulation reads the quantile of the loss from past returns.",
+            "The variance of returns is the square of the standard deviation.",
+            "Loadings of the first principal component explain most of the variance.",
+        ]
+    )
+]
 ANALYZER = Analyzer()
 
 
@@ -38,13 +44,19 @@ def test_statistics_come_from_the_index_vocabulary(statistics):
 
 def test_features_read_vocabulary_passages_and_pairs(statistics):
     passages = [t for _, _, t in ROWS[:2]]
-    covered = abstention.features("How is value at risk estimated from past returns?", ANALYZER,
-                                  statistics, passages, [0.7, 0.6, 0.5, 0.5, 0.4])
+    covered = abstention.features(
+        "How is value at risk estimated from past returns?", ANALYZER, statistics, passages, [0.7, 0.6, 0.5, 0.5, 0.4]
+    )
     assert covered["vocabulary"] == 1.0 and covered["best_passage"] > 0.8
     assert covered["pair_coverage"] > 0.5
     assert covered["dense_top"] == 0.7 and covered["dense_gap"] == pytest.approx(0.3)
-    absent = abstention.features("How do stablecoin issuers manage reserves during a depeg?", ANALYZER,
-                                 statistics, passages, [0.3, 0.29, 0.28, 0.28, 0.27])
+    absent = abstention.features(
+        "How do stablecoin issuers manage reserves during a depeg?",
+        ANALYZER,
+        statistics,
+        passages,
+        [0.3, 0.29, 0.28, 0.28, 0.27],
+    )
     assert absent["vocabulary"] < 0.3 and absent["best_passage"] < 0.3 and absent["pair_coverage"] == 0.0
     assert abstention.probability(absent) > abstention.probability(covered)
     scattered = abstention.features("loss loadings", ANALYZER, statistics, passages, None)

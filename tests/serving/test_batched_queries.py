@@ -6,15 +6,18 @@ import numpy as np
 
 from corpus.config import ServedConfig
 from corpus.encoding.embedder import model_folder
-from corpus.state.signature import recorded_signature
-from corpus.state.layout import StateLayout
 from corpus.encoding.token_encoder import load_token_encoder, padding_groups
 from corpus.indexes.token_index import TokenIndex
+from corpus.state.layout import StateLayout
+from corpus.state.signature import recorded_signature
 
-TEXTS = ["What does kurtosis measure?", "excess kurtosis leptokurtic returns",
-         "Value at risk is the loss that a portfolio exceeds with a given small probability over a "
-         "horizon; historical simulation reads it from the empirical distribution of past returns, "
-         "and conditional value at risk averages the losses beyond it. " * 3]
+TEXTS = [
+    "What does kurtosis measure?",
+    "excess kurtosis leptokurtic returns",
+    "Value at risk is the loss that a portfolio exceeds with a given small probability over a "
+    "horizon; historical simulation reads it from the empirical distribution of past returns, "
+    "and conditional value at risk averages the losses beyond it. " * 3,
+]
 
 
 def test_padding_groups_keep_short_texts_together_and_a_long_one_apart():

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from corpus.config import ServedConfig
-from corpus.state.signature import recorded_signature
 from corpus.state.layout import StateLayout
+from corpus.state.signature import recorded_signature
 from ingest.bm25 import build_bm25_index
 from serving.engine import Engine
-from serving.scope import Scope
 from serving.errors import IncoherentState
+from serving.scope import Scope
 
 QUESTION = "How is conditional value at risk estimated from historical returns?"
 

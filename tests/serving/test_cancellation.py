@@ -56,8 +56,11 @@ def test_a_cancelled_verification_stops_its_work_and_the_server_answers_the_next
     async def scenario():
         async with Client(server) as client:
             async with anyio.create_task_group() as group:
-                group.start_soon(client.call_tool, "verify_citation",
-                                 {"document_id": document_id, "quote": "zebra quokka narwhal platypus okapi"})
+                group.start_soon(
+                    client.call_tool,
+                    "verify_citation",
+                    {"document_id": document_id, "quote": "zebra quokka narwhal platypus okapi"},
+                )
                 assert await anyio.to_thread.run_sync(started.wait, GUARD_S)
                 group.cancel_scope.cancel()  # the client gives up: the SDK sends notifications/cancelled
             await anyio.to_thread.run_sync(ended.wait, 2 * GUARD_S)

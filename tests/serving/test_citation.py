@@ -5,31 +5,36 @@ from __future__ import annotations
 
 import random
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pypdfium2
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-import pytest
 
-from corpus.text.canonical import assemble_canonical
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex
 from corpus.models import BlockKind, DocumentMetadata, ParsedDocument, Passage, RawBlock, SourceRecord
-from corpus.text.normalise import canonical_end, normalise_with_map
 from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_jsonl, atomic_write_text
+from corpus.text.canonical import assemble_canonical
+from corpus.text.normalise import canonical_end, normalise_with_map
 from corpus.versions import CHUNKER_VERSION, PARSER_VERSION
 from serving.citation import MIN_QUOTE_CHARS, Budget, verify_batch, verify_quote
 
 LIBRARY = Path(__file__).resolve().parents[2] / "library"
-LECTURES = ["quantopian_lecture07_variance.md", "quantopian_lecture20_hypothesis_testing.md",
-            "quantopian_lecture28_market_impact_models.md"]
+LECTURES = [
+    "quantopian_lecture07_variance.md",
+    "quantopian_lecture20_hypothesis_testing.md",
+    "quantopian_lecture28_market_impact_models.md",
+]
 PDFS = ["pav_notes_on_the_sharpe_ratio.pdf", "kastner_stochvol_jss.pdf"]
-SYNTHETIC = ("The ﬁrst estimator of volat-\nility uses “returns” and x<sup>2</sup> terms.\n\n"
-             "The spread is \u22120.5 basis points \u2013 roughly half of the \u2018quoted\u2019 value.\n\n"
-             "We fit the mean-\nvariance model and the Black-\nScholes price to the data.\n\n"
-             "Second paragraph with CAPITALS and   many    spaces   between words.")
+SYNTHETIC = (
+    "The ﬁrst estimator of volat-\nility uses “returns” and x<sup>2</sup> terms.\n\n"
+    "The spread is \u22120.5 basis points \u2013 roughly half of the \u2018quoted\u2019 value.\n\n"
+    "We fit the mean-\nvariance model and the Black-\nScholes price to the data.\n\n"
+    "Second paragraph with CAPITALS and   many    spaces   between words."
+)
 PASSAGE_CHARS = 1500
 # What the closest search finds is tested here, not its wall-clock budget (test_cost_bounds.py):
 # with the served 0.75 s, a machine busy with another test process could end a search early.
@@ -39,25 +44,49 @@ UNHURRIED = 60.0
 def _write_document(layout: StateLayout, name: str, text_blocks: list[str] | list[RawBlock], fmt: str) -> str:
     """A served document of these blocks (plain strings are paragraphs), cut into passages of
     about PASSAGE_CHARS; returns its document_id."""
-    text, blocks = assemble_canonical([RawBlock(kind=BlockKind.paragraph, text=b) if isinstance(b, str) else b
-                                       for b in text_blocks])
+    text, blocks = assemble_canonical(
+        [RawBlock(kind=BlockKind.paragraph, text=b) if isinstance(b, str) else b for b in text_blocks]
+    )
     document_id = document_id_for_bytes(f"{name}\x00{text}".encode())
-    now = datetime.now(timezone.utc).isoformat()
-    atomic_write_json(layout.registry_entry(document_id), SourceRecord(
-        document_id=document_id, format=fmt, source_sha256=sha256_hex(text), bytes=len(text),
-        original_name=name, registered_at=now).model_dump(mode="json"))
+    now = datetime.now(UTC).isoformat()
+    atomic_write_json(
+        layout.registry_entry(document_id),
+        SourceRecord(
+            document_id=document_id,
+            format=fmt,
+            source_sha256=sha256_hex(text),
+            bytes=len(text),
+            original_name=name,
+            registered_at=now,
+        ).model_dump(mode="json"),
+    )
     atomic_write_text(layout.canonical_text(document_id), text)
-    atomic_write_json(layout.parsed_blocks(document_id), ParsedDocument(
-        document_id=document_id, parser="test", parser_version=PARSER_VERSION, canonical_sha256=sha256_hex(text),
-        canonical_chars=len(text), blocks=blocks).model_dump(mode="json"))
+    atomic_write_json(
+        layout.parsed_blocks(document_id),
+        ParsedDocument(
+            document_id=document_id,
+            parser="test",
+            parser_version=PARSER_VERSION,
+            canonical_sha256=sha256_hex(text),
+            canonical_chars=len(text),
+            blocks=blocks,
+        ).model_dump(mode="json"),
+    )
     atomic_write_json(layout.metadata(document_id), DocumentMetadata(document_id=document_id).model_dump(mode="json"))
     passages, group = [], []
     for block in blocks + [None]:
         if group and (block is None or block.end - group[0].start > PASSAGE_CHARS):
             start, end = group[0].start, group[-1].end
-            passages.append(Passage(chunk_id=chunk_id_for(document_id, start, end, CHUNKER_VERSION),
-                                    document_id=document_id, ordinal=len(passages), text=text[start:end],
-                                    ranges=[(start, end)], granularity="exact").model_dump(mode="json"))
+            passages.append(
+                Passage(
+                    chunk_id=chunk_id_for(document_id, start, end, CHUNKER_VERSION),
+                    document_id=document_id,
+                    ordinal=len(passages),
+                    text=text[start:end],
+                    ranges=[(start, end)],
+                    granularity="exact",
+                ).model_dump(mode="json")
+            )
             group = []
         if block is not None:
             group.append(block)
@@ -68,7 +97,9 @@ def _write_document(layout: StateLayout, name: str, text_blocks: list[str] | lis
 def _pdf_text(name: str) -> list[str]:
     pdf = pypdfium2.PdfDocument(LIBRARY / "pdf" / name)
     try:
-        return [pdf[i].get_textpage().get_text_range().replace("\r\n", "\n").replace("\r", "\n") for i in range(len(pdf))]
+        return [
+            pdf[i].get_textpage().get_text_range().replace("\r\n", "\n").replace("\r", "\n") for i in range(len(pdf))
+        ]
     finally:
         pdf.close()
 
@@ -179,7 +210,7 @@ def test_normalisation_cases(corpus):
     doc = ids["synthetic"]
     text = reader.canonical_text(doc)
     cases = {
-        "The first estimator of volatility uses \"returns\" and x2 terms.": "The ﬁrst estimator",
+        'The first estimator of volatility uses "returns" and x2 terms.': "The ﬁrst estimator",
         "The spread is -0.5 basis points - roughly half of the 'quoted' value.": "The spread is",
         "We fit the mean-variance model and the Black-Scholes price": "We fit",
         "second paragraph with capitals and many spaces between words.": "Second paragraph",
@@ -203,8 +234,7 @@ def test_normalise_with_map_rules():
 
 def test_ellipsis_quotes_are_checked_as_ordered_segments(corpus):
     reader, ids = corpus
-    doc, sentence, offset = next(s for s in real_sentences(reader, ids) if len(s[1].split()) >= 14
-                                 and "\n" not in s[1])
+    doc, sentence, offset = next(s for s in real_sentences(reader, ids) if len(s[1].split()) >= 14 and "\n" not in s[1])
     words = sentence.split()
     quote = " ".join(words[:5]) + " … " + " ".join(words[-5:])
     result = verify_quote(reader, doc, quote)
@@ -236,8 +266,11 @@ def test_chunk_hint_picks_the_occurrence_in_that_passage(corpus):
     reader, ids = corpus
     doc = ids["big"]
     text = reader.canonical_text(doc)
-    phrase = next(p for p in ("the null hypothesis", "the standard deviation", "the mean")
-                  if len({reader.passages[c].ordinal for c in _chunks_with(reader, doc, text, p)}) >= 2)
+    phrase = next(
+        p
+        for p in ("the null hypothesis", "the standard deviation", "the mean")
+        if len({reader.passages[c].ordinal for c in _chunks_with(reader, doc, text, p)}) >= 2
+    )
     chunks = _chunks_with(reader, doc, text, phrase)
     last = chunks[-1]
     result = verify_quote(reader, doc, phrase, chunk_id=last)
@@ -283,8 +316,25 @@ def test_a_200k_character_document_verifies_raw_and_loose_quotes(corpus):
     assert raw.offsets == normalised.offsets and text[slice(*raw.offsets[0])] == sentence
 
 
-_TOKENS = st.sampled_from(["alpha", "Beta", "ﬁt", "café", "cafe\u0301", "it’s", "“q”", "\u22121", "x<sup>2</sup>",
-                           "volat-\nility", "Black-\nScholes", "mean-variance", "ÉTÉ", "straße", "a\u00a0b"])
+_TOKENS = st.sampled_from(
+    [
+        "alpha",
+        "Beta",
+        "ﬁt",
+        "café",
+        "cafe\u0301",
+        "it’s",
+        "“q”",
+        "\u22121",
+        "x<sup>2</sup>",
+        "volat-\nility",
+        "Black-\nScholes",
+        "mean-variance",
+        "ÉTÉ",
+        "straße",
+        "a\u00a0b",
+    ]
+)
 _SEPARATORS = st.sampled_from([" ", "\n", "  ", "\t", "\n\n"])
 
 
@@ -298,7 +348,7 @@ def test_normalised_slices_are_found_and_map_back(pairs, data):
     # any run of whole tokens, cut at separators, normalises to a substring of the whole text's form
     bounds = sorted({0, len(text)} | {i + 1 for i, ch in enumerate(text) if ch == " " and text[i - 1] != " "})
     a, b = sorted(data.draw(st.lists(st.sampled_from(range(len(bounds))), min_size=2, max_size=2, unique=True)))
-    piece = text[bounds[a]:bounds[b]]
+    piece = text[bounds[a] : bounds[b]]
     assume(piece.strip())
     piece_norm = normalise_with_map(piece)[0]
     at = norm.find(piece_norm)

@@ -16,23 +16,28 @@ from serving.citation import Budget, verify_quote
 from tests.serving.test_citation import UNHURRIED, _write_document
 
 ROOT = Path(__file__).resolve().parents[2]
-QUESTIONS = sorted(p for p in (ROOT / "evaluation" / "questions").glob("*.jsonl")
-                   if not p.stem.endswith("_expansions"))  # expansions are not questions
+QUESTIONS = sorted(
+    p for p in (ROOT / "evaluation" / "questions").glob("*.jsonl") if not p.stem.endswith("_expansions")
+)  # expansions are not questions
 
 
 @pytest.fixture(scope="module")
 def gold(tmp_path_factory):
     """(reader, [(document_id, quote)]) over a state of every file a gold quote comes from."""
-    from ingest.parsing.markdown import parse_markdown
     from library_parse import parsed
+
+    from ingest.parsing.markdown import parse_markdown
 
     golds = [(g["file"], g["quote"]) for path in QUESTIONS for q in load_library_questions(path) for g in q.gold]
     layout = StateLayout(tmp_path_factory.mktemp("gold")).ensure()
     ids = {}
     for file in sorted({f for f, _ in golds}):
         path = ROOT / "library" / file
-        blocks = (parse_markdown(path.read_text(encoding="utf-8")) if path.suffix == ".md"
-                  else parsed(path, "pdf", parser="pdfium").raw_blocks)
+        blocks = (
+            parse_markdown(path.read_text(encoding="utf-8"))
+            if path.suffix == ".md"
+            else parsed(path, "pdf", parser="pdfium").raw_blocks
+        )
         ids[file] = _write_document(layout, file, blocks, "markdown" if path.suffix == ".md" else "pdf")
     return CorpusReader.open(layout), [(ids[f], quote) for f, quote in golds]
 
@@ -54,7 +59,7 @@ def test_gold_quotes_verify_and_their_one_word_alterations_do_not(gold):
             new = "lemon" if words[i].lower() != "lemon" else "apple"
         else:  # a row of numbers: one digit changed
             new = words[i].replace(digit, str((int(digit) + 1) % 10), 1)
-        changed = " ".join(words[:i] + [new] + words[i + 1:])
+        changed = " ".join(words[:i] + [new] + words[i + 1 :])
         result = verify_quote(reader, doc, changed, budget=Budget(UNHURRIED))
         assert result.status == "not_found" and result.reason_code == "absent", changed
         assert result.closest is not None and result.closest.word_edits >= 1 and words[i] in result.closest.text
@@ -64,6 +69,8 @@ def test_gold_quotes_verify_and_their_one_word_alterations_do_not(gold):
             result = verify_quote(reader, doc, " ".join(tokens[:4]) + " … " + " ".join(tokens[-4:]))
             assert result.status != "not_found", (quote, result.reason)
             elided += 1
-    print(f"\ngold quotes: {len(quotes)}/{len(quotes)} verified, {altered} one-word alterations refused, "
-          f"{elided} elisions verified")
+    print(
+        f"\ngold quotes: {len(quotes)}/{len(quotes)} verified, {altered} one-word alterations refused, "
+        f"{elided} elisions verified"
+    )
     assert elided >= 50

@@ -18,8 +18,10 @@ def _parts(sentence: str, at: int, words: int = 6) -> tuple[tuple[str, int, int]
     """(text, canonical start, end) of a sentence's last and first `words` words."""
     spans = [(at + m.start(), at + m.end()) for m in re.finditer(r"\S+", sentence)]
     tail, head = spans[-words:], spans[:words]
-    return ((sentence[tail[0][0] - at:], tail[0][0], tail[-1][1]),
-            (sentence[:head[-1][1] - at], head[0][0], head[-1][1]))
+    return (
+        (sentence[tail[0][0] - at :], tail[0][0], tail[-1][1]),
+        (sentence[: head[-1][1] - at], head[0][0], head[-1][1]),
+    )
 
 
 def _one_passage(reader, doc, start, end) -> bool:
@@ -31,8 +33,9 @@ def test_the_title_and_a_sentence_12000_characters_later_do_not_verify(corpus): 
     doc = ids["big"]
     text = reader.canonical_text(doc)
     opening = " ".join(text.split()[:6])
-    later = next(m.group() for m in _SENTENCE_RE.finditer(text, 12_000) if "\n" not in m.group()
-                 and text.count(m.group()) == 1)
+    later = next(
+        m.group() for m in _SENTENCE_RE.finditer(text, 12_000) if "\n" not in m.group() and text.count(m.group()) == 1
+    )
     assert verify_quote(reader, doc, later).status == "verified"
     result = verify_quote(reader, doc, f"{opening} … {later}")
     assert result.status == "not_found" and result.reason_code == "stitched"
@@ -67,7 +70,9 @@ def test_every_pair_of_sentences_joins_exactly_when_the_rule_says(corpus):  # no
             if gap <= MAX_ELLIPSIS_GAP or together:
                 assert result.status in ("verified", "verified_normalised"), (part1, part2, gap, result.reason)
                 assert result.offsets == [(s1, e1), (s2, e2)]
-                kind = "one passage, far apart" if gap > MAX_ELLIPSIS_GAP else "near" if together else "near, two passages"
+                kind = (
+                    "one passage, far apart" if gap > MAX_ELLIPSIS_GAP else "near" if together else "near, two passages"
+                )
                 tally[kind] += 1
             else:
                 assert result.status == "not_found" and result.reason_code == "stitched", (part1, part2, gap)
@@ -83,7 +88,7 @@ def test_an_elision_inside_one_passage_verifies_whatever_its_length(corpus):  # 
     norm = normalise_with_map(text)[0]
     checked = 0
     for passage in reader.by_document[doc]:
-        (start, end), = passage.ranges
+        ((start, end),) = passage.ranges
         words = text[start:end].split()
         if end - start < 4 * MAX_ELLIPSIS_GAP or len(words) < 80 or any("…" in w or "..." in w for w in words):
             continue

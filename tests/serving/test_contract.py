@@ -13,16 +13,29 @@ from hypothesis import strategies as st
 from corpus.config import ServedConfig
 from corpus.models import Passage
 from corpus.versions import CONTRACT_VERSION, SERVER_VERSION
-from serving.contract import (PASSAGE_WINDOW, SEARCH_WINDOW, TIMELINE_PREVIEW, WINDOWS, anchor_for, cite_for,
-                              make_trace, quality_flags, serve_text, timeline_preview)
+from serving.contract import (
+    PASSAGE_WINDOW,
+    SEARCH_WINDOW,
+    TIMELINE_PREVIEW,
+    WINDOWS,
+    anchor_for,
+    cite_for,
+    make_trace,
+    quality_flags,
+    serve_text,
+    timeline_preview,
+)
 
 LECTURES = Path(__file__).resolve().parents[2] / "library" / "markdown"
 
 # ---- generated texts whose protected spans are known by construction ------------------------
 
 _word = st.text("abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=12)
-_math_body = st.lists(st.sampled_from(["x", "y_t", "\\alpha", "+", "=", "2^{n}", "\\frac{a}{b}", " ", "\\sigma_i"]),
-                      min_size=1, max_size=8).map("".join)
+_math_body = st.lists(
+    st.sampled_from(["x", "y_t", "\\alpha", "+", "=", "2^{n}", "\\frac{a}{b}", " ", "\\sigma_i"]),
+    min_size=1,
+    max_size=8,
+).map("".join)
 
 
 def _piece(kind: str, draw) -> tuple[str, bool]:
@@ -41,8 +54,11 @@ def _piece(kind: str, draw) -> tuple[str, bool]:
         env = draw(st.sampled_from(["equation", "align", "matrix"]))
         return f"\\begin{{{env}}}{draw(_math_body)} \\\\\n& {draw(_math_body)}\\end{{{env}}}", True
     if kind == "fence":
-        lines = draw(st.lists(st.sampled_from(["x = 1", "cost = $5", "print(x)", "", "  y += x  # loop"]),
-                              min_size=1, max_size=5))
+        lines = draw(
+            st.lists(
+                st.sampled_from(["x = 1", "cost = $5", "print(x)", "", "  y += x  # loop"]), min_size=1, max_size=5
+            )
+        )
         return "\n\n```python\n" + "\n".join(lines) + "\n```\n\n", True
     if kind == "table":
         rows = draw(st.integers(1, 5))
@@ -55,8 +71,15 @@ def _piece(kind: str, draw) -> tuple[str, bool]:
 @st.composite
 def documents(draw) -> tuple[str, list[tuple[int, int]], set[str]]:
     """Text, its protected spans [start, end) (table rows one by one) and the piece kinds used."""
-    kinds = draw(st.lists(st.sampled_from(["word"] * 6 + ["inline", "paren", "bracket", "display", "env",
-                                                           "fence", "table", "currency"]), min_size=1, max_size=60))
+    kinds = draw(
+        st.lists(
+            st.sampled_from(
+                ["word"] * 6 + ["inline", "paren", "bracket", "display", "env", "fence", "table", "currency"]
+            ),
+            min_size=1,
+            max_size=60,
+        )
+    )
     parts: list[str] = []
     spans: list[tuple[int, int]] = []
     cursor = 0
@@ -115,7 +138,7 @@ def test_pages_never_cut_protected_structures_and_cover_the_text(doc, window):
         assert not text[position:start].strip(), "nothing but whitespace is skipped between pages"
         if page.truncated:
             assert not independent_unsafe(text, spans, end), f"page ends inside a structure at {end}"
-            assert not text[end:page.next_offset].strip()
+            assert not text[end : page.next_offset].strip()
             assert page.remaining_chars == len(text) - page.next_offset
             assert page.continuation == f'get_passage(chunk_id="chunk-0123456789abcdef", offset={page.next_offset})'
             if len(page.text) > window:  # allowed only when no safe position exists in the window
@@ -134,7 +157,7 @@ def test_any_requested_offset_is_snapped_to_a_safe_start(doc, offset_fraction):
     page = serve_text(text, 50, offset=requested)
     assert page.offset <= requested
     assert not independent_unsafe(text, spans, page.offset)
-    assert text[page.offset:page.offset + len(page.text)] == page.text
+    assert text[page.offset : page.offset + len(page.text)] == page.text
 
 
 @settings(max_examples=100, deadline=None)
@@ -162,7 +185,12 @@ def test_flags_on_defects_and_text_untouched():
 
 def test_short_text_is_served_whole_and_real_lecture_pages_stay_within_window():
     short = serve_text("A short passage.\n\n", SEARCH_WINDOW, chunk_id=None)
-    assert (short.text, short.truncated, short.remaining_chars, short.continuation) == ("A short passage.", False, 0, None)
+    assert (short.text, short.truncated, short.remaining_chars, short.continuation) == (
+        "A short passage.",
+        False,
+        0,
+        None,
+    )
     text = (LECTURES / "quantopian_lecture28_market_impact_models.md").read_text(encoding="utf-8")
     page = serve_text(text, SEARCH_WINDOW)
     assert page.truncated and page.continuation is None and page.next_offset is not None
@@ -182,17 +210,29 @@ def test_windows_trace_anchor_and_cite():
     config_hash = ServedConfig().config_hash(WINDOWS)
     first, second = make_trace("abcdef0123", config_hash, SEARCH_WINDOW), make_trace(None, config_hash, PASSAGE_WINDOW)
     assert re.fullmatch(r"[0-9a-f]{16}", first.request_id) and first.request_id != second.request_id
-    assert (first.server_version, first.contract_version, first.window) == (SERVER_VERSION, CONTRACT_VERSION, SEARCH_WINDOW)
-    passage = Passage(chunk_id="chunk-0123456789abcdef", document_id="doc-0123456789abcdef", ordinal=0,
-                      text="x", ranges=[(10, 20), (22, 40)], granularity="block")
+    assert (first.server_version, first.contract_version, first.window) == (
+        SERVER_VERSION,
+        CONTRACT_VERSION,
+        SEARCH_WINDOW,
+    )
+    passage = Passage(
+        chunk_id="chunk-0123456789abcdef",
+        document_id="doc-0123456789abcdef",
+        ordinal=0,
+        text="x",
+        ranges=[(10, 20), (22, 40)],
+        granularity="block",
+    )
     anchor = anchor_for(passage, "ab" * 32)
     assert (anchor.ranges, anchor.granularity, anchor.sha256) == ([(10, 20), (22, 40)], "block", "ab" * 6)
     with pytest.raises(ValueError):
         anchor_for(passage, "not-a-sha")
     cite = cite_for(["Steven E. Pav"], 2024, "Notes on the Sharpe ratio", 3, 4)
     assert cite.text == "Pav, S. E. (2024). Notes on the Sharpe ratio, pp. 3–4" and cite.pages == "3–4"
-    assert cite_for(["Pav, Steven E.", "Jean-Philippe Bouchaud"], None, "T", 5, 5).text == \
-        "Pav, S. E. & Bouchaud, J.-P. (n.d.). T, p. 5"
+    assert (
+        cite_for(["Pav, Steven E.", "Jean-Philippe Bouchaud"], None, "T", 5, 5).text
+        == "Pav, S. E. & Bouchaud, J.-P. (n.d.). T, p. 5"
+    )
     many = cite_for(["A One", "B Two", "C Three", "D Four"], 2020, None, None, None)
     assert many.text == "One, A. et al. (2020)." and many.pages is None
 

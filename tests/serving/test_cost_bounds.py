@@ -55,13 +55,16 @@ def test_a_5000_character_quote_a_full_batch_and_a_500_quote_session_answer_in_t
     reasons = [r["reason"] for r in many.structured_content["results"]]
     assert all(r.startswith("quote not found") or BUDGET_REASON in r for r in reasons)
     items = [{"document_id": doc, "quote": _hostile_quote(words, rng)} for _ in range(500)]
-    put, _ = server.call("session_put", {"name": "ev500", "kind": "evidence", "value": {"items": items},
-                                         "provenance": "user_pasted"})
+    put, _ = server.call(
+        "session_put", {"name": "ev500", "kind": "evidence", "value": {"items": items}, "provenance": "user_pasted"}
+    )
     assert not put.is_error, put.content[0].text
     session, took = server.call("verify_citations", {"evidence": {"session": "ev500"}})
     assert not session.is_error and session.structured_content["summary"]["checked"] == 500
     assert took <= LIMIT_S, took
-    print("\n5,000-char quote / 50-quote batch / 500-quote session: %.2f / %.2f / %.2f s" % (*timings, took))
+    print(
+        f"\n5,000-char quote / 50-quote batch / 500-quote session: {timings[0]:.2f} / {timings[1]:.2f} / {took:.2f} s"
+    )
     assert any(BUDGET_REASON in r["reason"] for r in session.structured_content["results"])
 
 
@@ -70,8 +73,10 @@ def test_a_true_long_quote_still_verifies_and_a_near_miss_gets_its_closest(serve
     passage, _ = server.call("search_documents", {"query": "variance", "document_id": doc, "mode": "bm25"})
     text = passage.structured_content["results"][0]["text"]
     quote = " ".join(text.split()[:60])
-    assert server.call("verify_citation", {"document_id": doc, "quote": quote})[0].structured_content[
-        "status"] in ("verified", "verified_normalised")
+    assert server.call("verify_citation", {"document_id": doc, "quote": quote})[0].structured_content["status"] in (
+        "verified",
+        "verified_normalised",
+    )
     changed = quote.split()
     changed[30] = "zqxjv"
     miss, took = server.call("verify_citation", {"document_id": doc, "quote": " ".join(changed)})
@@ -84,8 +89,10 @@ def test_session_list_at_the_byte_limit_is_fast_and_shows_no_values(server, docu
     items = [{"document_id": doc, "quote": quote}] * 500  # ~2.5 MB: a full evidence entry
     evicted = []
     for i in range(MAX_TOTAL_BYTES // MAX_VALUE_BYTES + 2):
-        put, _ = server.call("session_put", {"name": f"big{i}", "kind": "evidence",
-                                             "value": {"items": items}, "provenance": "user_pasted"})
+        put, _ = server.call(
+            "session_put",
+            {"name": f"big{i}", "kind": "evidence", "value": {"items": items}, "provenance": "user_pasted"},
+        )
         assert not put.is_error, put.content[0].text
         assert "value" not in put.structured_content["entry"]
         evicted += put.structured_content["evicted"]
@@ -95,8 +102,9 @@ def test_session_list_at_the_byte_limit_is_fast_and_shows_no_values(server, docu
     assert evicted and MAX_TOTAL_BYTES - MAX_VALUE_BYTES < out["total_bytes"] <= MAX_TOTAL_BYTES
     assert all(set(e) == {"name", "kind", "provenance", "created_at", "size", "bytes"} for e in out["entries"])
     too_big = [{"document_id": doc, "quote": "é" * 5000}] * 500  # 5 MB of UTF-8
-    refused, _ = server.call("session_put", {"name": "huge", "kind": "evidence",
-                                             "value": {"items": too_big}, "provenance": "user_pasted"})
+    refused, _ = server.call(
+        "session_put", {"name": "huge", "kind": "evidence", "value": {"items": too_big}, "provenance": "user_pasted"}
+    )
     assert error_of(refused)["code"] == "invalid_argument"
     assert str(MAX_VALUE_BYTES) in error_of(refused)["message"]
 
@@ -109,16 +117,19 @@ def test_unknown_ids_loose_types_and_newline_ids_are_refused(server, document):
         error = error_of(result)
         assert result.is_error and error["code"] == "not_found" and unknown in error["message"]
         assert "list_documents" in error["message"] and error["fields"] == ["document_id"]
-    server.call("session_put", {"name": "ghost", "kind": "scope", "value": {"document_ids": [doc, unknown]},
-                                "provenance": "user_pasted"})
+    server.call(
+        "session_put",
+        {"name": "ghost", "kind": "scope", "value": {"document_ids": [doc, unknown]}, "provenance": "user_pasted"},
+    )
     scoped, _ = server.call("search_documents", {"query": "variance", "scope": {"session": "ghost"}})
     assert error_of(scoped)["code"] == "not_found" and unknown in scoped.content[0].text
     for arguments in ({"limit": True}, {"limit": "5"}, {"limit": 5.0}, {"auto_period": 1}):
         result, _ = server.call("search_documents", {"query": "variance", **arguments})
         assert result.is_error and error_of(result)["code"] == "invalid_argument", arguments
     for value in ({"document_ids": [doc + "\n"]}, {"year_min": "2015"}):
-        result, _ = server.call("session_put", {"name": "bad", "kind": "scope", "value": value,
-                                                "provenance": "user_pasted"})
+        result, _ = server.call(
+            "session_put", {"name": "bad", "kind": "scope", "value": value, "provenance": "user_pasted"}
+        )
         assert error_of(result)["code"] == "invalid_argument", value
     result, _ = server.call("get_passage", {"chunk_id": "chunk-0123456789abcdef\n"})
     assert error_of(result)["code"] == "invalid_argument"

@@ -13,16 +13,19 @@ def test_empty_scopes_over_stdio(served_home):
     async def scenario(c):
         listed = (await c("list_documents", {})).structured_content["documents"]
         dated_2015 = next(d["document_id"] for d in listed if d["year"] == 2015)
-        await c("session_put", {"name": "future", "kind": "scope", "provenance": "user_pasted",
-                                "value": {"year_min": 2040}})
-        calls = {"author": ("search_documents", {"query": QUERY, "author": "Nitishinskia"}),
-                 "years": ("search_documents", {"query": QUERY, "year_min": 2000, "year_max": 2010}),
-                 "outside": ("search_documents", {"query": QUERY, "document_id": dated_2015, "year_min": 2018}),
-                 "session": ("search_documents", {"query": QUERY, "scope": {"session": "future"}}),
-                 "question_period": ("search_documents", {"query": QUERY + " in papers before 1990"}),
-                 "timeline": ("timeline", {"query": QUERY, "author": "Larkinn Jonathon"}),
-                 "listing": ("list_documents", {"author": "Margenott", "year_min": 2015}),
-                 "fine": ("search_documents", {"query": QUERY, "author": "nitishinskaya"})}
+        await c(
+            "session_put", {"name": "future", "kind": "scope", "provenance": "user_pasted", "value": {"year_min": 2040}}
+        )
+        calls = {
+            "author": ("search_documents", {"query": QUERY, "author": "Nitishinskia"}),
+            "years": ("search_documents", {"query": QUERY, "year_min": 2000, "year_max": 2010}),
+            "outside": ("search_documents", {"query": QUERY, "document_id": dated_2015, "year_min": 2018}),
+            "session": ("search_documents", {"query": QUERY, "scope": {"session": "future"}}),
+            "question_period": ("search_documents", {"query": QUERY + " in papers before 1990"}),
+            "timeline": ("timeline", {"query": QUERY, "author": "Larkinn Jonathon"}),
+            "listing": ("list_documents", {"author": "Margenott", "year_min": 2015}),
+            "fine": ("search_documents", {"query": QUERY, "author": "nitishinskaya"}),
+        }
         out = {}
         for key, (tool, arguments) in calls.items():
             result = await c(tool, arguments)

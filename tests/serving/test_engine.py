@@ -18,8 +18,15 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _passage(cid: str, doc: str, text: str, kinds=(BlockKind.paragraph,)) -> Passage:
-    return Passage(chunk_id=cid, document_id=doc, ordinal=0, text=text, ranges=[(0, len(text))],
-                   granularity="exact", block_kinds=list(kinds))
+    return Passage(
+        chunk_id=cid,
+        document_id=doc,
+        ordinal=0,
+        text=text,
+        ranges=[(0, len(text))],
+        granularity="exact",
+        block_kinds=list(kinds),
+    )
 
 
 def test_select_drops_headings_short_duplicates_and_caps_documents():
@@ -27,12 +34,17 @@ def test_select_drops_headings_short_duplicates_and_caps_documents():
     passages = {
         "h": _passage("h", "d1", "# Title " + long, [BlockKind.heading]),
         "short": _passage("short", "d1", "too short"),
-        "a1": _passage("a1", "d1", long), "a2": _passage("a2", "d1", long),
-        "a3": _passage("a3", "d1", long), "twin": _passage("twin", "d2", long),
-        "b1": _passage("b1", "d2", long), "c1": _passage("c1", "d3", long),
+        "a1": _passage("a1", "d1", long),
+        "a2": _passage("a2", "d1", long),
+        "a3": _passage("a3", "d1", long),
+        "twin": _passage("twin", "d2", long),
+        "b1": _passage("b1", "d2", long),
+        "c1": _passage("c1", "d3", long),
     }
-    ranked = [Candidate(c, 1.0 - i / 10) for i, c in
-              enumerate(["h", "short", "a1", "twin", "a2", "a3", "b1", "c1", "unknown"])]
+    ranked = [
+        Candidate(c, 1.0 - i / 10)
+        for i, c in enumerate(["h", "short", "a1", "twin", "a2", "a3", "b1", "c1", "unknown"])
+    ]
     kept = select(ranked, passages, {"twin": "a1"}, limit=10, per_document=2, min_chars=200)
     assert [c.chunk_id for c in kept] == ["a1", "a2", "b1", "c1"]
     assert [c.score for c in kept] == sorted((c.score for c in kept), reverse=True)
@@ -74,7 +86,6 @@ def test_scope_year_bound_excludes_undated_and_author_is_accent_insensitive(cont
     assert engine.documents_in_scope(Scope(authors=("nobody",))) == set()
 
 
-
 def test_scope_filter_equals_a_per_document_check(context):
     """The table built once answers every scope like checking each document's entry would."""
     from corpus.text.names import fold_name
@@ -89,16 +100,22 @@ def test_scope_filter_equals_a_per_document_check(context):
             for authors, ids in (((), None), (("evgenia",), None), (("a",), some), (("  ",), some)):
                 scope = Scope(year_min, year_max, authors, ids)
                 needles = [fold_name(a) for a in authors if a.strip()]
-                expected = {d for d, e in docs.items()
-                            if (ids is None or d in ids)
-                            and (year_min is None or (e.year is not None and e.year >= year_min))
-                            and (year_max is None or (e.year is not None and e.year <= year_max))
-                            and (not needles or any(n in fold_name(a) for n in needles for a in e.authors))}
+                expected = {
+                    d
+                    for d, e in docs.items()
+                    if (ids is None or d in ids)
+                    and (year_min is None or (e.year is not None and e.year >= year_min))
+                    and (year_max is None or (e.year is not None and e.year <= year_max))
+                    and (not needles or any(n in fold_name(a) for n in needles for a in e.authors))
+                }
                 assert engine.documents_in_scope(scope) == (None if scope.unbounded else expected), scope
 
+
 def test_importing_the_server_loads_no_model_and_opens_no_store():
-    code = ("import sys, serving.server; heavy = {'torch', 'sentence_transformers', 'qdrant_edge', "
-            "'qdrant_client', 'bm25s', 'dagster'} & set(sys.modules); assert not heavy, heavy")
+    code = (
+        "import sys, serving.server; heavy = {'torch', 'sentence_transformers', 'qdrant_edge', "
+        "'qdrant_client', 'bm25s', 'dagster'} & set(sys.modules); assert not heavy, heavy"
+    )
     subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True)
 
 

@@ -14,8 +14,11 @@ from serving.coherence import check_state
 from serving.engine import Engine
 from serving.scope import Scope
 
-QUESTIONS = ("How is value at risk estimated from historical returns?", "pairs trading cointegration",
-             "GARCH(1,1) volatility forecast")
+QUESTIONS = (
+    "How is value at risk estimated from historical returns?",
+    "pairs trading cointegration",
+    "GARCH(1,1) volatility forecast",
+)
 
 
 def test_overlapped_hybrid_retrieval_equals_the_sequential_one(ingested_home, monkeypatch):
@@ -46,8 +49,11 @@ def test_a_years_only_scope_searches_vectors_by_year_range_with_the_same_answers
         calls = []
         search = engine.vectors.search
         engine.vectors.search = lambda *a, **k: calls.append(k) or search(*a, **k)
-        for scope in (Scope(year_min=years[len(years) // 2]), Scope(year_max=years[len(years) // 2]),
-                      Scope(year_min=years[0], year_max=years[-1])):
+        for scope in (
+            Scope(year_min=years[len(years) // 2]),
+            Scope(year_max=years[len(years) // 2]),
+            Scope(year_min=years[0], year_max=years[-1]),
+        ):
             allowed = engine.documents_in_scope(scope)
             by_range = engine.dense(QUESTIONS[0], 20, allowed, scope)
             assert "year_min" in calls[-1] and "document_ids" not in calls[-1]

@@ -28,16 +28,29 @@ def test_the_parts_passed_are_used_as_they_are(tmp_path):
 
 def test_a_variant_shares_what_its_configuration_opens_the_same_way(tmp_path):
     reader, embedder, vectors, bm25, graph = object(), object(), _Store(), object(), object()
-    base = Engine(StateLayout(tmp_path), ServedConfig(), "sig", reader=reader, embedder=embedder,
-                  vectors=vectors, bm25=bm25, graph=graph)
+    base = Engine(
+        StateLayout(tmp_path),
+        ServedConfig(),
+        "sig",
+        reader=reader,
+        embedder=embedder,
+        vectors=vectors,
+        bm25=bm25,
+        graph=graph,
+    )
     ranking = base.variant(base.config.model_copy(update={"per_document": 3, "rescan_documents": 2}))
     assert (ranking.config.per_document, ranking.signature, ranking.layout) == (3, "sig", base.layout)
     assert (ranking.reader, ranking.embedder, ranking.vectors, ranking.bm25, ranking.graph) == (
-        reader, embedder, vectors, bm25, graph)
+        reader,
+        embedder,
+        vectors,
+        bm25,
+        graph,
+    )
     other_bm25 = base.variant(base.config.model_copy(update={"bm25_k1": 0.5}))
-    assert other_bm25.reader is reader and not other_bm25.is_open("bm25")   # the state holds k1 1.5's
+    assert other_bm25.reader is reader and not other_bm25.is_open("bm25")  # the state holds k1 1.5's
     torch = base.variant(base.config.model_copy(update={"query_runtime": "torch"}))
-    assert torch.vectors is vectors and not torch.is_open("embedder")       # it loads its own encoder
+    assert torch.vectors is vectors and not torch.is_open("embedder")  # it loads its own encoder
     given = object()
     assert base.variant(base.config, bm25=given).bm25 is given
     with pytest.raises(TypeError):

@@ -26,9 +26,15 @@ class _Output(BaseModel):
 
 
 def _spec(handler) -> ToolSpec:
-    return ToolSpec(name="probe", title="Probe", description="A tool for this test.",
-                    input_model=_Input, output_model=_Output, handler=handler,
-                    render=lambda out: str(out.n))
+    return ToolSpec(
+        name="probe",
+        title="Probe",
+        description="A tool for this test.",
+        input_model=_Input,
+        output_model=_Output,
+        handler=handler,
+        render=lambda out: str(out.n),
+    )
 
 
 def test_validation_errors_name_fields_without_echoing_input():
@@ -63,8 +69,13 @@ def test_call_tool_turns_every_failure_into_a_structured_error(context):
     assert crashed.is_error and error_of(crashed)["code"] == "internal"
     assert "secret" not in crashed.content[0].text and "Traceback" not in crashed.content[0].text
     gone = error_of(call_tool(_spec(missing), context, {"n": 1}))
-    assert gone == {"code": "not_found", "message": "no such thing", "fields": ["n"], "rebuild": [],
-                    "next_call": "call probe again with n fixed; tools/list gives its input schema"}
+    assert gone == {
+        "code": "not_found",
+        "message": "no such thing",
+        "fields": ["n"],
+        "rebuild": [],
+        "next_call": "call probe again with n fixed; tools/list gives its input schema",
+    }
     bad = error_of(call_tool(_spec(missing), context, {"n": "three"}))
     assert bad["code"] == "invalid_argument" and bad["fields"] == ["n"]
 
@@ -107,8 +118,9 @@ def test_an_argument_error_says_the_next_valid_call_from_the_schema():
     assert "did you mean `limit`" in _refusal("search_documents", {"query": "q", "limt": 3}).next_call
     bounds = _refusal("search_documents", {"query": "q", "limit": 99, "mode": "magic"})
     assert bounds.fields == ["limit", "mode"]
-    assert bounds.next_call == ("call search_documents with limit an integer from 1 to 20; "
-                                "mode one of dense, bm25, hybrid")
+    assert bounds.next_call == (
+        "call search_documents with limit an integer from 1 to 20; mode one of dense, bm25, hybrid"
+    )
     missing = _refusal("session_put", {"name": "s"})
     assert missing.fields == ["kind", "provenance", "value"]
     assert "kind (required) one of scope" in missing.next_call
@@ -116,8 +128,10 @@ def test_an_argument_error_says_the_next_valid_call_from_the_schema():
     assert rule.fields == ["year_max", "year_min"]
     # a union value without its `kind`: the errors of the member the caller meant (an evidence
     # list), not the scope's refusal of `items`
-    member = _refusal("session_put", {"name": "s", "provenance": "served",
-                                      "value": {"items": [{"document_id": "doc-x", "quote": "q" * 20}]}})
+    member = _refusal(
+        "session_put",
+        {"name": "s", "provenance": "served", "value": {"items": [{"document_id": "doc-x", "quote": "q" * 20}]}},
+    )
     assert member.fields == ["kind", "value.items.0.document_id"] and "list_documents" in member.next_call
 
 
@@ -137,8 +151,13 @@ def test_coherence_names_each_broken_artefact(served_copy, monkeypatch, capsys):
     meta = read_json(meta_file)
     atomic_write_json(meta_file, {**meta, "signature": "feedfacecafe"})
     statuses = _statuses(layout)
-    assert statuses == {"recorded signature": "coherent", "vector index": "stale",
-                        "BM25 index": "missing", "entity graph": "missing", "embedding model": "coherent"}
+    assert statuses == {
+        "recorded signature": "coherent",
+        "vector index": "stale",
+        "BM25 index": "missing",
+        "entity graph": "missing",
+        "embedding model": "coherent",
+    }
     report = check_state(layout, ServedConfig())
     assert not report.coherent and report.rebuild_commands == [INGEST_COMMAND]
     assert "vector index is stale" in report.problem() and INGEST_COMMAND in report.problem()
@@ -157,11 +176,11 @@ def test_doctor_reports_the_optional_token_index_apart(served_copy, monkeypatch,
     monkeypatch.setenv("QUANT_RAG_HOME", str(served_copy))
     capsys.readouterr()
     assert doctor([]) == EXIT_OK
-    line = next(l for l in capsys.readouterr().out.splitlines() if "token index" in l)
+    line = next(row for row in capsys.readouterr().out.splitlines() if "token index" in row)
     assert line.startswith("ok token index (optional): coherent") and "integer product" in line
     shutil.rmtree(StateLayout(served_copy).token_indexes)
     assert doctor([]) == EXIT_OK
-    line = next(l for l in capsys.readouterr().out.splitlines() if "token index" in l)
+    line = next(row for row in capsys.readouterr().out.splitlines() if "token index" in row)
     assert line.startswith("-- token index (optional): missing") and f"`{INGEST_COMMAND}`" in line
     monkeypatch.setenv("QUANT_RAG_LATE_INTERACTION", "false")
     assert doctor(["--json"]) == EXIT_OK

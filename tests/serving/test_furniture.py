@@ -16,16 +16,30 @@ from serving.selection import Candidate, select
 
 def _passage(cid: str, role: str) -> Passage:
     text = "x " * 150
-    return Passage(chunk_id=cid, document_id="doc-00000000000000aa", ordinal=0, text=text,
-                   ranges=[(0, len(text))], granularity="exact", block_kinds=[BlockKind.paragraph],
-                   role=role)
+    return Passage(
+        chunk_id=cid,
+        document_id="doc-00000000000000aa",
+        ordinal=0,
+        text=text,
+        ranges=[(0, len(text))],
+        granularity="exact",
+        block_kinds=[BlockKind.paragraph],
+        role=role,
+    )
 
 
-PASSAGES = {c: _passage(c, r) for c, r in [("refs", "references"), ("toc", "contents"),
-                                           ("title", "title_block"), ("idx", "index"),
-                                           ("body", "body"), ("body2", "body")]}
-RANKED = [Candidate(c, 1.0 - i / 10) for i, c in enumerate(["refs", "toc", "title", "idx", "body",
-                                                           "unknown", "body2"])]
+PASSAGES = {
+    c: _passage(c, r)
+    for c, r in [
+        ("refs", "references"),
+        ("toc", "contents"),
+        ("title", "title_block"),
+        ("idx", "index"),
+        ("body", "body"),
+        ("body2", "body"),
+    ]
+}
+RANKED = [Candidate(c, 1.0 - i / 10) for i, c in enumerate(["refs", "toc", "title", "idx", "body", "unknown", "body2"])]
 
 
 def _kept(question: str) -> list[str]:
@@ -36,37 +50,43 @@ def test_a_research_question_gets_no_furniture():
     assert _kept("How is CVaR estimated for a portfolio?") == ["body", "unknown", "body2"]
 
 
-@pytest.mark.parametrize("question, role", [
-    ("Which references does the CVaR vignette list?", "references"),
-    ("the bibliography of the rugarch paper", "references"),
-    ("which papers does Boudt cite on CVaR budgets", "references"),
-    ("show the table of contents of the PortfolioAnalytics vignette", "contents"),
-    ("which chapters cover GARCH models", "contents"),
-    ("the subject index entries for kurtosis", "index"),
-    ("what is on the title page of the stochvol paper", "title_block"),
-    ("who wrote the paper on risk parity portfolios", "title_block"),
-])
+@pytest.mark.parametrize(
+    "question, role",
+    [
+        ("Which references does the CVaR vignette list?", "references"),
+        ("the bibliography of the rugarch paper", "references"),
+        ("which papers does Boudt cite on CVaR budgets", "references"),
+        ("show the table of contents of the PortfolioAnalytics vignette", "contents"),
+        ("which chapters cover GARCH models", "contents"),
+        ("the subject index entries for kurtosis", "index"),
+        ("what is on the title page of the stochvol paper", "title_block"),
+        ("who wrote the paper on risk parity portfolios", "title_block"),
+    ],
+)
 def test_a_question_that_asks_for_a_kind_gets_that_kind_only(question, role):
     assert roles_asked(question) == {role}
     kept = _kept(question)
     assert {c for c in kept if c in PASSAGES and PASSAGES[c].role != "body"} == {
-        c for c, p in PASSAGES.items() if p.role == role}
+        c for c, p in PASSAGES.items() if p.role == role
+    }
     assert [c for c in kept if c.startswith("body")] == ["body", "body2"]
 
 
-@pytest.mark.parametrize("question", [
-    "How do index tracking portfolios replicate a stock index?",
-    "What is a reference portfolio in performance attribution?",
-    "Is the content of the signal predictive of returns?",
-    "Which section discusses volatility clustering?",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do index tracking portfolios replicate a stock index?",
+        "What is a reference portfolio in performance attribution?",
+        "Is the content of the signal predictive of returns?",
+        "Which section discusses volatility clustering?",
+    ],
+)
 def test_ordinary_uses_of_furniture_words_ask_for_nothing(question):
     assert roles_asked(question) == frozenset()
 
 
 def test_selection_after_the_filter_keeps_the_ranked_order():
-    kept = select(drop_furniture(RANKED, PASSAGES, "value at risk"), PASSAGES, {}, limit=5,
-                  per_document=5, min_chars=0)
+    kept = select(drop_furniture(RANKED, PASSAGES, "value at risk"), PASSAGES, {}, limit=5, per_document=5, min_chars=0)
     assert [c.chunk_id for c in kept] == ["body", "body2"]
 
 
@@ -105,8 +125,9 @@ def test_a_search_that_asks_for_references_says_what_it_returns(context):
     from serving.server import call_tool
     from serving.tools.search_documents import SPEC
 
-    answer = call_tool(SPEC, context, {"query": "bibliography: Quantitative Investment Analysis DeFusco",
-                                       "mode": "bm25"})
+    answer = call_tool(
+        SPEC, context, {"query": "bibliography: Quantitative Investment Analysis DeFusco", "mode": "bm25"}
+    )
     roles = [r["role"] for r in answer.structured_content["results"]]
     assert "references" in roles
     assert answer.content[0].text.count("role: references") == roles.count("references")

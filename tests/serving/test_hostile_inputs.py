@@ -18,7 +18,17 @@ LIMIT_S = 2.0
 RSS_GROWTH_MB = 300
 CODES = {"invalid_argument", "not_found", "incoherent_state", "unavailable"}
 FIELDS = {
-    "search_documents": ["query", "limit", "mode", "year_min", "year_max", "author", "document_id", "scope", "auto_period"],
+    "search_documents": [
+        "query",
+        "limit",
+        "mode",
+        "year_min",
+        "year_max",
+        "author",
+        "document_id",
+        "scope",
+        "auto_period",
+    ],
     "timeline": ["query", "limit", "mode", "year_min", "year_max", "author", "document_id", "scope", "auto_period"],
     "get_passage": ["chunk_id", "offset", "neighbours"],
     "list_documents": ["author", "year_min", "year_max", "title", "offset", "limit"],
@@ -37,26 +47,61 @@ FIELDS = {
 
 def _values(ids: dict) -> st.SearchStrategy:
     ids_like = st.sampled_from(ids["documents"] + ids["chunks"]).flatmap(
-        lambda i: st.sampled_from([i, i + "\n", i.upper(), "../" + i, i[:-1], i + "0"]))
+        lambda i: st.sampled_from([i, i + "\n", i.upper(), "../" + i, i[:-1], i + "0"])
+    )
     scalars = st.one_of(
-        st.none(), st.booleans(), st.integers(-2**70, 2**70), st.sampled_from([0, 1, 5, 20, 2015, -1]),
-        st.floats(allow_nan=True, allow_infinity=True), ids_like,
-        st.text(max_size=60), st.sampled_from(["variance", "value at risk", "kurtosis", "hybrid", "bm25",
-                                               "dense", "scope", "evidence", "served", "x" * 6000, "\x00",
-                                               "papers before 2010", "é" * 300, "s1"]),
-        st.builds(lambda q: q * 400, st.sampled_from(["the ", "variance ", "| a | b | "])))
-    return st.recursive(scalars, lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(
-            ["session", "items", "document_id", "quote", "chunk_ids", "document_ids", "year_min", "x"]),
-            inner, max_size=3)), max_leaves=6)
+        st.none(),
+        st.booleans(),
+        st.integers(-(2**70), 2**70),
+        st.sampled_from([0, 1, 5, 20, 2015, -1]),
+        st.floats(allow_nan=True, allow_infinity=True),
+        ids_like,
+        st.text(max_size=60),
+        st.sampled_from(
+            [
+                "variance",
+                "value at risk",
+                "kurtosis",
+                "hybrid",
+                "bm25",
+                "dense",
+                "scope",
+                "evidence",
+                "served",
+                "x" * 6000,
+                "\x00",
+                "papers before 2010",
+                "é" * 300,
+                "s1",
+            ]
+        ),
+        st.builds(lambda q: q * 400, st.sampled_from(["the ", "variance ", "| a | b | "])),
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=4),
+            st.dictionaries(
+                st.sampled_from(
+                    ["session", "items", "document_id", "quote", "chunk_ids", "document_ids", "year_min", "x"]
+                ),
+                inner,
+                max_size=3,
+            ),
+        ),
+        max_leaves=6,
+    )
 
 
 def _calls(ids: dict) -> st.SearchStrategy:
     values = _values(ids)
 
     def arguments(tool):
-        keys = st.lists(st.sampled_from(FIELDS[tool] + ["extra"]), unique=True, max_size=5) if FIELDS[tool] \
+        keys = (
+            st.lists(st.sampled_from(FIELDS[tool] + ["extra"]), unique=True, max_size=5)
+            if FIELDS[tool]
             else st.lists(st.just("extra"), max_size=1)
+        )
         return keys.flatmap(lambda ks: st.fixed_dictionaries({k: values for k in ks}))
 
     return st.sampled_from(sorted(FIELDS)).flatmap(lambda tool: st.tuples(st.just(tool), arguments(tool)))
@@ -69,13 +114,13 @@ def test_thousands_of_hostile_calls(served_home):
         docs = [d["document_id"] for d in server.call("list_documents", {})[0].structured_content["documents"]]
         found = server.call("search_documents", {"query": "variance", "mode": "bm25", "limit": 20})[0]
         ids = {"documents": docs, "chunks": [p["chunk_id"] for p in found.structured_content["results"]]}
-        server.call("session_put", {"name": "s1", "kind": "scope", "value": {"document_ids": docs[:1]},
-                                    "provenance": "served"})
+        server.call(
+            "session_put", {"name": "s1", "kind": "scope", "value": {"document_ids": docs[:1]}, "provenance": "served"}
+        )
         rss_start = server.rss_mb()
         seen = {"calls": 0, "errors": 0, "slowest": 0.0, "tools": set(), "repeated": 0}
 
-        @settings(max_examples=CALLS, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(max_examples=CALLS, deadline=None, database=None, suppress_health_check=list(HealthCheck))
         @given(_calls(ids))
         def one_call(call):
             tool, arguments = call
@@ -99,9 +144,11 @@ def test_thousands_of_hostile_calls(served_home):
         one_call()
         status, _ = server.call("corpus_status", {})
         rss_growth = server.rss_mb() - rss_start
-    print(f"\nhostile: {seen['calls']} calls over {len(seen['tools'])} tools, {seen['errors']} "
-          f"structured errors, slowest {seen['slowest']:.3f} s ({seen['repeated']} repeated), "
-          f"RSS growth {rss_growth:.0f} MB")
+    print(
+        f"\nhostile: {seen['calls']} calls over {len(seen['tools'])} tools, {seen['errors']} "
+        f"structured errors, slowest {seen['slowest']:.3f} s ({seen['repeated']} repeated), "
+        f"RSS growth {rss_growth:.0f} MB"
+    )
     assert not status.is_error  # still up and serving
     assert seen["calls"] >= CALLS and len(seen["tools"]) == len(FIELDS)
     assert rss_growth <= RSS_GROWTH_MB, rss_growth

@@ -21,7 +21,7 @@ def test_a_search_runs_inline_only_once_everything_it_needs_is_open(served_home)
     assert not runs_inline(specs["get_passage"], context)
     context.ensure_coherent()
     _ = context.engine.reader
-    assert runs_inline(specs["get_passage"], context)       # cheap: the reader is enough
+    assert runs_inline(specs["get_passage"], context)  # cheap: the reader is enough
     assert not runs_inline(specs["search_documents"], context)  # the model is not loaded yet
     _ = context.engine.embedder, context.engine.vectors
     assert not runs_inline(specs["search_documents"], context)  # a hybrid search also needs BM25

@@ -44,8 +44,11 @@ WRONG_CALLS = [
     ("search_graph", {"query": "var", "entity_type": "planet"}, "invalid_argument"),
     ("expand_entity", {"entity_name": "value at risk", "limit": 0}, "invalid_argument"),
     ("connect_entities", {"entity_a": "VaR"}, "invalid_argument"),
-    ("session_put", {"name": "bad name!", "kind": "scope", "value": {"year_min": 2010},
-                     "provenance": "served"}, "invalid_argument"),
+    (
+        "session_put",
+        {"name": "bad name!", "kind": "scope", "value": {"year_min": 2010}, "provenance": "served"},
+        "invalid_argument",
+    ),
     ("session_get", {"name": "absent"}, "not_found"),
     ("session_list", {"limit": 5}, "invalid_argument"),
     ("session_delete", {"name": "bad name!"}, "invalid_argument"),
@@ -54,11 +57,19 @@ WRONG_CALLS = [
 
 def _install(folder: Path, npm: str) -> None:
     staging = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
-    manifest = {"private": True, "dependencies": {INSPECTOR: INSPECTOR_VERSION},
-                "overrides": {"@modelcontextprotocol/sdk": SDK_VERSION}}
+    manifest = {
+        "private": True,
+        "dependencies": {INSPECTOR: INSPECTOR_VERSION},
+        "overrides": {"@modelcontextprotocol/sdk": SDK_VERSION},
+    }
     (staging / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
-    done = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--loglevel=error"], cwd=staging,
-                          capture_output=True, text=True, timeout=INSTALL_S)
+    done = subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=staging,
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_S,
+    )
     if done.returncode != 0:
         shutil.rmtree(staging, ignore_errors=True)
         raise AssertionError(f"npm install {INSPECTOR}@{INSPECTOR_VERSION} failed:\n{done.stderr[-3000:]}")
@@ -87,8 +98,13 @@ def inspector() -> Path:
 def inspect(entry: Path, home: Path, *method: str) -> tuple[int, str, str]:
     """(exit code, stdout, stderr) of one Inspector CLI run against a fresh server on `home`."""
     passed = {k: v for k, v in os.environ.items() if k.startswith(PASSED_ENV)}
-    env = {**passed, "QUANT_RAG_HOME": str(home), "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1",
-           "QUANT_RAG_WARM_UP": "0"}
+    env = {
+        **passed,
+        "QUANT_RAG_HOME": str(home),
+        "HF_HUB_OFFLINE": "1",
+        "OMP_NUM_THREADS": "1",
+        "QUANT_RAG_WARM_UP": "0",
+    }
     command = [str(entry), "--cli"] + [a for k, v in env.items() for a in ("-e", f"{k}={v}")]
     command += [sys.executable, "-m", "serving.server", *method]
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=CALL_S)
@@ -109,8 +125,7 @@ def test_the_inspector_lists_the_tools_and_searches(inspector, served_home):
     tools = json.loads(out)["tools"]
     assert len(tools) == 14 and all(t.get("outputSchema") for t in tools), [t["name"] for t in tools]
     # the client validates a success's structured content against the output schema it listed
-    code, out, err = inspect(inspector, served_home, *call_arguments("search_documents",
-                                                                    {"query": "value at risk"}))
+    code, out, err = inspect(inspector, served_home, *call_arguments("search_documents", {"query": "value at risk"}))
     assert code == 0, err
     found = json.loads(out)
     assert not found.get("isError") and found["structuredContent"]["results"], out[:2000]
@@ -142,12 +157,20 @@ def test_the_inspector_receives_a_formula_passage_as_a_png(inspector, state_copy
     from serving.server import ServingContext
 
     reader = ServingContext(StateLayout(state_copy), ServedConfig()).engine.reader
-    formula = next(p for entry in reader.documents.values() if entry.source.format == "pdf"
-                   for p in reader.by_document[entry.document_id]
-                   if any(b.kind is BlockKind.formula and b.start < e and s < b.end
-                          for b in entry.parsed.blocks for s, e in p.ranges))
-    code, out, err = inspect(inspector, state_copy, *call_arguments(
-        "get_passage", {"chunk_id": formula.chunk_id, "neighbours": 0, "image": True}))
+    formula = next(
+        p
+        for entry in reader.documents.values()
+        if entry.source.format == "pdf"
+        for p in reader.by_document[entry.document_id]
+        if any(
+            b.kind is BlockKind.formula and b.start < e and s < b.end for b in entry.parsed.blocks for s, e in p.ranges
+        )
+    )
+    code, out, err = inspect(
+        inspector,
+        state_copy,
+        *call_arguments("get_passage", {"chunk_id": formula.chunk_id, "neighbours": 0, "image": True}),
+    )
     assert code == 0, err[-2000:]
     answer = json.loads(out)
     assert not answer.get("isError") and answer["structuredContent"]["page_image"]["available"], out[:2000]

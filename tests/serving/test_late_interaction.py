@@ -11,17 +11,19 @@ import pytest
 from corpus.config import ServedConfig
 from corpus.encoding.embedder import load_embedder, model_folder
 from corpus.encoding.onnx_encoder import OnnxEncoder, passage_file
-from corpus.reading.reader import CorpusReader
-from corpus.state.layout import StateLayout
 from corpus.encoding.token_encoder import load_token_encoder
 from corpus.indexes.token_index import TokenIndex
+from corpus.reading.reader import CorpusReader
+from corpus.state.layout import StateLayout
 from ingest.embed import passage_texts
 from serving.engine import Engine
 from serving.scope import Scope
 
-QUESTIONS = ("How is conditional value at risk estimated from historical returns?",
-             "What does kurtosis measure about a distribution's tails?",
-             "Why is the standard deviation preferred to the mean absolute deviation?")
+QUESTIONS = (
+    "How is conditional value at risk estimated from historical returns?",
+    "What does kurtosis measure about a distribution's tails?",
+    "Why is the standard deviation preferred to the mean absolute deviation?",
+)
 
 
 def _pieces(layout: StateLayout):

@@ -59,7 +59,10 @@ def test_the_walk_sees_every_serving_module():
 
 
 def test_one_class_named_scope():
-    homes = [path.relative_to(SERVING.parent).as_posix() for path in _modules()
-             for node in ast.walk(ast.parse(path.read_text()))
-             if isinstance(node, ast.ClassDef) and node.name == "Scope"]
+    homes = [
+        path.relative_to(SERVING.parent).as_posix()
+        for path in _modules()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef) and node.name == "Scope"
+    ]
     assert homes == ["serving/scope.py"]

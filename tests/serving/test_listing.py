@@ -48,16 +48,36 @@ def results(served_home):
     search = call_tool(specs["search_documents"], context, {"query": "variance", "limit": 3})
     chunk = search.structured_content["results"][0]["chunk_id"]
     passage = call_tool(specs["get_passage"], context, {"chunk_id": chunk, "neighbours": 1})
-    return {"search_documents": (specs["search_documents"], search.structured_content),
-            "get_passage": (specs["get_passage"], passage.structured_content)}
+    return {
+        "search_documents": (specs["search_documents"], search.structured_content),
+        "get_passage": (specs["get_passage"], passage.structured_content),
+    }
 
 
-@pytest.mark.parametrize("tool, paths", [
-    ("search_documents", [["results", 0, "cite", "year"], ["results", 0, "anchor", "granularity"],
-                          ["results", 0, "flags", "has_math"], ["trace", "window"], ["mode"]]),
-    ("get_passage", [["passage", "anchor", "ranges"], ["neighbours", 0, "passage", "cite"],
-                     ["neighbours", 0, "position"], ["passage", "anchor", "granularity"]]),
-])
+@pytest.mark.parametrize(
+    "tool, paths",
+    [
+        (
+            "search_documents",
+            [
+                ["results", 0, "cite", "year"],
+                ["results", 0, "anchor", "granularity"],
+                ["results", 0, "flags", "has_math"],
+                ["trace", "window"],
+                ["mode"],
+            ],
+        ),
+        (
+            "get_passage",
+            [
+                ["passage", "anchor", "ranges"],
+                ["neighbours", 0, "passage", "cite"],
+                ["neighbours", 0, "position"],
+                ["passage", "anchor", "granularity"],
+            ],
+        ),
+    ],
+)
 def test_inlined_schemas_judge_results_as_the_models_schemas_do(results, tool, paths):
     spec, document = results[tool]
     published, original = output_schema(spec), spec.output_model.model_json_schema()
@@ -74,7 +94,7 @@ def test_inlined_schemas_judge_results_as_the_models_schemas_do(results, tool, p
 
 class Node(BaseModel):
     label: str
-    children: list["Node"]
+    children: list[Node]
 
 
 def test_a_recursive_schema_keeps_its_references():

@@ -25,8 +25,14 @@ QUERY = "value at risk of a portfolio"
 
 def _cli_search(home, mode: str) -> subprocess.Popen:
     env = {**os.environ, "QUANT_RAG_HOME": str(home), "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
-    return subprocess.Popen([sys.executable, "-m", "cli.main", "search", QUERY, "--mode", mode, "--json"],
-                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "search", QUERY, "--mode", mode, "--json"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 @pytest.mark.long
@@ -44,8 +50,7 @@ def test_four_servers_and_the_cli_search_one_state_at_once(served_copy):
                     for mode in ("dense", "hybrid"):
                         result, _ = server.call("search_documents", {"query": QUERY, "mode": mode, "limit": 5})
                         assert not result.is_error, result.content[0].text
-                        answers[(round_, index, mode)] = [r["chunk_id"] for r in
-                                                          result.structured_content["results"]]
+                        answers[(round_, index, mode)] = [r["chunk_id"] for r in result.structured_content["results"]]
             outputs = [cli.communicate(timeout=300) for cli in clis]
     finally:
         writer.close()

@@ -4,18 +4,18 @@ quoted without its Markdown is `verified_normalised`, and the offsets point at t
 from __future__ import annotations
 
 import unicodedata
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corpus.ids import document_id_for_bytes, sha256_hex
-from corpus.text.markup import skip_markup, to_original
 from corpus.models import DocumentMetadata, ParsedDocument, SourceRecord
-from corpus.text.normalise import canonical_end, normalise_with_map
 from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_jsonl, atomic_write_text
+from corpus.text.markup import skip_markup, to_original
+from corpus.text.normalise import canonical_end, normalise_with_map
 from corpus.versions import PARSER_VERSION
 from serving.citation import verify_quote
 
@@ -39,8 +39,9 @@ The result is always at least as large as the VaR.
 CASES = {  # quote without markup -> the canonical text its offsets must cover
     "Historical VaR 0.042 np.percentile of returns": "Historical VaR | 0.042 | `np.percentile` of returns",
     "Call np.percentile(returns, 5) to get the cutoff": "Call `np.percentile(returns, 5)` to get the cutoff",
-    "To compute the conditional value at risk: cvar = returns[returns <= var].mean()":
-        "To compute the conditional value at risk:\n```python\ncvar = returns[returns <= var].mean()",
+    "To compute the conditional value at risk: cvar = returns[returns <= var].mean()": (
+        "To compute the conditional value at risk:\n```python\ncvar = returns[returns <= var].mean()"
+    ),
 }
 
 
@@ -48,13 +49,29 @@ CASES = {  # quote without markup -> the canonical text its offsets must cover
 def reader_and_doc(tmp_path_factory):
     layout = StateLayout(tmp_path_factory.mktemp("markup")).ensure()
     document_id = document_id_for_bytes(TEXT.encode())
-    atomic_write_json(layout.registry_entry(document_id), SourceRecord(
-        document_id=document_id, format="markdown", source_sha256=sha256_hex(TEXT), bytes=len(TEXT),
-        original_name="markup.md", registered_at=datetime.now(timezone.utc).isoformat()).model_dump(mode="json"))
+    atomic_write_json(
+        layout.registry_entry(document_id),
+        SourceRecord(
+            document_id=document_id,
+            format="markdown",
+            source_sha256=sha256_hex(TEXT),
+            bytes=len(TEXT),
+            original_name="markup.md",
+            registered_at=datetime.now(UTC).isoformat(),
+        ).model_dump(mode="json"),
+    )
     atomic_write_text(layout.canonical_text(document_id), TEXT)
-    atomic_write_json(layout.parsed_blocks(document_id), ParsedDocument(
-        document_id=document_id, parser="test", parser_version=PARSER_VERSION, canonical_sha256=sha256_hex(TEXT),
-        canonical_chars=len(TEXT), blocks=[]).model_dump(mode="json"))
+    atomic_write_json(
+        layout.parsed_blocks(document_id),
+        ParsedDocument(
+            document_id=document_id,
+            parser="test",
+            parser_version=PARSER_VERSION,
+            canonical_sha256=sha256_hex(TEXT),
+            canonical_chars=len(TEXT),
+            blocks=[],
+        ).model_dump(mode="json"),
+    )
     atomic_write_json(layout.metadata(document_id), DocumentMetadata(document_id=document_id).model_dump(mode="json"))
     atomic_write_jsonl(layout.passages(document_id), [])
     return CorpusReader.open(layout), document_id
@@ -89,9 +106,15 @@ def _markdown(draw):
         kind = draw(st.sampled_from(["text", "table", "heading", "fence", "separator"]))
         words = draw(st.lists(st.tuples(_MARKUP, _WORDS), min_size=1, max_size=5))
         body = " ".join(m + w + m for m, w in words)
-        lines.append({"text": body, "table": "| " + body.replace(" ", " | ") + " |",
-                      "heading": "## " + body, "fence": "```python",
-                      "separator": "|---|:--:|"}[kind])
+        lines.append(
+            {
+                "text": body,
+                "table": "| " + body.replace(" ", " | ") + " |",
+                "heading": "## " + body,
+                "fence": "```python",
+                "separator": "|---|:--:|",
+            }[kind]
+        )
     return "\n".join(lines)
 
 

@@ -31,7 +31,8 @@ def onnx_home(served_home, tmp_path_factory):
     home = tmp_path_factory.mktemp("onnx") / "state"
     copy_state(served_home, home)
     assert ensure_exported(StateLayout(home), ServedConfig()) == StateLayout(home).onnx_model(
-        ServedConfig().weights_key)
+        ServedConfig().weights_key
+    )
     assert not passage_file(StateLayout(home), INT8).exists()  # the default quantises nothing
     return home
 
@@ -68,8 +69,9 @@ def test_without_an_export_the_server_falls_back_with_a_warning(unexported_home,
         encoder = load_query_encoder(ServedConfig(), StateLayout(unexported_home))
     assert isinstance(encoder, QueryEncoder)
     assert any("no ONNX export" in r.getMessage() for r in caplog.records)
-    assert isinstance(load_query_encoder(ServedConfig(query_runtime="torch"), StateLayout(unexported_home)),
-                      QueryEncoder)
+    assert isinstance(
+        load_query_encoder(ServedConfig(query_runtime="torch"), StateLayout(unexported_home)), QueryEncoder
+    )
 
 
 def test_export_is_redone_only_when_the_weights_change(onnx_home):

@@ -14,76 +14,190 @@ NEWEST = 2024
 
 # question, year_min, year_max, clause removed, query left to embed
 PERIODS = [
-    ("What do papers published after 2015 say about volatility?", 2016, None,
-     "published after 2015", "What do papers say about volatility?"),
-    ("Summarise the literature before 2010 on GARCH models.", None, 2009,
-     "before 2010", "Summarise the literature on GARCH models."),
+    (
+        "What do papers published after 2015 say about volatility?",
+        2016,
+        None,
+        "published after 2015",
+        "What do papers say about volatility?",
+    ),
+    (
+        "Summarise the literature before 2010 on GARCH models.",
+        None,
+        2009,
+        "before 2010",
+        "Summarise the literature on GARCH models.",
+    ),
     ("studies until 2010 about covariance shrinkage", None, 2010, "until 2010", "studies about covariance shrinkage"),
     ("literature up to 2012 on robust covariance", None, 2012, "up to 2012", "literature on robust covariance"),
     ("works prior to 2000 on option pricing", None, 1999, "prior to 2000", "works on option pricing"),
-    ("research since 2015: what is new in portfolio optimisation?", 2015, None,
-     "since 2015", "research: what is new in portfolio optimisation?"),
+    (
+        "research since 2015: what is new in portfolio optimisation?",
+        2015,
+        None,
+        "since 2015",
+        "research: what is new in portfolio optimisation?",
+    ),
     ("research from 2015 onwards on market impact", 2015, None, "from 2015 onwards", "research on market impact"),
-    ("Using only papers published between 2010 and 2015, what is the Sharpe ratio bias?", 2010, 2015,
-     "published between 2010 and 2015", "Using only papers, what is the Sharpe ratio bias?"),
+    (
+        "Using only papers published between 2010 and 2015, what is the Sharpe ratio bias?",
+        2010,
+        2015,
+        "published between 2010 and 2015",
+        "Using only papers, what is the Sharpe ratio bias?",
+    ),
     ("papers from 2010 to 2015 on cointegration", 2010, 2015, "from 2010 to 2015", "papers on cointegration"),
     ("articles 2015–2010 on cointegration", 2010, 2015, "2015–2010", "articles on cointegration"),
-    ("According to sources published in 2022 or earlier, how is VaR backtested?", None, 2022,
-     "published in 2022 or earlier", "According to sources, how is VaR backtested?"),
-    ("papers published in 2015 or later about higher moments", 2015, None,
-     "published in 2015 or later", "papers about higher moments"),
-    ("What does pre-2008 literature say about liquidity?", None, 2007, "pre-2008",
-     "What does literature say about liquidity?"),
+    (
+        "According to sources published in 2022 or earlier, how is VaR backtested?",
+        None,
+        2022,
+        "published in 2022 or earlier",
+        "According to sources, how is VaR backtested?",
+    ),
+    (
+        "papers published in 2015 or later about higher moments",
+        2015,
+        None,
+        "published in 2015 or later",
+        "papers about higher moments",
+    ),
+    (
+        "What does pre-2008 literature say about liquidity?",
+        None,
+        2007,
+        "pre-2008",
+        "What does literature say about liquidity?",
+    ),
     ("post-2010 empirical studies on momentum", 2011, None, "post-2010", "empirical studies on momentum"),
-    ("Which papers published in 2019 discuss stochastic volatility?", 2019, 2019,
-     "published in 2019", "Which papers discuss stochastic volatility?"),
-    ("papers published in the last 5 years on risk parity", 2020, None,
-     "published in the last 5 years", "papers on risk parity"),
-    ("research of the past ten years on limit order books", 2015, None,
-     "of the past ten years", "research on limit order books"),
-    ("Published in the past decade, what estimators exist?", 2015, None,
-     "Published in the past decade", "what estimators exist?"),
-    ("papers published after 2010 and before 2015 on factor models", 2011, 2014,
-     "published after 2010 and before 2015", "papers on factor models"),
-    ("Papers that were published no later than 2005 on the CAPM", None, 2005,
-     "that were published no later than 2005", "Papers on the CAPM"),
-    ("What do preprints later than 2018 say about crypto?", 2019, None, "later than 2018",
-     "What do preprints say about crypto?"),
+    (
+        "Which papers published in 2019 discuss stochastic volatility?",
+        2019,
+        2019,
+        "published in 2019",
+        "Which papers discuss stochastic volatility?",
+    ),
+    (
+        "papers published in the last 5 years on risk parity",
+        2020,
+        None,
+        "published in the last 5 years",
+        "papers on risk parity",
+    ),
+    (
+        "research of the past ten years on limit order books",
+        2015,
+        None,
+        "of the past ten years",
+        "research on limit order books",
+    ),
+    (
+        "Published in the past decade, what estimators exist?",
+        2015,
+        None,
+        "Published in the past decade",
+        "what estimators exist?",
+    ),
+    (
+        "papers published after 2010 and before 2015 on factor models",
+        2011,
+        2014,
+        "published after 2010 and before 2015",
+        "papers on factor models",
+    ),
+    (
+        "Papers that were published no later than 2005 on the CAPM",
+        None,
+        2005,
+        "that were published no later than 2005",
+        "Papers on the CAPM",
+    ),
+    (
+        "What do preprints later than 2018 say about crypto?",
+        2019,
+        None,
+        "later than 2018",
+        "What do preprints say about crypto?",
+    ),
     # "in Y" right after a publication noun dates it
     ("studies in 2008 on liquidity", 2008, 2008, "in 2008", "studies on liquidity"),
     ("studies as of 2012 about volatility targeting", 2012, None, "as of 2012", "studies about volatility targeting"),
     # a year or a decade used as an adjective of a publication word
     ("What did a 2011 study find about jump tests?", 2011, 2011, "2011", "What did a study find about jump tests?"),
-    ("In 2010 guidance, how should a bank backtest VaR?", 2010, 2010, "2010",
-     "In guidance, how should a bank backtest VaR?"),
+    (
+        "In 2010 guidance, how should a bank backtest VaR?",
+        2010,
+        2010,
+        "2010",
+        "In guidance, how should a bank backtest VaR?",
+    ),
     ("2019 slides on risk parity portfolios", 2019, 2019, "2019", "slides on risk parity portfolios"),
-    ("What do early 2010s papers say about risk parity?", 2010, 2013, "early 2010s",
-     "What do papers say about risk parity?"),
+    (
+        "What do early 2010s papers say about risk parity?",
+        2010,
+        2013,
+        "early 2010s",
+        "What do papers say about risk parity?",
+    ),
     ("mid-2000s literature on momentum crashes", 2004, 2006, "mid-2000s", "literature on momentum crashes"),
     ("late-2010s work on the factor zoo", 2017, 2019, "late-2010s", "work on the factor zoo"),
     ("1990s research on volatility clustering", 1990, 1999, "1990s", "research on volatility clustering"),
     # approximate and decade clauses attached to a publication word
-    ("papers from around 2010 on realized volatility", 2008, 2012, "from around 2010",
-     "papers on realized volatility"),
+    ("papers from around 2010 on realized volatility", 2008, 2012, "from around 2010", "papers on realized volatility"),
     ("work published circa 2005 on shrinkage", 2003, 2007, "published circa 2005", "work on shrinkage"),
-    ("What does research from the 2000s say about shrinkage?", 2000, 2009, "from the 2000s",
-     "What does research say about shrinkage?"),
-    ("studies in the early 2010s on high-frequency noise", 2010, 2013, "in the early 2010s",
-     "studies on high-frequency noise"),
+    (
+        "What does research from the 2000s say about shrinkage?",
+        2000,
+        2009,
+        "from the 2000s",
+        "What does research say about shrinkage?",
+    ),
+    (
+        "studies in the early 2010s on high-frequency noise",
+        2010,
+        2013,
+        "in the early 2010s",
+        "studies on high-frequency noise",
+    ),
     # relative to the newest document (2024 here)
-    ("What does recent work say about volatility targeting?", 2020, None, "recent",
-     "What does work say about volatility targeting?"),
+    (
+        "What does recent work say about volatility targeting?",
+        2020,
+        None,
+        "recent",
+        "What does work say about volatility targeting?",
+    ),
     ("the latest research on limit order books", 2020, None, "latest", "the research on limit order books"),
     ("papers in recent years on crypto volatility", 2020, None, "in recent years", "papers on crypto volatility"),
     # a sentence that opens with a period, when the question names a publication word
-    ("Since 2015, what have papers said about risk parity?", 2015, None, "Since 2015",
-     "what have papers said about risk parity?"),
-    ("Before 2010, how did the literature estimate CVaR?", None, 2009, "Before 2010",
-     "how did the literature estimate CVaR?"),
-    ("In the last 3 years, which studies covered factor timing?", 2022, None, "In the last 3 years",
-     "which studies covered factor timing?"),
-    ("Since 2015, how have factor models been estimated?", 2015, None, "Since 2015",
-     "how have factor models been estimated?"),
+    (
+        "Since 2015, what have papers said about risk parity?",
+        2015,
+        None,
+        "Since 2015",
+        "what have papers said about risk parity?",
+    ),
+    (
+        "Before 2010, how did the literature estimate CVaR?",
+        None,
+        2009,
+        "Before 2010",
+        "how did the literature estimate CVaR?",
+    ),
+    (
+        "In the last 3 years, which studies covered factor timing?",
+        2022,
+        None,
+        "In the last 3 years",
+        "which studies covered factor timing?",
+    ),
+    (
+        "Since 2015, how have factor models been estimated?",
+        2015,
+        None,
+        "Since 2015",
+        "how have factor models been estimated?",
+    ),
     ("In the 2000s, who reframed investor views?", 2000, 2009, "In the 2000s", "who reframed investor views?"),
 ]
 
@@ -137,7 +251,12 @@ def test_caller_bounds_win_and_the_question_fills_the_other_side():
     assert (both.year_min, both.year_max, both.source_min, both.source_max) == (2010, 2020, "caller", "caller")
     assert both.query == "papers on momentum" and "overridden" in both.note
     filled = apply_period("literature before 2012 on momentum", 2005, None, NEWEST)
-    assert (filled.year_min, filled.year_max, filled.source_min, filled.source_max) == (2005, 2011, "caller", "question")
+    assert (filled.year_min, filled.year_max, filled.source_min, filled.source_max) == (
+        2005,
+        2011,
+        "caller",
+        "question",
+    )
     conflicting = apply_period(question, None, 2012, NEWEST)  # the question's 2016+ contradicts the caller
     assert (conflicting.year_min, conflicting.year_max) == (None, 2012)
     from_question = apply_period(question, None, None, NEWEST)
@@ -165,6 +284,6 @@ def test_a_corpus_without_years_searches_the_question_whole_and_says_why():
     scope, period, text, _ = _resolve(question, None)
     assert scope.year_min is None and scope.year_max is None and text == question
     assert period.clause and "not applied" in period.note and period.clause in period.note
-    scope, period, text, _ = _resolve(question, 2024)      # a dated corpus: the period applies
+    scope, period, text, _ = _resolve(question, 2024)  # a dated corpus: the period applies
     assert (scope.year_min, scope.year_max) == (2019, 2019) and "2019" not in text
     assert period.note.startswith("period applied")

@@ -40,8 +40,13 @@ def test_each_question_gets_exactly_its_labelled_period(question):
 # The blind probe set: phrasings and non-year sentences written from the stated rules by someone
 # who never saw the parser. A year_max at the corpus's newest year is the open bound (no document
 # is newer; the conventions write "in the last N years" as [newest-N+1, null]).
-PROBES = [json.loads(line) for line in (ROOT / "tests" / "serving" / "data" / "period_probes_blind.jsonl")
-          .read_text(encoding="utf-8").splitlines() if line.strip()]
+PROBES = [
+    json.loads(line)
+    for line in (ROOT / "tests" / "serving" / "data" / "period_probes_blind.jsonl")
+    .read_text(encoding="utf-8")
+    .splitlines()
+    if line.strip()
+]
 _RECENT = "wrong under the stated rules: 'recent work/papers' is [newest-4, null] (Period conventions; dev d18)"
 EXCLUDED = {
     "Empirical CAPM tests 1970-1980": "ambiguous: a bare range after 'tests' is as often the tests' sample period",

@@ -13,8 +13,8 @@ import time
 
 from corpus.ids import document_id_for_bytes
 from corpus.reading.published import open_published, prune
-from corpus.state.signature import compute_signature, recorded_signature
 from corpus.state.layout import StateLayout
+from corpus.state.signature import compute_signature, recorded_signature
 from ingest.library import LIBRARY_ROOT
 from tests.serving.stdio_harness import REPO, running_server
 

@@ -1,6 +1,7 @@
 """In-memory readers of the served vector index: the same top-50 as Qdrant Edge's exact search on
-a real state (with and without filters; at the library's size: benchmarks/vector_readers.py), loaded from the writer's snapshot or, without one, from a
-private copy; loading never needs the shard's lock, so readers and a writer coexist."""
+a real state (with and without filters; at the library's size: benchmarks/vector_readers.py),
+loaded from the writer's snapshot or, without one, from a private copy; loading never needs the
+shard's lock, so readers and a writer coexist."""
 
 from __future__ import annotations
 
@@ -9,15 +10,20 @@ import pytest
 
 from corpus.config import ServedConfig
 from corpus.encoding.embedder import load_embedder
-from corpus.state.generations import begin_generation, current_generation, promote_generation
 from corpus.reading.reader import CorpusReader
+from corpus.state.generations import begin_generation, current_generation, promote_generation
 from corpus.state.layout import StateLayout, atomic_write_json, read_json
 from corpus.vectors.vector_store import VectorStoreError, edge_root, open_vector_store
 from corpus.vectors.vector_store_edge import META_FILE, EdgeVectorStore
 from corpus.vectors.vector_store_memory import SNAPSHOT_FILE, MemoryVectorStore
 
-QUERIES = ["value at risk of a portfolio", "kurtosis and fat tails", "standard deviation",
-           "conditional expectation of losses beyond a quantile", "mean absolute deviation"]
+QUERIES = [
+    "value at risk of a portfolio",
+    "kurtosis and fat tails",
+    "standard deviation",
+    "conditional expectation of losses beyond a quantile",
+    "mean absolute deviation",
+]
 DEPTH = 50
 
 
@@ -34,8 +40,14 @@ def _scopes(layout):
     dated = sorted((e.year, d) for d, e in documents.items() if e.year is not None)
     undated = [d for d, e in documents.items() if e.year is None]
     assert len(dated) == 2 and undated, "the fixture dates two documents and leaves one undated"
-    return [{}, {"year_min": 2016}, {"year_max": 2015}, {"document_ids": [dated[0][1]]},
-            {"document_ids": [undated[0]]}, {"document_ids": [d for _, d in dated] + undated, "year_min": 2010}]
+    return [
+        {},
+        {"year_min": 2016},
+        {"year_max": 2015},
+        {"document_ids": [dated[0][1]]},
+        {"document_ids": [undated[0]]},
+        {"document_ids": [d for _, d in dated] + undated, "year_min": 2010},
+    ]
 
 
 def _assert_same(edge, memory, vector, scope):
@@ -109,8 +121,11 @@ def test_a_write_drops_the_snapshot_and_close_writes_the_new_one(served_copy):
 def test_reader_refuses_writes_and_a_wrong_dimension(served_copy):
     layout, config, embedder, _ = _setup(served_copy)
     reader = open_vector_store(layout, config, embedder.dimension, read_only=True)
-    for write in (lambda: reader.upsert([]), lambda: reader.delete_document("doc-0000000000000000"),
-                  lambda: reader.set_meta({})):
+    for write in (
+        lambda: reader.upsert([]),
+        lambda: reader.delete_document("doc-0000000000000000"),
+        lambda: reader.set_meta({}),
+    ):
         with pytest.raises(VectorStoreError, match="read-only"):
             write()
     with pytest.raises(VectorStoreError, match="rebuild"):

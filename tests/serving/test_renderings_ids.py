@@ -43,8 +43,12 @@ def structured_ids(content: dict) -> dict[str, set]:
 
 
 def text_ids(text: str) -> dict[str, set]:
-    return {"chunk": set(CHUNK.findall(text)), "document": set(DOCUMENT.findall(text)),
-            "anchor": set(ANCHOR.findall(text)), "key": set(KEY.findall(text))}
+    return {
+        "chunk": set(CHUNK.findall(text)),
+        "document": set(DOCUMENT.findall(text)),
+        "anchor": set(ANCHOR.findall(text)),
+        "key": set(KEY.findall(text)),
+    }
 
 
 CALLS = [  # (tool, arguments, the id kinds its answer must hold: the check is never vacuous)
@@ -53,8 +57,7 @@ CALLS = [  # (tool, arguments, the id kinds its answer must hold: the check is n
     ("timeline", {"query": "variance", "limit": 8}, {"chunk", "document"}),
     ("search_graph", {"query": "variance", "limit": 4}, {"chunk", "document", "anchor", "key"}),
     ("expand_entity", {"entity_name": "CVaR", "limit": 10}, {"chunk", "key"}),
-    ("connect_entities", {"entity_a": "CVaR", "entity_b": "VaR", "limit": 5},
-     {"chunk", "document", "anchor", "key"}),
+    ("connect_entities", {"entity_a": "CVaR", "entity_b": "VaR", "limit": 5}, {"chunk", "document", "anchor", "key"}),
 ]
 
 
@@ -81,9 +84,13 @@ def test_each_tool_text_holds_every_id_of_its_structured_content(served_home):
     passage, text = answers["get_passage"]
     assert passage["neighbours"] and all(n["passage"]["chunk_id"] in text for n in passage["neighbours"])
     status, text = answers["corpus_status"]
-    for value in [status["corpus_signature"], status["config_hash"], status["embedding_model"],
-                  *(i["name"] for i in status["indexes"]),
-                  *(i["signature"] for i in status["indexes"] if i["signature"])]:
+    for value in [
+        status["corpus_signature"],
+        status["config_hash"],
+        status["embedding_model"],
+        *(i["name"] for i in status["indexes"]),
+        *(i["signature"] for i in status["indexes"] if i["signature"]),
+    ]:
         assert value in text, value
 
 
@@ -96,8 +103,9 @@ def _line_value(text: str, pattern: str) -> str:
 def test_a_text_only_client_chains_search_passage_entity_and_connection(served_home):
     """Each call's arguments come from the previous answers' text; the structured content is
     read only to check that what the text said was the truth."""
+
     async def scenario(c):
-        search = (await c("search_documents", {"query": "conditional value at risk", "limit": 3}))
+        search = await c("search_documents", {"query": "conditional value at risk", "limit": 3})
         chunk_id = _line_value(search.content[0].text, r"chunk_id=(chunk-[0-9a-f]{16})")
         passage = await c("get_passage", {"chunk_id": chunk_id, "neighbours": 1})
         text = passage.content[0].text

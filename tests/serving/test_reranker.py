@@ -37,7 +37,9 @@ def test_hybrid_search_is_reordered_by_the_configured_cross_encoder(ingested_hom
         passages = engine.reader.passages
         for hit in after.hits:
             p = passages[hit.chunk_id]
-            (expected,) = model.predict([(QUESTION, passage_text(engine.reader.title(p.document_id), p.section, p.text))])
+            (expected,) = model.predict(
+                [(QUESTION, passage_text(engine.reader.title(p.document_id), p.section, p.text))]
+            )
             assert abs(float(expected) - hit.score) < 1e-4
         assert [h.score for h in after.hits] == sorted((h.score for h in after.hits), reverse=True)
         assert {h.chunk_id for h in after.hits} <= set(passages)

@@ -11,7 +11,7 @@ from corpus.config import ServedConfig
 from serving.reranking import blend, passage_text, rerank_head
 from serving.selection import Candidate
 
-FUSED = [Candidate(f"c{i}", 1.0 / (60 + i)) for i in range(1, 7)]   # c1 best ... c6 worst
+FUSED = [Candidate(f"c{i}", 1.0 / (60 + i)) for i in range(1, 7)]  # c1 best ... c6 worst
 
 
 def ids(ranked):
@@ -27,7 +27,7 @@ def test_the_head_follows_the_cross_encoder_and_the_tail_stays_below_in_fused_or
 
 
 def test_the_blend_weight_runs_from_the_fused_order_to_the_cross_encoder_order():
-    scores = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9]                      # exactly the reverse of the fused order
+    scores = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9]  # exactly the reverse of the fused order
     assert ids(blend(FUSED, scores, weight=0.0)) == ids(FUSED)
     assert ids(blend(FUSED, scores, weight=1.0)) == ids(FUSED)[::-1]
     middle = ids(blend(FUSED, [0.1, 0.2, 0.3, 0.4, 0.5, 0.35], weight=0.6))

@@ -37,10 +37,16 @@ print(type(context.engine.embedder).__name__ + "|" + ",".join(imported))
 
 
 def probe(home: Path) -> list[str]:
-    env = {**os.environ, "QUANT_RAG_HOME": str(home), "PYTHONPATH": str(REPO),
-           "HF_HUB_OFFLINE": "1", "QUANT_RAG_WARM_UP": "0"}
-    done = subprocess.run([sys.executable, "-c", PROBE, *HEAVY], capture_output=True, text=True,
-                          env=env, cwd=str(REPO), timeout=300)
+    env = {
+        **os.environ,
+        "QUANT_RAG_HOME": str(home),
+        "PYTHONPATH": str(REPO),
+        "HF_HUB_OFFLINE": "1",
+        "QUANT_RAG_WARM_UP": "0",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *HEAVY], capture_output=True, text=True, env=env, cwd=str(REPO), timeout=300
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout.strip().splitlines()[-1].split("|")
 
@@ -54,9 +60,19 @@ def test_first_search_with_the_export_imports_no_torch(served_home):
 
 
 # What the server has imported when it can answer `initialize`: the SDK, the context, the prompt.
-BEFORE_INITIALIZE = ("numpy", "scipy", "duckdb", "onnxruntime", "bm25s", "qdrant_edge", "torch",
-                     "serving.toolset", "serving.engine", "serving.tools.search_documents",
-                     "corpus.graph.graph_store")
+BEFORE_INITIALIZE = (
+    "numpy",
+    "scipy",
+    "duckdb",
+    "onnxruntime",
+    "bm25s",
+    "qdrant_edge",
+    "torch",
+    "serving.toolset",
+    "serving.engine",
+    "serving.tools.search_documents",
+    "corpus.graph.graph_store",
+)
 START = """
 import sys
 sys.modules.setdefault("numba", None)
@@ -68,8 +84,14 @@ print(",".join(sorted(m for m in sys.argv[1:] if m in sys.modules)))
 
 def test_initialize_is_answered_before_the_engine_and_tools_are_imported(served_home):
     env = {**os.environ, "QUANT_RAG_HOME": str(served_home), "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", START, *BEFORE_INITIALIZE], capture_output=True,
-                          text=True, env=env, cwd=str(REPO), timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", START, *BEFORE_INITIALIZE],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(REPO),
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "", f"imported before initialize: {done.stdout.strip()}"
 
@@ -94,17 +116,25 @@ print(max(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] 
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: BLAS has one thread anyway")
 def test_the_server_scores_vectors_on_one_blas_thread_unless_told_otherwise():
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
-                                                           "MKL_NUM_THREADS")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    }
     env["PYTHONPATH"] = str(REPO)
 
     def threads(mode: str, **extra: str) -> int:
-        out = subprocess.run([sys.executable, "-c", BLAS_PROBE, mode], env={**env, **extra}, cwd=REPO,
-                             capture_output=True, text=True, timeout=120, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", BLAS_PROBE, mode],
+            env={**env, **extra},
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
         return int(out.stdout.strip())
 
     assert threads("serve") == 1
-    assert threads("plain") > 1                            # numpy's own default on this machine
+    assert threads("plain") > 1  # numpy's own default on this machine
     assert threads("serve", OPENBLAS_NUM_THREADS="2") == 2  # an operator's setting wins
 
 
@@ -125,12 +155,19 @@ SDK_EXTRAS = ("mcp.client", "mcp.client.session", "mcp.server.mcpserver", "httpx
 
 def test_the_server_imports_the_sdk_without_its_client_or_high_level_server(served_home):
     env = {**os.environ, "QUANT_RAG_HOME": str(served_home), "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", LEAN, *SDK_EXTRAS], capture_output=True,
-                          text=True, env=env, cwd=str(REPO), timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", LEAN, *SDK_EXTRAS], capture_output=True, text=True, env=env, cwd=str(REPO), timeout=300
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == ""
-    plain = subprocess.run([sys.executable, "-c", LEAN.replace("lean_sdk_imports()", "import mcp"),
-                            *SDK_EXTRAS], capture_output=True, text=True, env=env, cwd=str(REPO), timeout=300)
+    plain = subprocess.run(
+        [sys.executable, "-c", LEAN.replace("lean_sdk_imports()", "import mcp"), *SDK_EXTRAS],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(REPO),
+        timeout=300,
+    )
     assert plain.returncode == 0 and plain.stdout.strip() != ""  # the probe sees them when imported
 
 
@@ -148,7 +185,8 @@ print(loaded, bm25s.SCIPY_AVAILABLE, scipy.sparse.csc_matrix.__name__)
 
 def test_the_warm_up_imports_bm25s_without_scipy_and_leaves_scipy_importable():
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", BM25S_PROBE], capture_output=True, text=True,
-                          env=env, cwd=str(REPO), timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", BM25S_PROBE], capture_output=True, text=True, env=env, cwd=str(REPO), timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["False", "False", "csc_matrix"]

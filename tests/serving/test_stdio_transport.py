@@ -42,8 +42,9 @@ anyio.run(main)
 
 
 def test_a_stray_print_goes_to_stderr_not_onto_the_wire(tmp_path):
-    params = StdioServerParameters(command=sys.executable, args=["-c", NOISY_SERVER],
-                                   env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=str(REPO))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-c", NOISY_SERVER], env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=str(REPO)
+    )
     errlog_path = tmp_path / "stderr.txt"
 
     async def main():
@@ -63,6 +64,7 @@ def test_a_stray_print_goes_to_stderr_not_onto_the_wire(tmp_path):
 def test_a_request_line_over_64_kib_is_answered(served_home):
     """asyncio's default line limit is 64 KiB; a long request must reach the tool (and be refused
     there, structurally), not break the transport."""
+
     async def scenario(c):
         long = await c("search_documents", {"query": "variance " * 20_000})  # ≈ 180 KB
         return long, await c("list_documents", {})
@@ -75,15 +77,34 @@ def test_a_request_line_over_64_kib_is_answered(served_home):
 def test_stdin_from_a_regular_file_is_served_by_the_sdk_transport(served_home, tmp_path):
     """asyncio cannot poll a regular file: the server falls back to the SDK's threaded transport."""
     requests = tmp_path / "requests.jsonl"
-    requests.write_text("\n".join(json.dumps(m) for m in [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "file", "version": "0"}}},
-    ]) + "\n")  # one request: at the file's end the SDK closes the session, racing any later answer
-    env = {**os.environ, "QUANT_RAG_HOME": str(served_home), "QUANT_RAG_WARM_UP": "0",
-           "PYTHONPATH": str(REPO)}
+    requests.write_text(
+        "\n".join(
+            json.dumps(m)
+            for m in [
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-11-25",
+                        "capabilities": {},
+                        "clientInfo": {"name": "file", "version": "0"},
+                    },
+                },
+            ]
+        )
+        + "\n"
+    )  # one request: at the file's end the SDK closes the session, racing any later answer
+    env = {**os.environ, "QUANT_RAG_HOME": str(served_home), "QUANT_RAG_WARM_UP": "0", "PYTHONPATH": str(REPO)}
     with requests.open() as stdin:
-        done = subprocess.run([sys.executable, "-m", "serving.server"], stdin=stdin,
-                              capture_output=True, text=True, env=env, cwd=str(REPO), timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "serving.server"],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=str(REPO),
+            timeout=120,
+        )
     answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines())}
     assert answers[1]["result"]["serverInfo"]["name"] == "quant-rag", done.stderr[-2000:]

@@ -28,7 +28,7 @@ from evaluation.experiments.finetune.training import (
     take_step,
 )
 
-SERVED_WINDOW = 256   # tokens of [query, passage] the saved model reads (MiniLM's window)
+SERVED_WINDOW = 256  # tokens of [query, passage] the saved model reads (MiniLM's window)
 
 
 @dataclass(frozen=True)
@@ -36,13 +36,13 @@ class RerankSettings:
     # Measured on the 2-core machine under load, 1 thread, 8 queries x 4 passages at 256 tokens:
     # 23 CPU s a step (192 tokens: 14). Hence 192 tokens, 1 hard + 1 random negative, the lowest
     # 2 of 6 layers frozen, and a CPU-second cap (the 15 CPU minutes, with room to validate).
-    steps: int = 55                # what 480 CPU s allow at 192 tokens (about 8 CPU s a step)
+    steps: int = 55  # what 480 CPU s allow at 192 tokens (about 8 CPU s a step)
     queries_per_batch: int = 8
-    hard_negatives: int = 1        # BM25 negatives per query (plus one random in-batch negative)
-    learning_rate: float = 5e-4    # a new head and few steps (1e-4 left the loss at ln 3 too)
+    hard_negatives: int = 1  # BM25 negatives per query (plus one random in-batch negative)
+    learning_rate: float = 5e-4  # a new head and few steps (1e-4 left the loss at ln 3 too)
     warmup_share: float = 0.1
-    max_tokens: int = 192          # training window of the [query, passage] pair
-    frozen_layers: int = 2         # lowest transformer layers (and embeddings) left untouched
+    max_tokens: int = 192  # training window of the [query, passage] pair
+    frozen_layers: int = 2  # lowest transformer layers (and embeddings) left untouched
     max_cpu_seconds: float = 480.0
     threads: int = 1
     seed: int = 13
@@ -53,7 +53,7 @@ class Group:
     query: str
     positive: str
     negatives: tuple[str, ...]
-    chunk_id: str                  # the positive's passage (batches never hold it twice)
+    chunk_id: str  # the positive's passage (batches never hold it twice)
 
 
 def groups(triples: list[TrainingTriple], hard_negatives: int) -> list[Group]:
@@ -62,8 +62,10 @@ def groups(triples: list[TrainingTriple], hard_negatives: int) -> list[Group]:
     merged: dict[tuple[str, str], list[TrainingTriple]] = {}
     for t in triples:
         merged.setdefault((t.query, t.chunk_id), []).append(t)
-    return [Group(rows[0].query, rows[0].positive, tuple(t.negative for t in rows[:hard_negatives]), rows[0].chunk_id)
-            for rows in merged.values()]
+    return [
+        Group(rows[0].query, rows[0].positive, tuple(t.negative for t in rows[:hard_negatives]), rows[0].chunk_id)
+        for rows in merged.values()
+    ]
 
 
 def load_base(folder: Path):
@@ -86,8 +88,9 @@ def group_loss(model, tokenizer, batch: list[Group], max_tokens: int):
         texts += [texts[-1]] * (width - len(texts))
         queries += [g.query] * width
         passages += texts
-    encoded = tokenizer(queries, passages, truncation="only_second", max_length=max_tokens,
-                        padding=True, return_tensors="pt")
+    encoded = tokenizer(
+        queries, passages, truncation="only_second", max_length=max_tokens, padding=True, return_tensors="pt"
+    )
     logits = model(**encoded).logits.view(len(batch), width)
     return torch.nn.functional.cross_entropy(logits, torch.zeros(len(batch), dtype=torch.long))
 
@@ -97,8 +100,9 @@ def train_cross_encoder(model, tokenizer, data: list[Group], settings: RerankSet
     import torch
 
     torch.manual_seed(settings.seed)
-    plan = batches(data, replace(TrainSettings(), steps=settings.steps, batch_size=settings.queries_per_batch,
-                                 seed=settings.seed))
+    plan = batches(
+        data, replace(TrainSettings(), steps=settings.steps, batch_size=settings.queries_per_batch, seed=settings.seed)
+    )
     _freeze(model, settings.frozen_layers)
     optimiser, schedule = optimiser_with_schedule(model, settings.learning_rate, len(plan), settings.warmup_share)
     report = TrainReport()

@@ -19,10 +19,12 @@ from corpus.encoding.embedder import embedding_prefix
 from corpus.models import Passage
 
 KINDS = ("heading", "sentence", "acronym", "caption")
-MIN_REST_CHARS = 120          # a positive shorter than this says too little to learn from
-GENERIC_HEADINGS = frozenset("""abstract acknowledgements acknowledgments appendix background
+MIN_REST_CHARS = 120  # a positive shorter than this says too little to learn from
+GENERIC_HEADINGS = frozenset(
+    """abstract acknowledgements acknowledgments appendix background
 conclusion conclusions contents discussion example examples exercise exercises introduction
-motivation notes overview preliminaries references remarks results setup summary""".split())
+motivation notes overview preliminaries references remarks results setup summary""".split()
+)
 STOP = frozenset("a an and at by for in of on or the to with".split())
 _NUMBERING = re.compile(r"^\s*(?:[#]+\s*)?(?:[0-9IVX]+(?:\.[0-9]+)*\.?|[A-Z]\.)\s+")
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)][.!?])\s+(?=[A-Z])|\n")
@@ -34,7 +36,7 @@ _CAPTION = re.compile(r"^(?:Table|Figure|Fig\.|Exhibit)\s*[0-9A-Z.]+[:.]?\s+(.{1
 class PseudoQuery:
     kind: str
     query: str
-    positive: str        # the embedded form: section-path line, newline, passage text
+    positive: str  # the embedded form: section-path line, newline, passage text
     chunk_id: str
     document_id: str
 
@@ -69,9 +71,14 @@ def _heading(title: str | None, p: Passage) -> PseudoQuery | None:
         return None
     head, _, body = p.text.partition("\n")
     query = _NUMBERING.sub("", p.section[-1]).strip(" .:#")
-    if (head.strip() != p.section[-1].strip() or _words(query) < 2 or len(body.strip()) < MIN_REST_CHARS
-            or query.lower() in GENERIC_HEADINGS or not _prose(query)
-            or query.casefold() in embedding_prefix(title, p.section[:-1]).casefold()):
+    if (
+        head.strip() != p.section[-1].strip()
+        or _words(query) < 2
+        or len(body.strip()) < MIN_REST_CHARS
+        or query.lower() in GENERIC_HEADINGS
+        or not _prose(query)
+        or query.casefold() in embedding_prefix(title, p.section[:-1]).casefold()
+    ):
         return None
     return PseudoQuery("heading", query, embedded_text(title, p.section[:-1], body.strip()), p.chunk_id, p.document_id)
 
@@ -114,13 +121,14 @@ def _acronyms(title: str | None, p: Passage, seen: set[tuple[str, str]]) -> list
             continue
         seen.add((p.document_id, acronym))
         long_form = " ".join(words)
-        definition = p.text[match.start(1):match.end()]
+        definition = p.text[match.start(1) : match.end()]
         # keep the words before the long form; the definition becomes the bare acronym
-        kept = definition[:definition.rfind(words[0])] if words[0] in definition else ""
-        rest = p.text[:match.start(1)] + kept + acronym + p.text[match.end():]
+        kept = definition[: definition.rfind(words[0])] if words[0] in definition else ""
+        rest = p.text[: match.start(1)] + kept + acronym + p.text[match.end() :]
         if len(rest) >= MIN_REST_CHARS:
-            found.append(PseudoQuery("acronym", long_form, embedded_text(title, p.section, rest),
-                                     p.chunk_id, p.document_id))
+            found.append(
+                PseudoQuery("acronym", long_form, embedded_text(title, p.section, rest), p.chunk_id, p.document_id)
+            )
     return found
 
 
@@ -128,11 +136,12 @@ def _caption(title: str | None, p: Passage) -> PseudoQuery | None:
     match = _CAPTION.search(p.text)
     if match is None or "caption" not in {k.value for k in p.block_kinds} or _words(match.group(1)) < 3:
         return None
-    rest = (p.text[:match.start()] + p.text[match.end():]).strip()
+    rest = (p.text[: match.start()] + p.text[match.end() :]).strip()
     if len(rest) < MIN_REST_CHARS:
         return None
-    return PseudoQuery("caption", match.group(1).strip(), embedded_text(title, p.section, rest),
-                       p.chunk_id, p.document_id)
+    return PseudoQuery(
+        "caption", match.group(1).strip(), embedded_text(title, p.section, rest), p.chunk_id, p.document_id
+    )
 
 
 def mine_document(title: str | None, passages: list[Passage], seed: int) -> list[PseudoQuery]:

@@ -14,7 +14,7 @@ from corpus.models import Passage
 from corpus.text.tokenize import Analyzer
 from evaluation.experiments.finetune.mining import PseudoQuery, embedded_text
 
-DEPTH = 10   # BM25 candidates looked at per query
+DEPTH = 10  # BM25 candidates looked at per query
 
 
 @dataclass(frozen=True)
@@ -22,12 +22,17 @@ class TrainingTriple:
     query: str
     positive: str
     negative: str
-    chunk_id: str            # the positive's passage
+    chunk_id: str  # the positive's passage
     negative_chunk_id: str
 
 
-def hard_negatives(pairs: list[PseudoQuery], titled: list[tuple[str | None, Passage]],
-                   k1: float = 1.5, b: float = 0.75, per_pair: int = 1) -> list[TrainingTriple]:
+def hard_negatives(
+    pairs: list[PseudoQuery],
+    titled: list[tuple[str | None, Passage]],
+    k1: float = 1.5,
+    b: float = 0.75,
+    per_pair: int = 1,
+) -> list[TrainingTriple]:
     """Up to `per_pair` triples per pair, best BM25 negative first (pairs without any are dropped)."""
     rows = [(p.chunk_id, p.document_id, indexed_text(title, p.section, p.text)) for title, p in titled]
     index = BM25Index.in_memory(rows, k1, b, Analyzer("en"), signature="finetune")
@@ -40,8 +45,11 @@ def hard_negatives(pairs: list[PseudoQuery], titled: list[tuple[str | None, Pass
             title, other = by_id[chunk_id]
             if chunk_id == pair.chunk_id or (other.document_id == own.document_id and other.section == own.section):
                 continue
-            triples.append(TrainingTriple(pair.query, pair.positive, embedded_text(title, other.section, other.text),
-                                          pair.chunk_id, chunk_id))
+            triples.append(
+                TrainingTriple(
+                    pair.query, pair.positive, embedded_text(title, other.section, other.text), pair.chunk_id, chunk_id
+                )
+            )
             taken += 1
             if taken == per_pair:
                 break

@@ -27,13 +27,14 @@ RRF_K = 60
 @dataclass(frozen=True)
 class Pool:
     query: str
-    target: str                    # key of the positive row
-    ranked: list[Candidate]        # fused, best first
-    texts: dict[str, str]          # key -> what the reranker reads
+    target: str  # key of the positive row
+    ranked: list[Candidate]  # fused, best first
+    texts: dict[str, str]  # key -> what the reranker reads
 
 
-def hybrid_pools(embedder, queries: list[PseudoQuery], titled: list[tuple[str | None, Passage]],
-                 analyzer: Analyzer, pool: int = POOL) -> list[Pool]:
+def hybrid_pools(
+    embedder, queries: list[PseudoQuery], titled: list[tuple[str | None, Passage]], analyzer: Analyzer, pool: int = POOL
+) -> list[Pool]:
     """One fused pool per query over the held-out passages and the queries' positive rows."""
     keys = [p.chunk_id for _, p in titled] + [f"query:{i}" for i in range(len(queries))]
     texts = [embedded_text(t, p.section, p.text) for t, p in titled] + [q.positive for q in queries]
@@ -56,8 +57,10 @@ def hybrid_pools(embedder, queries: list[PseudoQuery], titled: list[tuple[str | 
 
 
 def _encode(model, texts: list[str]) -> np.ndarray:
-    return np.asarray(model.encode(texts, batch_size=32, convert_to_numpy=True, normalize_embeddings=True,
-                                   show_progress_bar=False), dtype=np.float32)
+    return np.asarray(
+        model.encode(texts, batch_size=32, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False),
+        dtype=np.float32,
+    )
 
 
 def cross_scores(cross_encoder, pools: list[Pool], depth: int) -> list[list[float]]:
@@ -67,7 +70,7 @@ def cross_scores(cross_encoder, pools: list[Pool], depth: int) -> list[list[floa
     out, at = [], 0
     for p in pools:
         n = len(p.ranked[:depth])
-        out.append([float(s) for s in flat[at:at + n]])
+        out.append([float(s) for s in flat[at : at + n]])
         at += n
     return out
 

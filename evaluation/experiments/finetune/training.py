@@ -28,9 +28,19 @@ class _OnePositive(Protocol):
 
 Example = TypeVar("Example", bound=_OnePositive)
 
-NOT_COPIED = ("*.safetensors", "*.bin", "*.onnx", "onnx", "openvino", "README.md", ".gitattributes",
-              "data_config.json", ".git", ".cache")
-SCALE = 20.0   # 1 / temperature of the softmax over cosines (sentence-transformers' MNRL default)
+NOT_COPIED = (
+    "*.safetensors",
+    "*.bin",
+    "*.onnx",
+    "onnx",
+    "openvino",
+    "README.md",
+    ".gitattributes",
+    "data_config.json",
+    ".git",
+    ".cache",
+)
+SCALE = 20.0  # 1 / temperature of the softmax over cosines (sentence-transformers' MNRL default)
 
 
 @dataclass(frozen=True)
@@ -41,9 +51,9 @@ class TrainSettings:
     batch_size: int = 16
     learning_rate: float = 5e-5
     warmup_share: float = 0.1
-    max_tokens: int = 128          # training window; the saved model keeps the base window
-    frozen_layers: int = 3         # lowest transformer layers left untouched (cheaper backward)
-    threads: int = 1               # torch threads for training and validation
+    max_tokens: int = 128  # training window; the saved model keeps the base window
+    frozen_layers: int = 3  # lowest transformer layers left untouched (cheaper backward)
+    threads: int = 1  # torch threads for training and validation
     seed: int = 13
 
 
@@ -83,7 +93,7 @@ def _freeze(model, layers: int) -> None:
     bert = model[0].auto_model
     for parameter in bert.embeddings.parameters():
         parameter.requires_grad = layers <= 0 and parameter.requires_grad
-    for layer in bert.encoder.layer[:max(layers, 0)]:
+    for layer in bert.encoder.layer[: max(layers, 0)]:
         for parameter in layer.parameters():
             parameter.requires_grad = False
 
@@ -104,7 +114,9 @@ def train(model, triples: list[TrainingTriple], settings: TrainSettings) -> Trai
     try:
         for batch in plan:
             queries = model(model.preprocess([t.query for t in batch]))["sentence_embedding"]
-            docs = model(model.preprocess([t.positive for t in batch] + [t.negative for t in batch]))["sentence_embedding"]
+            docs = model(model.preprocess([t.positive for t in batch] + [t.negative for t in batch]))[
+                "sentence_embedding"
+            ]
             scores = torch.nn.functional.normalize(queries, dim=-1) @ torch.nn.functional.normalize(docs, dim=-1).T
             loss = torch.nn.functional.cross_entropy(scores * SCALE, torch.arange(len(batch)))
             take_step(loss, optimiser, schedule, report)
@@ -136,7 +148,8 @@ def optimiser_with_schedule(model, learning_rate: float, steps: int, warmup_shar
     optimiser = torch.optim.AdamW(params, lr=learning_rate, weight_decay=0.01)
     warmup = max(1, int(steps * warmup_share))
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
+        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
+    )
     return optimiser, schedule
 
 

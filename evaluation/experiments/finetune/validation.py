@@ -19,8 +19,12 @@ CUTOFF = 10
 
 
 def _encode(model, texts: list[str], batch_size: int = 32) -> np.ndarray:
-    return np.asarray(model.encode(texts, batch_size=batch_size, convert_to_numpy=True,
-                                   normalize_embeddings=True, show_progress_bar=False), dtype=np.float32)
+    return np.asarray(
+        model.encode(
+            texts, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+        ),
+        dtype=np.float32,
+    )
 
 
 def ranks(model, queries: list[PseudoQuery], titled: list[tuple[str | None, Passage]]) -> list[int]:
@@ -33,13 +37,15 @@ def ranks(model, queries: list[PseudoQuery], titled: list[tuple[str | None, Pass
     out = []
     for q, qv, pv in zip(queries, query_vectors, positives):
         scores = pool @ qv
-        scores[row_of[q.chunk_id]] = -np.inf   # the positive is its rest-of-passage text instead
+        scores[row_of[q.chunk_id]] = -np.inf  # the positive is its rest-of-passage text instead
         out.append(1 + int(np.sum(scores >= float(pv @ qv))))
     return out
 
 
 def per_query_metrics(rank_list: list[int]) -> dict[str, list[float]]:
     """{mrr@10, ndcg@10, recall@10: one value per query}."""
-    return {"mrr@10": [1.0 / r if r <= CUTOFF else 0.0 for r in rank_list],
-            "ndcg@10": [1.0 / math.log2(r + 1) if r <= CUTOFF else 0.0 for r in rank_list],
-            "recall@10": [1.0 if r <= CUTOFF else 0.0 for r in rank_list]}
+    return {
+        "mrr@10": [1.0 / r if r <= CUTOFF else 0.0 for r in rank_list],
+        "ndcg@10": [1.0 / math.log2(r + 1) if r <= CUTOFF else 0.0 for r in rank_list],
+        "recall@10": [1.0 if r <= CUTOFF else 0.0 for r in rank_list],
+    }

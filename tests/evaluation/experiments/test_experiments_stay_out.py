@@ -14,9 +14,13 @@ SCRIPTS = sorted(p.stem for p in (REPO / "evaluation" / "experiments").glob("*.p
 
 def test_no_product_module_imports_the_experiments():
     graph = import_graph((*PRODUCT, "evaluation"))
-    strays = sorted(f"{module} -> {target}" for module, targets in graph.items()
-                    if module.split(".")[0] in PRODUCT
-                    for target in targets if target.startswith("evaluation.experiments"))
+    strays = sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        if module.split(".")[0] in PRODUCT
+        for target in targets
+        if target.startswith("evaluation.experiments")
+    )
     assert strays == []
 
 
@@ -27,7 +31,10 @@ def test_every_experiment_script_and_what_it_imports_loads(script):
     module = importlib.import_module(f"evaluation.experiments.{script}")
     tree = ast.parse((REPO / "evaluation" / "experiments" / f"{script}.py").read_text(encoding="utf-8"))
     for node in ast.walk(tree):  # the scripts import inside their functions
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module.split(".")[0] in (
-                "corpus", "ingest", "serving", "evaluation"):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and node.module.split(".")[0] in ("corpus", "ingest", "serving", "evaluation")
+        ):
             imported = importlib.import_module(node.module)
             assert all(hasattr(imported, alias.name) for alias in node.names), (module.__name__, node.module)

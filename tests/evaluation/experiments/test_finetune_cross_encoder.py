@@ -31,12 +31,12 @@ def _groups(per_pair: int):
 
 def test_each_query_keeps_its_best_negatives_in_one_group():
     pairs, triples, merged = _groups(per_pair=2)
-    assert len(triples) > len(pairs) >= len(merged) > 0      # more than one negative per query
+    assert len(triples) > len(pairs) >= len(merged) > 0  # more than one negative per query
     for g in merged:
         assert 1 <= len(g.negatives) <= 2 and g.positive not in g.negatives
     one = _groups(per_pair=1)[2]
     assert [(g.query, g.chunk_id) for g in one] == [(g.query, g.chunk_id) for g in merged]
-    assert all(g.negatives[0] == h.negatives[0] for g, h in zip(merged, one))   # best BM25 first
+    assert all(g.negatives[0] == h.negatives[0] for g, h in zip(merged, one))  # best BM25 first
 
 
 def test_a_few_steps_lower_the_loss_and_the_saved_folder_loads_as_a_cross_encoder(tmp_path):
@@ -51,20 +51,29 @@ def test_a_few_steps_lower_the_loss_and_the_saved_folder_loads_as_a_cross_encode
     model.eval()
     with torch.no_grad():
         before = float(group_loss(model, tokenizer, batch, 64))
-    settings = RerankSettings(steps=8, queries_per_batch=3, learning_rate=2e-3, max_tokens=64, frozen_layers=4,
-                              warmup_share=0.0)
+    settings = RerankSettings(
+        steps=8, queries_per_batch=3, learning_rate=2e-3, max_tokens=64, frozen_layers=4, warmup_share=0.0
+    )
     report = train_cross_encoder(model, tokenizer, batch, settings)
     with torch.no_grad():
         after = float(group_loss(model, tokenizer, batch, 64))
     assert report.steps == 8 and report.cpu_seconds > 0
     assert after < before - 0.1, (before, after)
-    assert all(p.requires_grad for p in model.parameters())   # the freeze does not outlive training
+    assert all(p.requires_grad for p in model.parameters())  # the freeze does not outlive training
     save_cross_encoder(model, tokenizer, tmp_path / "ce")
     loaded = CrossEncoder(str(tmp_path / "ce"), device="cpu")
     assert loaded.max_length == SERVED_WINDOW
     pairs = [(g.query, g.positive) for g in batch]
     with torch.no_grad():
-        logits = model(**tokenizer([q for q, _ in pairs], [p for _, p in pairs], truncation="only_second",
-                                   max_length=SERVED_WINDOW, padding=True, return_tensors="pt")).logits[:, 0]
+        logits = model(
+            **tokenizer(
+                [q for q, _ in pairs],
+                [p for _, p in pairs],
+                truncation="only_second",
+                max_length=SERVED_WINDOW,
+                padding=True,
+                return_tensors="pt",
+            )
+        ).logits[:, 0]
     expected = torch.sigmoid(logits).numpy()
     assert np.allclose(loaded.predict(pairs, show_progress_bar=False), expected, atol=1e-4)

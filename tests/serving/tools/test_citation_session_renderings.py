@@ -27,6 +27,7 @@ def structured_ids(content) -> set[str]:
             found.update(ID_RE.findall(value))
             if key in NAMED:
                 found.add(value)
+
     walk(content)
     return found
 
@@ -54,8 +55,12 @@ def test_verify_tools_render_every_id(context, invoke):
     words = late.text.split()[10:24]
     miss = " ".join(words[:6] + ["zqxjv"] + words[7:])
     stitched = " ".join(first.text.split()[:6]) + " … " + " ".join(words)
-    cases = [{"document_id": doc, "quote": " ".join(words)}, {"document_id": doc, "quote": miss},
-             {"document_id": doc, "quote": stitched}, {"document_id": doc, "quote": miss, "chunk_id": late.chunk_id}]
+    cases = [
+        {"document_id": doc, "quote": " ".join(words)},
+        {"document_id": doc, "quote": miss},
+        {"document_id": doc, "quote": stitched},
+        {"document_id": doc, "quote": miss, "chunk_id": late.chunk_id},
+    ]
     outs = [invoke("verify_citation", case) for case in cases]
     assert [o.structured_content["status"] for o in outs] == ["verified", "not_found", "not_found", "not_found"]
     assert outs[1].structured_content["closest"] and outs[2].structured_content["reason_code"] == "stitched"
@@ -63,8 +68,7 @@ def test_verify_tools_render_every_id(context, invoke):
     assert "stitched" in texts[2]
     batch = invoke("verify_citations", {"citations": cases})
     assert len(closest_calls(check(batch))) >= 1
-    invoke("session_put", {"name": "ev-render", "kind": "evidence", "provenance": "served",
-                           "value": {"items": cases}})
+    invoke("session_put", {"name": "ev-render", "kind": "evidence", "provenance": "served", "value": {"items": cases}})
     check(invoke("verify_citations", {"evidence": {"session": "ev-render"}}))
 
 
@@ -72,11 +76,20 @@ def test_session_tools_render_every_name_kind_and_id(context, invoke):
     reader = context.engine.reader
     chunk = next(iter(reader.passages.values()))
     item = {"document_id": chunk.document_id, "quote": chunk.text[:40].strip(), "chunk_id": chunk.chunk_id}
-    put = invoke("session_put", {"name": "ev.render-2", "kind": "evidence", "provenance": "user_pasted",
-                                 "value": {"items": [item]}})
+    put = invoke(
+        "session_put",
+        {"name": "ev.render-2", "kind": "evidence", "provenance": "user_pasted", "value": {"items": [item]}},
+    )
     assert "ev.render-2" in check(put)
-    scope = invoke("session_put", {"name": "scope_render", "kind": "scope", "provenance": "derived_from_question",
-                                   "value": {"year_max": 2011, "document_ids": sorted(reader.documents)}})
+    scope = invoke(
+        "session_put",
+        {
+            "name": "scope_render",
+            "kind": "scope",
+            "provenance": "derived_from_question",
+            "value": {"year_max": 2011, "document_ids": sorted(reader.documents)},
+        },
+    )
     check(scope)
     got = check(invoke("session_get", {"name": "scope_render"}))
     assert all(d in got for d in reader.documents)

@@ -7,8 +7,9 @@ from mcp_stdio import run_calls
 
 def test_connect_entities_over_stdio(served_home):
     async def scenario(c):
-        return (await c("connect_entities", {"entity_a": "standard deviation",
-                                             "entity_b": "variance"})).structured_content
+        return (
+            await c("connect_entities", {"entity_a": "standard deviation", "entity_b": "variance"})
+        ).structured_content
 
     connect = run_calls(served_home, scenario, warm_up=False)
     assert connect["results"] and connect["documents"]
@@ -20,5 +21,5 @@ def test_entities_are_named_as_in_expand_entity(invoke):
 
     canonical = meet("CVaR", "VaR")
     assert canonical["results"] and meet("cvar", "VAR")["results"] == canonical["results"]
-    alias = meet("conditional value at risk", "VaR")   # an alias: the same entity, matched exactly
+    alias = meet("conditional value at risk", "VaR")  # an alias: the same entity, matched exactly
     assert (alias["a"][0]["key"], alias["a"][0]["weight"]) == (canonical["a"][0]["key"], 1.0)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from corpus.state.signature import compute_signature
-from corpus.state.layout import StateLayout
 from mcp_stdio import assert_error, run_calls
+
+from corpus.state.layout import StateLayout
+from corpus.state.signature import compute_signature
 
 
 def test_corpus_status_over_stdio(served_home):

@@ -23,7 +23,7 @@ from serving.sessions import MAX_ITEMS_ENV, MAX_TOTAL_BYTES, MAX_VALUE_BYTES
 from serving.toolset import all_tools
 from tests.mcp_stdio import error_of
 
-MIN_WORDS, MAX_CHARS = 40, 1500   # a purpose, when (not) to use it, behaviour, limits, errors
+MIN_WORDS, MAX_CHARS = 40, 1500  # a purpose, when (not) to use it, behaviour, limits, errors
 STOP = {"a", "an", "the", "of", "to", "in", "or", "and", "for", "on", "by", "its", "is"}
 
 
@@ -50,7 +50,7 @@ def test_every_tool_says_what_it_is_for_when_to_use_it_and_how_it_fails(tmp_path
     codes = set(get_args(ErrorCode))
     for name, text in _descriptions(_context(tmp_path)).items():
         assert MIN_WORDS <= len(text.split()) and len(text) <= MAX_CHARS, (name, len(text))
-        assert "Use it" in text, name                       # usage guidelines
+        assert "Use it" in text, name  # usage guidelines
         body, errors = text.split(" Errors: ")
         listed = re.findall(r"(?:^|; )([a-z_]+)", errors)
         assert listed and set(listed) <= codes and "invalid_argument" in listed, (name, listed)
@@ -80,8 +80,9 @@ def test_entity_name_parameters_say_which_names_are_accepted():
 
 def test_numbers_quoted_are_the_configured_ones(tmp_path, monkeypatch):
     monkeypatch.setenv(MAX_ITEMS_ENV, "7")
-    text = _descriptions(_context(tmp_path, default_mode="bm25", per_document=3, fill_limit=False,
-                                  no_answer_threshold=0.5))
+    text = _descriptions(
+        _context(tmp_path, default_mode="bm25", per_document=3, fill_limit=False, no_answer_threshold=0.5)
+    )
     assert "mode=bm25 unless" in text["search_documents"] and "mode=bm25 unless" in text["timeline"]
     assert "at most 3 per document," in text["search_documents"] and "at least 0.5," in text["search_documents"]
     assert "at most 3 per document" in text["search_graph"]
@@ -91,8 +92,11 @@ def test_numbers_quoted_are_the_configured_ones(tmp_path, monkeypatch):
     default = ServedConfig()
     text = _descriptions(_context(tmp_path))
     search = text["search_documents"]
-    assert (f"mode={default.default_mode} unless" in search and default.fill_limit
-            and f"at most {default.per_document} per document (more when fewer documents match)" in search)
+    assert (
+        f"mode={default.default_mode} unless" in search
+        and default.fill_limit
+        and f"at most {default.per_document} per document (more when fewer documents match)" in search
+    )
     assert f"at least {default.no_answer_threshold}," in search and f"{SEARCH_WINDOW:,} characters" in search
     assert "no_answer_likely" in search and "`period`" in search
     assert f"at most 64 ({MAX_ITEMS_ENV})" in text["session_put"]
@@ -104,8 +108,7 @@ def test_numbers_quoted_are_the_configured_ones(tmp_path, monkeypatch):
     assert f"{MIN_QUOTE_CHARS} to {MAX_QUOTE_CHARS:,} characters" in text["verify_citation"]
     assert f"up to {MAX_BATCH} quotes ({MAX_BATCH_BYTES:,} bytes" in text["verify_citations"]
     assert f"up to {TOP_DOCUMENTS} documents" in text["connect_entities"]
-    assert all(f"at least {MIN_CONTAINING_QUERY} characters" in text[n]
-               for n in ("expand_entity", "connect_entities"))
+    assert all(f"at least {MIN_CONTAINING_QUERY} characters" in text[n] for n in ("expand_entity", "connect_entities"))
     assert "inclusive" in text["list_documents"] and "undated documents last" in text["list_documents"]
 
 
@@ -141,9 +144,15 @@ UNKNOWN_DOC, UNKNOWN_CHUNK = "doc-0000000000000000", "chunk-0000000000000000"
 def test_every_listed_error_is_one_the_tool_answers(context, invoke):
     """Each (tool, code) of an "Errors:" line, produced by a call of that tool."""
     chunk = next(iter(context.engine.reader.passages.values()))
-    invoke("session_put", {"name": "ev-only", "kind": "evidence", "provenance": "served",
-                           "value": {"items": [{"document_id": chunk.document_id,
-                                                "quote": chunk.text[:40]}]}})
+    invoke(
+        "session_put",
+        {
+            "name": "ev-only",
+            "kind": "evidence",
+            "provenance": "served",
+            "value": {"items": [{"document_id": chunk.document_id, "quote": chunk.text[:40]}]},
+        },
+    )
     calls = {
         ("search_documents", "not_found"): {"query": "risk", "document_id": UNKNOWN_DOC},
         ("search_documents", "invalid_argument"): {"query": "risk", "scope": {"session": "ev-only"}},
@@ -156,12 +165,18 @@ def test_every_listed_error_is_one_the_tool_answers(context, invoke):
         ("verify_citation", "invalid_argument"): {"document_id": chunk.document_id, "quote": "too short"},
         ("verify_citations", "not_found"): {"evidence": {"session": "absent"}},
         ("verify_citations", "invalid_argument"): {},
-        ("session_put", "invalid_argument"): {"name": "s", "kind": "scope", "provenance": "served",
-                                              "value": {"items": [{"document_id": UNKNOWN_DOC,
-                                                                   "quote": "a quote long enough"}]}},
-        ("session_put", "not_found"): {"name": "s", "kind": "evidence", "provenance": "served",
-                                       "value": {"items": [{"document_id": UNKNOWN_DOC,
-                                                            "quote": "a quote long enough"}]}},
+        ("session_put", "invalid_argument"): {
+            "name": "s",
+            "kind": "scope",
+            "provenance": "served",
+            "value": {"items": [{"document_id": UNKNOWN_DOC, "quote": "a quote long enough"}]},
+        },
+        ("session_put", "not_found"): {
+            "name": "s",
+            "kind": "evidence",
+            "provenance": "served",
+            "value": {"items": [{"document_id": UNKNOWN_DOC, "quote": "a quote long enough"}]},
+        },
         ("session_get", "not_found"): {"name": "absent"},
     }
     assert set(calls) == {(s.name, code) for s in all_tools() for code in s.error_codes}

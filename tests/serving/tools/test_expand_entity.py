@@ -15,6 +15,7 @@ def test_expand_entity_over_stdio(served_home):
 
 def test_an_alias_an_acronym_and_any_case_name_the_same_entity(invoke):
     """The names the description promises: canonical name, a written alias, case folded."""
+
     def entity(name):
         return invoke("expand_entity", {"entity_name": name}).structured_content["entity"]
 

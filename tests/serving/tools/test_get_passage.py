@@ -7,8 +7,9 @@ from mcp_stdio import assert_error, error_of, run_calls
 
 def test_get_passage_over_stdio(served_home):
     async def scenario(c):
-        hit = (await c("search_documents", {"query": "How is value at risk estimated from past returns?",
-                                            "limit": 4})).structured_content["results"][0]
+        hit = (
+            await c("search_documents", {"query": "How is value at risk estimated from past returns?", "limit": 4})
+        ).structured_content["results"][0]
         passage = (await c("get_passage", {"chunk_id": hit["chunk_id"], "neighbours": 1})).structured_content
         assert_error(await c("get_passage", {"chunk_id": "chunk-0000000000000000"}), "not_found", "chunk_id")
         assert_error(await c("get_passage", {"chunk_id": "../../etc/passwd"}), "invalid_argument", "chunk_id")
@@ -25,13 +26,13 @@ def test_get_passage_neighbours_and_offset(context, invoke):
     middle = passages[2]
     out = invoke("get_passage", {"chunk_id": middle.chunk_id, "neighbours": 2}).structured_content
     assert [n["position"] for n in out["neighbours"]] == [-2, -1, 1, 2]
-    assert [n["passage"]["chunk_id"] for n in out["neighbours"]] == [
-        passages[i].chunk_id for i in (0, 1, 3, 4)]
+    assert [n["passage"]["chunk_id"] for n in out["neighbours"]] == [passages[i].chunk_id for i in (0, 1, 3, 4)]
     assert out["ordinal"] == 2 and out["document_passages"] == len(passages)
     space = middle.text.index(" ", len(middle.text) // 2)
-    later = invoke("get_passage", {"chunk_id": middle.chunk_id, "offset": space,
-                                   "neighbours": 0}).structured_content["passage"]
-    assert middle.text[later["offset"]:].rstrip() == later["text"] and later["offset"] <= space
+    later = invoke("get_passage", {"chunk_id": middle.chunk_id, "offset": space, "neighbours": 0}).structured_content[
+        "passage"
+    ]
+    assert middle.text[later["offset"] :].rstrip() == later["text"] and later["offset"] <= space
     past = invoke("get_passage", {"chunk_id": middle.chunk_id, "offset": len(middle.text) + 1})
     assert past.is_error and error_of(past)["fields"] == ["offset"]
 
@@ -47,8 +48,9 @@ def test_a_long_passage_is_read_in_windows_by_next_offset(context, invoke, monke
     assert len(passage.text) > 700
     offset, windows = 0, []
     while True:
-        served = invoke("get_passage", {"chunk_id": passage.chunk_id, "offset": offset,
-                                        "neighbours": 0}).structured_content["passage"]
+        served = invoke(
+            "get_passage", {"chunk_id": passage.chunk_id, "offset": offset, "neighbours": 0}
+        ).structured_content["passage"]
         assert served["offset"] == offset and len(served["text"]) <= 300
         assert passage.text[offset:].startswith(served["text"])
         windows.append(served)

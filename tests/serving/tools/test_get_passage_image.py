@@ -10,6 +10,7 @@ import io
 
 import pypdfium2 as pdfium
 import pytest
+from mcp_stdio import run_calls
 from mcp_types import ImageContent
 from PIL import Image
 
@@ -17,7 +18,6 @@ from corpus.config import ServedConfig
 from corpus.models import BlockKind
 from corpus.reading.page_images import MAX_IMAGE_BYTES, RENDER_SCALES
 from corpus.state.layout import StateLayout
-from mcp_stdio import run_calls
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_a_formula_passage_returns_its_region_as_an_image(ingested_home, picks):
         doc = pdfium.PdfDocument(str(pdf))
         width, height = doc[meta["page"] - 1].get_size()
         doc.close()
-        full_area = width * height * RENDER_SCALES[0] ** 2   # the whole page at the best scale
+        full_area = width * height * RENDER_SCALES[0] ** 2  # the whole page at the best scale
         assert meta["width"] * meta["height"] < full_area / 4
     assert total <= MAX_IMAGE_BYTES
     # the second call reads the cache, and sends the same bytes

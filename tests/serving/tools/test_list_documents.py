@@ -29,6 +29,7 @@ def test_list_documents_filters_and_pages(invoke):
 
 def test_year_bounds_are_inclusive_and_undated_documents_come_last(invoke):
     """The description's claims: inclusive bounds, a bound drops undated documents, undated last."""
+
     def years(**arguments):
         return [d["year"] for d in invoke("list_documents", arguments).structured_content["documents"]]
 

@@ -2,24 +2,32 @@
 
 from __future__ import annotations
 
-from corpus.config import ServedConfig
-from corpus.state.signature import compute_signature
-from corpus.state.layout import StateLayout
 from mcp_stdio import assert_error, run_calls
+
+from corpus.config import ServedConfig
+from corpus.state.layout import StateLayout
+from corpus.state.signature import compute_signature
 
 
 def test_search_over_stdio(served_home):
     async def scenario(c):
-        out = {"search": (await c("search_documents", {
-            "query": "How is value at risk estimated from past returns?", "limit": 4})).structured_content}
-        out["hybrid"] = (await c("search_documents", {"query": "kurtosis of papers published before 2018",
-                                                      "mode": "hybrid"})).structured_content
-        out["bm25"] = (await c("search_documents", {"query": "kurtosis", "mode": "bm25",
-                                                    "author": "EVGENIA"})).structured_content
-        await c("session_put", {"name": "recent", "kind": "scope", "provenance": "user_pasted",
-                                "value": {"year_min": 2016}})
-        out["scoped"] = (await c("search_documents", {"query": "skewness",
-                                                      "scope": {"session": "recent"}})).structured_content
+        out = {
+            "search": (
+                await c("search_documents", {"query": "How is value at risk estimated from past returns?", "limit": 4})
+            ).structured_content
+        }
+        out["hybrid"] = (
+            await c("search_documents", {"query": "kurtosis of papers published before 2018", "mode": "hybrid"})
+        ).structured_content
+        out["bm25"] = (
+            await c("search_documents", {"query": "kurtosis", "mode": "bm25", "author": "EVGENIA"})
+        ).structured_content
+        await c(
+            "session_put", {"name": "recent", "kind": "scope", "provenance": "user_pasted", "value": {"year_min": 2016}}
+        )
+        out["scoped"] = (
+            await c("search_documents", {"query": "skewness", "scope": {"session": "recent"}})
+        ).structured_content
         return out
 
     out = run_calls(served_home, scenario)
@@ -29,8 +37,19 @@ def test_search_over_stdio(served_home):
     assert search["mode"] == ServedConfig().default_mode and search["results"] and search["trace"]["window"] == 10_000
     assert search["trace"]["corpus_signature"] == signature
     for p in search["results"]:
-        assert set(p) >= {"chunk_id", "document_id", "score", "cite", "section", "text", "anchor",
-                          "flags", "truncated", "remaining_chars", "continuation"}
+        assert set(p) >= {
+            "chunk_id",
+            "document_id",
+            "score",
+            "cite",
+            "section",
+            "text",
+            "anchor",
+            "flags",
+            "truncated",
+            "remaining_chars",
+            "continuation",
+        }
         start, end = p["anchor"]["ranges"][0]
         canonical = layout.canonical_text(p["document_id"]).read_text(encoding="utf-8")
         assert canonical[start:end].startswith(p["text"][:200])
@@ -40,8 +59,9 @@ def test_search_over_stdio(served_home):
     assert hybrid["mode"] == "hybrid" and hybrid["period"]["year_max"] == 2017
     assert hybrid["period"]["clause"] and "2018" not in hybrid["searched_text"][0]["text"]
     assert hybrid["documents_in_scope"] == 1  # 2015 only: 2019 is out, the undated one excluded
-    assert out["bm25"]["results"] and all("Nitishinskaya" in " ".join(p["cite"]["authors"])
-                                           for p in out["bm25"]["results"])
+    assert out["bm25"]["results"] and all(
+        "Nitishinskaya" in " ".join(p["cite"]["authors"]) for p in out["bm25"]["results"]
+    )
     assert out["scoped"]["period"]["year_min"] == 2016 and out["scoped"]["period"]["source_min"] == "session"
 
 
@@ -53,18 +73,21 @@ def test_bad_arguments_are_structured_errors(served_home):
         assert_error(await c("search_documents", {"query": "   "}), "invalid_argument", "query")
         assert_error(await c("search_documents", {"query": "x" * 100_000}), "invalid_argument", "query")
         assert_error(await c("search_documents", {"query": "var", "mode": "magic"}), "invalid_argument", "mode")
-        assert_error(await c("search_documents", {"query": "var", "colour": "red"}),
-                     "invalid_argument", "unknown argument")
-        assert_error(await c("search_documents", {"query": "var", "year_min": 2020, "year_max": 2010}),
-                     "invalid_argument")
+        assert_error(
+            await c("search_documents", {"query": "var", "colour": "red"}), "invalid_argument", "unknown argument"
+        )
+        assert_error(
+            await c("search_documents", {"query": "var", "year_min": 2020, "year_max": 2010}), "invalid_argument"
+        )
         return True
 
     assert run_calls(served_home, scenario, warm_up=False)
 
 
 def test_bm25_search_selection_and_period(context, invoke):
-    out = invoke("search_documents", {"query": "skewness kurtosis variance", "mode": "bm25",
-                                      "limit": 10}).structured_content
+    out = invoke(
+        "search_documents", {"query": "skewness kurtosis variance", "mode": "bm25", "limit": 10}
+    ).structured_content
     reader = context.engine.reader
     docs = [p["document_id"] for p in out["results"]]
     assert out["results"] and max(docs.count(d) for d in docs) <= context.config.per_document
@@ -75,19 +98,21 @@ def test_bm25_search_selection_and_period(context, invoke):
     scores = [p["score"] for p in out["results"]]
     assert scores == sorted(scores, reverse=True)
 
-    dated = invoke("search_documents", {
-        "query": "skewness in papers published after 2016", "mode": "bm25"}).structured_content
+    dated = invoke(
+        "search_documents", {"query": "skewness in papers published after 2016", "mode": "bm25"}
+    ).structured_content
     assert dated["period"]["year_min"] == 2017 and dated["period"]["source_min"] == "question"
     assert "2016" not in dated["searched_text"][0]["text"]
     assert {reader.documents[p["document_id"]].year for p in dated["results"]} == {2019}
-    caller = invoke("search_documents", {
-        "query": "skewness in papers published after 2016", "mode": "bm25",
-        "year_min": 2010}).structured_content
+    caller = invoke(
+        "search_documents", {"query": "skewness in papers published after 2016", "mode": "bm25", "year_min": 2010}
+    ).structured_content
     assert caller["period"]["year_min"] == 2010 and caller["period"]["source_min"] == "caller"
     # the caller's bound wins: the 2015 document is back in scope (the undated one never is)
     assert (dated["documents_in_scope"], caller["documents_in_scope"]) == (1, 2)
-    off = invoke("search_documents", {"query": "papers published after 2016 on skewness",
-                                      "mode": "bm25", "auto_period": False}).structured_content
+    off = invoke(
+        "search_documents", {"query": "papers published after 2016 on skewness", "mode": "bm25", "auto_period": False}
+    ).structured_content
     assert off["period"]["year_min"] is None and off["searched_text"][0]["text"].endswith("skewness")
 
 
@@ -96,12 +121,16 @@ def test_a_narrow_scope_fills_the_limit_and_the_period_says_its_rule(context, in
     document_id, passages = max(reader.by_document.items(), key=lambda item: len(item[1]))
     limit = min(8, len(passages))
     assert limit > 2  # more than the old cap of 2, so starvation would show
-    out = invoke("search_documents", {"query": "variance of returns", "document_id": document_id,
-                                      "limit": limit}).structured_content
+    out = invoke(
+        "search_documents", {"query": "variance of returns", "document_id": document_id, "limit": limit}
+    ).structured_content
     assert len(out["results"]) == limit and {p["document_id"] for p in out["results"]} == {document_id}
     dated = invoke("search_documents", {"query": "What did a 2015 study say about kurtosis?"}).structured_content
     assert (dated["period"]["year_min"], dated["period"]["year_max"]) == (2015, 2015)
-    assert "a 2015 publication" in dated["period"]["note"] and dated["searched_text"][0]["text"] == "What did a study say about kurtosis?"
+    assert (
+        "a 2015 publication" in dated["period"]["note"]
+        and dated["searched_text"][0]["text"] == "What did a study say about kurtosis?"
+    )
     assert isinstance(dated["no_answer_likely"], bool) and dated["evidence"] is not None
 
 

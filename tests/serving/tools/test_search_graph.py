@@ -11,8 +11,9 @@ from mcp_stdio import assert_error, run_calls
 def test_search_graph_over_stdio(served_home):
     async def scenario(c):
         found = (await c("search_graph", {"query": "value at risk"})).structured_content
-        assert_error(await c("search_graph", {"query": "var", "entity_type": "planet"}),
-                     "invalid_argument", "entity_type")
+        assert_error(
+            await c("search_graph", {"query": "var", "entity_type": "planet"}), "invalid_argument", "entity_type"
+        )
         return found
 
     found = run_calls(served_home, scenario, warm_up=False)

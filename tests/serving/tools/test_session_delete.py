@@ -8,8 +8,15 @@ from mcp_stdio import run_calls
 def test_session_delete_over_stdio(served_home):
     async def scenario(c):  # evidence must name a served document (as verify_citations requires)
         doc = (await c("list_documents", {})).structured_content["documents"][0]["document_id"]
-        await c("session_put", {"name": "ev", "kind": "evidence", "provenance": "served", "value": {
-            "items": [{"document_id": doc, "quote": "a quote long enough"}]}})
+        await c(
+            "session_put",
+            {
+                "name": "ev",
+                "kind": "evidence",
+                "provenance": "served",
+                "value": {"items": [{"document_id": doc, "quote": "a quote long enough"}]},
+            },
+        )
         deleted = (await c("session_delete", {"name": "ev"})).structured_content
         listed = (await c("session_list", {})).structured_content
         return deleted, listed

@@ -6,8 +6,8 @@ provenance (one of them: derived_from_question)."""
 from __future__ import annotations
 
 import pytest
-
 from mcp_stdio import error_of
+
 from serving.citation import MIN_QUOTE_CHARS
 from serving.sessions import SessionError, SessionStore
 
@@ -22,8 +22,9 @@ def good(context):
 
 
 def _put(invoke, items, name="ev", provenance="served"):
-    return invoke("session_put", {"name": name, "kind": "evidence", "provenance": provenance,
-                                  "value": {"items": items}})
+    return invoke(
+        "session_put", {"name": name, "kind": "evidence", "provenance": provenance, "value": {"items": items}}
+    )
 
 
 @pytest.mark.parametrize("quote", ["abcd", "   abcd      ", "x" * (MIN_QUOTE_CHARS - 1)])
@@ -64,7 +65,14 @@ def test_the_claim_and_the_provenance_come_back_with_verification(invoke, good):
 def test_the_store_itself_names_the_item_and_a_valid_call():
     store = SessionStore(4)
     with pytest.raises(SessionError, match=r"item 1 \(items\.1\.quote\).*a valid call: session_put\("):
-        store.put("ev", "evidence", [{"document_id": UNKNOWN_DOC, "quote": "a quote long enough"},
-                                     {"document_id": UNKNOWN_DOC, "quote": "abcd"}], "served")
+        store.put(
+            "ev",
+            "evidence",
+            [
+                {"document_id": UNKNOWN_DOC, "quote": "a quote long enough"},
+                {"document_id": UNKNOWN_DOC, "quote": "abcd"},
+            ],
+            "served",
+        )
     entry = store.put("q", "scope", {"year_max": 2011}, "derived_from_question")
     assert entry.provenance == "derived_from_question"

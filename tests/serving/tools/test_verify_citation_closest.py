@@ -36,7 +36,7 @@ def _failed_quotes(reader, count: int, rng: random.Random):
             continue
         size = rng.randint(8, min(20, len(spans)))
         start = rng.randrange(len(spans) - size + 1)
-        kind, words = _mutate(spans[start:start + size], spans, rng)
+        kind, words = _mutate(spans[start : start + size], spans, rng)
         yield passage.document_id, " ".join(words), kind
         count -= 1
 
@@ -47,7 +47,7 @@ def _across_boundaries(reader):
         text = reader.canonical_text(document_id)
         for passage in passages[:-1]:
             end = passage.ranges[-1][1]
-            words = text[max(0, end - 80):end].split()[-5:] + text[end:end + 80].split()[:5]
+            words = text[max(0, end - 80) : end].split()[-5:] + text[end : end + 80].split()[:5]
             if len(words) == 10:
                 words[2] = "zqxjv"  # still in the first passage: the window starts there
                 yield document_id, " ".join(words), "across"
@@ -68,7 +68,7 @@ def test_closest_text_is_what_get_passage_reads_at_its_chunk_id_and_offset(conte
         assert not answer.is_error, answer.content[0].text
         served = answer.structured_content["passage"]
         assert served["offset"] <= c.offset  # moved back only out of a formula or table row
-        at = served["text"][c.offset - served["offset"]:]
+        at = served["text"][c.offset - served["offset"] :]
         if c.continues_in is None:
             assert at.startswith(c.text), (c.text, at[:200])
         else:  # runs on into the next passage, which get_passage gives as neighbour +1

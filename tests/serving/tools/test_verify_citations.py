@@ -7,10 +7,18 @@ from mcp_stdio import assert_error, error_of, run_calls
 
 def test_verify_citations_over_stdio(served_home):
     async def scenario(c):
-        hit = (await c("search_documents", {"query": "How is value at risk estimated from past returns?",
-                                            "limit": 4})).structured_content["results"][0]
-        await c("session_put", {"name": "ev", "kind": "evidence", "provenance": "served",
-                                "value": {"items": [{"document_id": hit["document_id"], "quote": hit["text"][:80]}]}})
+        hit = (
+            await c("search_documents", {"query": "How is value at risk estimated from past returns?", "limit": 4})
+        ).structured_content["results"][0]
+        await c(
+            "session_put",
+            {
+                "name": "ev",
+                "kind": "evidence",
+                "provenance": "served",
+                "value": {"items": [{"document_id": hit["document_id"], "quote": hit["text"][:80]}]},
+            },
+        )
         batch = (await c("verify_citations", {"evidence": {"session": "ev"}})).structured_content
         assert_error(await c("verify_citations", {}), "invalid_argument")
         return batch
@@ -25,7 +33,7 @@ def test_an_unknown_id_is_an_error_in_both_verify_tools(context, invoke):
     chunk = next(iter(context.engine.reader.passages.values()))
     good = {"document_id": chunk.document_id, "quote": chunk.text[:60]}
     words = chunk.text.split()[:10]
-    altered = " ".join(words[:5] + ["zebra"] + words[6:])   # one word changed: a near miss
+    altered = " ".join(words[:5] + ["zebra"] + words[6:])  # one word changed: a near miss
     absent = {"document_id": chunk.document_id, "quote": altered}
     unknown_doc = {"document_id": "doc-0000000000000000", "quote": "a quote long enough"}
     unknown_chunk = {**good, "chunk_id": "chunk-0000000000000000"}
@@ -40,12 +48,21 @@ def test_an_unknown_id_is_an_error_in_both_verify_tools(context, invoke):
     assert checked["results"][1]["closest"]["word_edits"] >= 1
     assert invoke("verify_citation", absent).structured_content["status"] == "not_found"
 
-    refused = invoke("session_put", {"name": "ev-unknown", "kind": "evidence", "provenance": "served",
-                                     "value": {"items": [good, unknown_doc]}})
+    refused = invoke(
+        "session_put",
+        {"name": "ev-unknown", "kind": "evidence", "provenance": "served", "value": {"items": [good, unknown_doc]}},
+    )
     assert refused.is_error and error_of(refused)["code"] == "not_found"
     assert error_of(refused)["fields"] == ["value.items.1.document_id"]
-    short = invoke("session_put", {"name": "ev-short", "kind": "evidence", "provenance": "served",
-                                   "value": {"items": [good, {**good, "quote": "short"}]}})
+    short = invoke(
+        "session_put",
+        {
+            "name": "ev-short",
+            "kind": "evidence",
+            "provenance": "served",
+            "value": {"items": [good, {**good, "quote": "short"}]},
+        },
+    )
     assert short.is_error and error_of(short)["code"] == "invalid_argument"
     assert error_of(short)["fields"] == ["value.items.1.quote"]
     assert "evidence item 1" in short.content[0].text and "a valid call: session_put(" in short.content[0].text
