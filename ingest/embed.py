@@ -2,8 +2,8 @@
 
 Vectors are cached by (model, exact embedded text): re-indexing never re-embeds unchanged text.
 `passage_texts` is the one place a passage becomes embedded pieces; the pipeline embeds a run's
-documents together (`prefill`, then `embed_document` per document), evaluation's scratch indexes
-call `embed_passages` for a whole BEIR corpus.
+documents together (`prefill`, then `embed_document` per document), a benchmark's corpus
+included.
 """
 
 from __future__ import annotations
@@ -50,19 +50,6 @@ def passage_texts(embedder: Embedder, titled: Iterable[tuple[str | None, Passage
             owners.append((passage, number))
             texts.append(piece)
     return owners, texts
-
-
-def embed_passages(
-    embedder: Embedder,
-    cache: EmbeddingCache,
-    titled: Iterable[tuple[str | None, Passage]],
-    progress: Callable[[int, int], None] | None = None,
-) -> tuple[Owners, np.ndarray]:
-    """((passage, piece number) per vector, vectors); cached vectors are not recomputed."""
-    owners, texts = passage_texts(embedder, titled)
-    if not texts:
-        return owners, np.zeros((0, embedder.dimension), dtype=np.float32)
-    return owners, embed_with_cache(embedder, cache, texts, progress=progress)
 
 
 def document_pieces(layout: StateLayout, embedder: Embedder, document_id: str) -> DocumentPieces:
