@@ -5,6 +5,7 @@ timeline, and evaluation's runs, which must resolve a question exactly as the se
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Annotated
 
 from pydantic import Field, field_validator, model_validator
 
@@ -20,6 +21,23 @@ from serving.sessions import SessionStore
 from serving.tool_spec import ToolInput
 
 YEAR_MIN, YEAR_MAX = 1900, 2099
+# The year bounds every tool that filters by year takes (search_documents, timeline, list_documents).
+YearMin = Annotated[
+    int | None,
+    Field(
+        ge=YEAR_MIN,
+        le=YEAR_MAX,
+        description="Earliest publication year, inclusive. Any year bound excludes undated documents.",
+    ),
+]
+YearMax = Annotated[
+    int | None,
+    Field(
+        ge=YEAR_MIN,
+        le=YEAR_MAX,
+        description="Latest publication year, inclusive. Any year bound excludes undated documents.",
+    ),
+]
 # What the filters can refuse (the "Errors:" line of search_documents and timeline).
 FILTER_ERRORS: tuple[tuple[ErrorCode, str], ...] = (
     ("not_found", "an unknown document_id or scope session, or a scope naming unknown documents"),
@@ -38,18 +56,8 @@ class EngineContext:
 class Filters(ToolInput):
     """Filters shared by search_documents and timeline."""
 
-    year_min: int | None = Field(
-        None,
-        ge=YEAR_MIN,
-        le=YEAR_MAX,
-        description=("Earliest publication year, inclusive. Any year bound excludes undated documents."),
-    )
-    year_max: int | None = Field(
-        None,
-        ge=YEAR_MIN,
-        le=YEAR_MAX,
-        description=("Latest publication year, inclusive. Any year bound excludes undated documents."),
-    )
+    year_min: YearMin = None
+    year_max: YearMax = None
     author: str | None = Field(
         None, min_length=1, max_length=200, description=("Accent- and case-insensitive substring of any author's name.")
     )

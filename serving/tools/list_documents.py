@@ -12,7 +12,7 @@ from serving.contract import render_trace
 from serving.contract_outputs import DocumentOut, Trace
 from serving.empty_scope import EmptyScope, diagnose
 from serving.empty_scope import render as render_empty_scope
-from serving.filters import YEAR_MAX, YEAR_MIN
+from serving.filters import YearMax, YearMin
 from serving.scope import Scope
 from serving.served import document_out
 from serving.tool_spec import ToolInput, ToolSpec
@@ -24,18 +24,8 @@ class ListDocumentsInput(ToolInput):
     author: str | None = Field(
         None, min_length=1, max_length=200, description="Accent- and case-insensitive substring of any author."
     )
-    year_min: int | None = Field(
-        None,
-        ge=YEAR_MIN,
-        le=YEAR_MAX,
-        description=("Earliest publication year, inclusive. Any year bound excludes undated documents."),
-    )
-    year_max: int | None = Field(
-        None,
-        ge=YEAR_MIN,
-        le=YEAR_MAX,
-        description=("Latest publication year, inclusive. Any year bound excludes undated documents."),
-    )
+    year_min: YearMin = None
+    year_max: YearMax = None
     title: str | None = Field(
         None, min_length=1, max_length=300, description="Accent- and case-insensitive substring of the title."
     )
