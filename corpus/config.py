@@ -114,6 +114,11 @@ class ServedConfig(BaseModel):
     # vectors in MaxSim would cost ten times the question's.
     coop_alternative_weight: float = Field(default=1.0, ge=0.0, le=1.0)
     coop_hypothetical_weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    # How the caller's rephrasings and hypothetical passage are embedded: the int8 quantisation of
+    # the token graph (corpus.encoding.onnx_int8's recipe), or the float32 graph the question always
+    # uses. They are ~9 of every 10 tokens a cooperative search encodes; int8 cut its latency by
+    # ~17 % with the arm's figures within noise (docs/measurements.md "Retrieval quality").
+    caller_runtime: Literal["onnx", "onnx-int8"] = "onnx-int8"
     # Second stage (serving.rescan): every passage of the first ranking's leading `rescan_documents`
     # documents (0 = off) scored as the pool is, the best `rescan_per_document` of each not yet in
     # the pool joining it, so a top document's answering passage outside the pool can surface.
@@ -158,6 +163,7 @@ class ServedConfig(BaseModel):
             ("QUANT_RAG_DEFAULT_MODE", "default_mode"),
             ("QUANT_RAG_RERANKER_PATH", "reranker_model_path"),
             ("QUANT_RAG_QUERY_RUNTIME", "query_runtime"),
+            ("QUANT_RAG_CALLER_RUNTIME", "caller_runtime"),
             ("QUANT_RAG_PASSAGE_RUNTIME", "passage_runtime"),
             ("QUANT_RAG_FUSION", "fusion"),
             ("QUANT_RAG_DENSE_WEIGHT", "dense_weight"),

@@ -133,6 +133,7 @@ class Engine:
         self._graph = _Part(graph)
         self._reranker = _Part()  # sentence_transformers.CrossEncoder, when configured
         self._tokens = _Part()  # (TokenIndex, TokenEncoder), or () when not built
+        self._callers = _Part()  # the TokenEncoder of a caller's rephrasings and hypothetical passage
         # Hybrid mode over a large corpus embeds the query and searches vectors here while BM25
         # scores in the caller's thread (ONNX Runtime and numpy release the GIL).
         self._dense_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="engine-dense")
@@ -244,7 +245,7 @@ class Engine:
         if self.signature is not None:
             parts.append("bm25")
         if self.config.late_interaction:
-            parts.append("tokens")
+            parts += ["tokens", "caller_encoder"]  # the caller's graph last: a bare search needs none of it
         for part in parts:
             try:
                 getattr(self, part)
@@ -357,6 +358,40 @@ class Engine:
 
         return self._lazy("tokens", load)
 
+    @property
+    def caller_encoder(self) -> TokenEncoder | None:
+        """The encoder of a caller's rephrasings and hypothetical passage (ServedConfig.caller_runtime:
+        the int8 token graph by default), or None without a token index. A state ingested before
+        that graph existed embeds them with the question's encoder, and says so once."""
+        tokens = self.tokens
+        if not tokens:
+            return None
+        question_encoder = tokens[1]
+
+        def load() -> TokenEncoder:
+            from corpus.encoding.embedder import model_folder
+            from corpus.encoding.onnx_encoder import caller_graph_file
+            from corpus.encoding.token_encoder import load_token_encoder
+
+            if self.config.caller_runtime == "onnx":  # the question's own graph
+                return question_encoder
+            path, encoder = caller_graph_file(self.layout, self.config), None
+            if path.exists():
+                folder = model_folder(self.config)
+                encoder = load_token_encoder(
+                    self.layout, self.config, folder, question_encoder.query_prompt, graph=path
+                )
+            if encoder is None:
+                log.warning(
+                    "no %s graph for callers' inputs in this state (run `%s`): they are embedded as the question is",
+                    self.config.caller_runtime,
+                    INGEST_COMMAND,
+                )
+                return question_encoder
+            return encoder
+
+        return self._lazy("callers", load)
+
     def retrieve(
         self,
         text: str,
@@ -447,7 +482,7 @@ class Engine:
         stage (serving.rescan), then the opt-in document rule. All inputs are embedded in one
         call, with their tokens when late interaction runs."""
         tokens = self.tokens if self.config.late_interaction else ()
-        encoded = tokens[1].queries([i.text for i in inputs]) if tokens else [(None, None)] * len(inputs)
+        encoded = self._encode(inputs) if tokens else [(None, None)] * len(inputs)
         stages = [self._first_stage(i.text, vector, size, allowed, scope) for i, (vector, _) in zip(inputs, encoded)]
         ordering = Ordering(
             inputs, [fused for fused, _ in stages], tokens[0] if tokens else None, [t for _, t in encoded], self.config
@@ -466,6 +501,14 @@ class Engine:
         if self.config.document_best_weight:
             ranked = with_document_best(ranked, passages, self.config.document_best_weight)
         return ranked, [dense for _, dense in stages], ordering.late, ordering.rankings
+
+    def _encode(self, inputs: list[QueryInput]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(vector, token vectors) of every input: the question by the token encoder (a bare
+        search is unchanged by what a caller may send), the caller's others by `caller_encoder`."""
+        tokens = self.tokens
+        assert tokens and (callers := self.caller_encoder) is not None  # late interaction is on
+        found = tokens[1].queries([inputs[0].text])
+        return found + callers.queries([i.text for i in inputs[1:]]) if len(inputs) > 1 else found
 
     def _rank_document(self, document_id: str, text: str, vector: np.ndarray, ordering: Ordering) -> list[str]:
         """The document's servable passages ranked by the full ranker restricted to it: the

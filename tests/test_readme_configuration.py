@@ -32,6 +32,7 @@ SERVED_DEFAULTS = {
     "QUANT_RAG_NO_ANSWER_THRESHOLD": "no_answer_threshold",
     "QUANT_RAG_COOP_ALTERNATIVE_WEIGHT": "coop_alternative_weight",
     "QUANT_RAG_COOP_HYPOTHETICAL_WEIGHT": "coop_hypothetical_weight",
+    "QUANT_RAG_CALLER_RUNTIME": "caller_runtime",
     "QUANT_RAG_RESCAN_DOCUMENTS": "rescan_documents",
 }
 

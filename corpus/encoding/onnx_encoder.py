@@ -56,6 +56,13 @@ def token_graph_file(layout: StateLayout, config: ServedConfig) -> Path:
     return layout.onnx_model(config.weights_key).with_name("tokens.onnx")
 
 
+def caller_graph_file(layout: StateLayout, config: ServedConfig) -> Path:
+    """The graph a caller's rephrasings and hypothetical passage are embedded with
+    (ServedConfig.caller_runtime): the token graph, or its int8 quantisation beside it."""
+    path = token_graph_file(layout, config)
+    return path.with_name(path.stem + INT8_SUFFIX) if config.caller_runtime == "onnx-int8" else path
+
+
 class OnnxEncoder:
     """The Embedder's query interface (model_id, dimension, max_tokens, embed_query) plus a
     batched `embed_texts`, on ONNX Runtime."""

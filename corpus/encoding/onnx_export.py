@@ -20,7 +20,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from corpus.config import ServedConfig
-from corpus.encoding.onnx_encoder import INPUTS, INT8_SUFFIX, onnx_file, passage_file, token_graph_file
+from corpus.encoding.onnx_encoder import (
+    INPUTS,
+    INT8_SUFFIX,
+    caller_graph_file,
+    onnx_file,
+    passage_file,
+    token_graph_file,
+)
 from corpus.encoding.onnx_fusion import GRAPH_RECIPE, fuse
 from corpus.encoding.onnx_int8 import quantise
 from corpus.model_folder.pooling import pool, pooling_of
@@ -171,11 +178,30 @@ def ensure_token_graph(layout: StateLayout, config: ServedConfig) -> Path | None
 def ensure_query_graphs(layout: StateLayout, config: ServedConfig) -> Path | None:
     """Every graph the server loads, fresh: the query graph and, with late interaction, the token
     graph that then embeds queries (without this an ingest with nothing new to embed left an
-    older recipe's token graph in place). Returns ensure_exported's graph."""
+    older recipe's token graph in place) and the graph of the caller's inputs. Returns
+    ensure_exported's graph."""
     wanted = ensure_exported(layout, config)
     if wanted is not None and config.late_interaction:
-        ensure_token_graph(layout, config)
+        tokens = ensure_token_graph(layout, config)
+        if tokens is not None:
+            ensure_caller_graph(layout, config, tokens)
     return wanted
+
+
+def ensure_caller_graph(layout: StateLayout, config: ServedConfig, tokens: Path) -> Path:
+    """The graph a caller's rephrasings and hypothetical passage are embedded with: with
+    `caller_runtime` "onnx-int8" the token graph `tokens` quantised (corpus.encoding.onnx_int8),
+    redone when the token graph is newer; any other quantisation of it is removed."""
+    from corpus.encoding.embedder import model_folder
+
+    caller = caller_graph_file(layout, config)
+    for other in tokens.parent.glob(f"{tokens.stem}.*.onnx"):  # an older recipe, or older weights
+        if other != caller or other.stat().st_mtime_ns < tokens.stat().st_mtime_ns:
+            other.unlink(missing_ok=True)
+    if caller != tokens and not caller.exists():
+        log.info("quantising the token graph for callers' inputs to %s", caller)
+        quantise(tokens, caller, model_folder(config))
+    return caller
 
 
 # Threads of the ingestion encoder: a batch of passages keeps both cores busy (unlike one query).

@@ -105,11 +105,17 @@ _lock = threading.Lock()
 
 
 def load_token_encoder(
-    layout: StateLayout, config: ServedConfig, folder: Path, query_prompt: str | None, threads: int = QUERY_THREADS
+    layout: StateLayout,
+    config: ServedConfig,
+    folder: Path,
+    query_prompt: str | None,
+    threads: int = QUERY_THREADS,
+    graph: Path | None = None,
 ) -> TokenEncoder | None:
     """The token encoder of `config` in `layout` (one per process and graph), or None when the
-    token graph was not exported."""
-    path = token_graph_file(layout, config)
+    token graph was not exported. `graph`: another export of it (the caller's inputs' int8 graph,
+    corpus.encoding.onnx_encoder.caller_graph_file)."""
+    path = graph or token_graph_file(layout, config)
     if not path.exists():
         return None
     key = (str(path), str(folder), config.embedding_model, query_prompt, threads)
