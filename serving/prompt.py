@@ -51,7 +51,10 @@ quant-rag tools. Follow this protocol.
 6. Abstain when the library is silent. If no passage addresses the question (a search that
    answers `no_answer_likely: true` is a strong hint), say so plainly and report what you
    searched; do not fill the gap from memory. Partial evidence gives a
-   partial answer that names what is missing.
+   partial answer that names what is missing. Send a `hypothetical_passage` before you
+   conclude either way: the signal then also weighs how near any passage comes to the answer
+   you expect, and flags absent topics far more reliably than the question alone (whose
+   `no_answer_likely: false` is no proof that the library covers the topic).
 7. Keep state in sessions. Store a scope (`session_put` kind `scope`) to reuse filters as
    `scope={"session": name}`, and evidence lists to verify in one call.
 8. Act on errors. A failed call says `error.code`: fix the arguments named in `fields`

@@ -244,7 +244,8 @@ def describe(ctx: ToolContext) -> str:
         f"searched alike and fused (weights {c.coop_alternative_weight:g}, "
         f"{c.coop_hypothetical_weight:g}; question 1); `searched_text` says what each gave. "
         f"`no_answer_likely`: `no_answer_probability` is at least {c.no_answer_threshold}, the "
-        "library likely holds no answer: say so rather than guess. Filters matching no document give `empty_scope` "
+        "library likely holds no answer: say so rather than guess (far more reliable with a `hypothetical_passage`). "
+        "Filters matching no document give `empty_scope` "
         "(the filter at fault, nearest valid values): fix the filter. Not for the bibliography "
         "(list_documents) or checking a quote (verify_citation). Cost: tens of ms warm."
     )
