@@ -112,12 +112,12 @@ class ServedConfig(BaseModel):
     # cross-validation over the library dev set's questions (docs/measurements.md "Retrieval
     # quality"). A hypothetical passage ranks by its own dense + BM25 fusion: its hundreds of token
     # vectors in MaxSim would cost ten times the question's.
-    coop_alternative_weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    coop_alternative_weight: float = Field(default=0.75, ge=0.0, le=1.0)
     coop_hypothetical_weight: float = Field(default=1.0, ge=0.0, le=1.0)
     # How the caller's rephrasings and hypothetical passage are embedded: the int8 quantisation of
     # the token graph (corpus.encoding.onnx_int8's recipe), or the float32 graph the question always
-    # uses. They are ~9 of every 10 tokens a cooperative search encodes; int8 cut its latency by
-    # ~17 % with the arm's figures within noise (docs/measurements.md "Retrieval quality").
+    # uses. They are ~9 of every 10 tokens a cooperative search encodes; int8 cut its p50 by ≈ 15 %
+    # with the arm's figures within noise (docs/measurements.md, "Cooperative search in int8").
     caller_runtime: Literal["onnx", "onnx-int8"] = "onnx-int8"
     # Second stage (serving.rescan): every passage of the first ranking's leading `rescan_documents`
     # documents (0 = off) scored as the pool is, the best `rescan_per_document` of each not yet in
