@@ -8,7 +8,9 @@ their blind expansions (evaluation/questions/library_dev_expansions.jsonl): each
 search_documents with the question alone, then with the question + 3 alternatives + the
 hypothetical passage, alternating, so both arms see the same moments of a shared host. Beside
 the wall times, the server's CPU milliseconds per call (from /proc): on a loaded host the wall
-time mostly measures the neighbours.
+time mostly measures the neighbours. The floor, after the server stops: the same requests' inputs
+only embedded, in this process, by the server's encoders (the question's float32 graph, the
+caller's graph of `caller_runtime`): what no ranking or transport change can remove.
 """
 
 from __future__ import annotations
@@ -77,7 +79,39 @@ def measure(home: Path, repeat: int) -> dict:
             "n": len(v),
         }
         for arm, v in times.items()
-    } | {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    } | {
+        "encoding_floor": encoding_floor(home, pairs, repeat),
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def encoding_floor(home: Path, pairs: list[tuple[dict, dict]], repeat: int) -> dict:
+    """p50 / p95 ms of embedding each request's inputs alone, bare and cooperative, as the server does."""
+    from corpus.config import ServedConfig
+    from corpus.encoding.embedder import model_folder
+    from corpus.encoding.onnx_encoder import caller_graph_file
+    from corpus.encoding.token_encoder import load_token_encoder
+    from corpus.state.layout import StateLayout
+
+    layout, config = StateLayout(home), ServedConfig.from_env()
+    question = load_token_encoder(layout, config, model_folder(config), None)
+    callers = load_token_encoder(layout, config, model_folder(config), None, graph=caller_graph_file(layout, config))
+    if question is None or callers is None:
+        return {}
+    times: dict[str, list[float]] = {"bare": [], "cooperative": []}
+    for i in range(WARM_CALLS + repeat):
+        bare, coop = pairs[i % len(pairs)]
+        for arm in times:
+            start = time.perf_counter()
+            question.queries([bare["query"]])
+            if arm == "cooperative":
+                callers.queries([*coop["alternatives"], coop["hypothetical_passage"]])
+            if i >= WARM_CALLS:
+                times[arm].append(time.perf_counter() - start)
+    return {
+        arm: {"p50_ms": round(1000 * percentile(v, 50), 1), "p95_ms": round(1000 * percentile(v, 95), 1)}
+        for arm, v in times.items()
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,6 +127,12 @@ def main(argv: list[str] | None = None) -> int:
         for suffix, rows in (("", report), (" hog", report.get("hog", {})))
         for arm, row in rows.items()
         if arm in ("bare", "cooperative")
+    ]
+    floor = report.get("encoding_floor", {})
+    lines += [
+        f"floor: embedding the {arm} inputs p50 {row['p50_ms']:>7.1f} ms  p95 {row['p95_ms']:>7.1f} ms  "
+        f"(wire p50 / floor p50 {report[arm]['p50_ms'] / row['p50_ms']:.1f}x)"
+        for arm, row in floor.items()
     ]
     harness.emit(args, report, lines + [f"at {report['at']}"], meter=meter)
     return 0

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, get_args
 import numpy as np
 
 from corpus.config import ServedConfig
+from corpus.encoding.onnx_encoder import QUERY_THREADS
 from corpus.indexes.passage_store import LARGE_STATE_PASSAGES
 from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout
@@ -353,7 +354,10 @@ class Engine:
                     "no token index for this state (run `%s`): hybrid search keeps the fused order", INGEST_COMMAND
                 )
                 return ()
-            index.open_product()  # ≈ 20 ms: paid by the warm-up, not by the first search
+            # ≈ 20 ms, paid by the warm-up; the query encoder's threads: a cooperative search's
+            # four inputs make a product ~4x the question's, 15.6 -> 9.1 ms with a second thread
+            # (docs/measurements.md, "Cooperative search in int8")
+            index.open_product(QUERY_THREADS)
             return index, encoder
 
         return self._lazy("tokens", load)

@@ -136,11 +136,12 @@ class TokenIndex:
             for a, b in zip(edges[:-1], edges[1:])
         ]
 
-    def open_product(self) -> None:
-        """Open the integer product's session now (≈ 20 ms; the server's warm-up calls this so
-        the first search does not), or drop an unusable graph with a warning."""
+    def open_product(self, threads: int = 1) -> None:
+        """Open the integer product's session now, on `threads` threads (≈ 20 ms; the server's
+        warm-up calls this so the first search does not), or drop an unusable graph with a warning."""
         if self.product is None:
             return
+        self.product.threads = threads
         try:
             self.product.session()
         except Exception as exc:  # noqa: BLE001

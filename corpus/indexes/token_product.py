@@ -69,10 +69,11 @@ def quantise_question(question: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class IntegerProduct:
-    """The graph at `path` in a one-thread ONNX Runtime session (opened on first use)."""
+    """The graph at `path` in an ONNX Runtime session of `threads` threads (opened on first use)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, threads: int = 1) -> None:
         self.path = path
+        self.threads = threads  # set before the session opens (TokenIndex.open_product)
         self._session = None
         self._lock = threading.Lock()
 
@@ -83,8 +84,7 @@ class IntegerProduct:
                 import onnxruntime as ort
 
                 options = ort.SessionOptions()
-                # a second thread did not speed the product up (docs/measurements.md)
-                options.intra_op_num_threads = 1
+                options.intra_op_num_threads = self.threads
                 options.inter_op_num_threads = 1
                 options.add_session_config_entry("session.intra_op.allow_spinning", "0")
                 self._session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])

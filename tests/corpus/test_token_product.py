@@ -111,3 +111,18 @@ def test_an_unusable_graph_is_dropped_when_opened(tmp_path, caplog):
         index.open_product()
     assert index.product is None and "scoring in float32" in caplog.text
     assert set(index.maxsim(unit_rows(rng, 2), ["chunk-a"])) == {"chunk-a"}
+
+
+def test_the_product_opens_on_the_threads_asked_and_scores_alike(tmp_path):
+    """The server opens the product on the query encoder's threads (a cooperative search's wide
+    product): integer sums are exact, so the scores equal a one-thread product's to the bit."""
+    rng = np.random.default_rng(8)
+    passages = {f"chunk-{i}": unit_rows(rng, 40) for i in range(30)}
+    write_token_index(tmp_path / "index", "sig", "model", [(c, *quantise_rows(r)) for c, r in passages.items()])
+    one, two = TokenIndex(tmp_path / "index"), TokenIndex(tmp_path / "index")
+    one.open_product()
+    two.open_product(threads=2)
+    assert two.product is not None and two.product.session().get_session_options().intra_op_num_threads == 2
+    assert one.product is not None and one.product.session().get_session_options().intra_op_num_threads == 1
+    questions = [unit_rows(rng, 20) for _ in range(4)]
+    assert one.maxsim_groups(questions, list(passages)) == two.maxsim_groups(questions, list(passages))
