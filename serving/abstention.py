@@ -12,13 +12,18 @@ questions by `python -m evaluation.abstention_fit`; the coefficients below):
   just its words scattered over the library;
 - `dense_top` and `dense_gap`: the best dense similarity in scope, and how far it stands above
   the DENSE_K-th (one lucky passage vs a topic the library treats);
+- `semantic_coverage` (serving.abstention_coverage): how closely the top passages' token vectors
+  meet each content word of the question, IDF-weighted; needs late interaction's token index;
 - with an agent's hypothetical passage (the paragraph it expects to find): `hypothetical_top`,
   that passage's best dense similarity in scope, and `hypothetical_vocabulary`, the share of its
   content terms the library uses. A passage written in the library's register finds close
   neighbours when the library treats the topic, and none when it does not.
 
-Three models share one scale (a probability): COOPERATIVE when a hypothetical passage was
-searched, QUESTION otherwise, LEXICAL in bm25 mode (no dense ranking). Corpus statistics
+Four models share one scale (a probability): COOPERATIVE when a hypothetical passage was
+searched, QUESTION otherwise (semantic coverage and vocabulary), DENSE when the state has no
+token index, LEXICAL in bm25 mode (no dense ranking). Each model's intercept places the shared
+threshold at its operating point (evaluation.abstention_fit: at most 3 % of dev answerable
+questions above it). Corpus statistics
 (document frequencies) are read once per BM25 index from its vocabulary; a question then costs a
 few dictionary lookups and the tokenising of its top passages.
 """
@@ -57,6 +62,11 @@ against also am any because before during does further here just make makes made
 _STEM = Stemmer.Stemmer("english").stemWords  # "loadings" meets "loading", "priced" meets "price"
 
 
+def stem(word: str) -> str:
+    """The word's stem, as the term statistics key it."""
+    return _STEM([word])[0]
+
+
 @dataclass(frozen=True)
 class Model:
     """A logistic model: P(no answer) = 1 / (1 + exp(-(intercept + Σ coef·feature)))."""
@@ -71,8 +81,12 @@ class Model:
 
 
 # Fitted by `python -m evaluation.abstention_fit` on the library dev set (answerable questions vs
-# its negatives and the absent-topic dev questions; all-MiniLM-L6-v2, hybrid); refit for another model.
-QUESTION_MODEL = Model(
+# its negatives and the absent-topic dev questions; all-MiniLM-L6-v2, hybrid); refit for another
+# model. QUESTION's intercept is placed by the fit's operating quantile (its 0.5 point flagged too
+# few absent topics); the others are as fitted when they shipped, their 0.7 already within 5 %
+# false abstention on dev (docs/measurements.md, "Abstention from semantic coverage").
+QUESTION_MODEL = Model(("semantic_coverage", "vocabulary"), (-29.654, -5.599), 21.573)
+DENSE_MODEL = Model(
     ("vocabulary", "best_passage", "pair_coverage", "dense_top", "dense_gap"),
     (-6.513, -5.274, -4.315, -8.878, -27.911),
     11.74,
@@ -81,7 +95,12 @@ LEXICAL_MODEL = Model(("vocabulary", "best_passage", "pair_coverage"), (-5.925, 
 COOPERATIVE_MODEL = Model(
     ("vocabulary", "hypothetical_top", "hypothetical_vocabulary"), (-6.244, -31.159, -16.377), 35.71
 )
-MODELS = {"question": QUESTION_MODEL, "lexical": LEXICAL_MODEL, "cooperative": COOPERATIVE_MODEL}
+MODELS = {
+    "question": QUESTION_MODEL,
+    "dense": DENSE_MODEL,
+    "lexical": LEXICAL_MODEL,
+    "cooperative": COOPERATIVE_MODEL,
+}
 
 
 class TermStatistics:
@@ -147,10 +166,12 @@ def features(
     passages: list[str],
     dense_scores: list[float] | None,
     hypothetical: tuple[str, list[float]] | None = None,
+    semantic: float | None = None,
 ) -> dict[str, float]:
     """The models' inputs: the searched text, its top passages' indexed text, its dense
-    similarities best first (None in bm25 mode) and, when the agent sent one, its hypothetical
-    passage with that passage's dense similarities."""
+    similarities best first (None in bm25 mode), when the agent sent one, its hypothetical
+    passage with that passage's dense similarities, and the question's semantic coverage
+    (serving.abstention_coverage; None without token vectors)."""
     stems = content_stems(text, analyzer)
     weights = {s: statistics.weight(s) for s in dict.fromkeys(stems)}
     pairs = {p: weights[p[0]] + weights[p[1]] for p in dict.fromkeys(zip(stems, stems[1:]))}
@@ -166,6 +187,8 @@ def features(
     if dense_scores:
         head = dense_scores[:DENSE_K]
         values.update(dense_top=float(head[0]), dense_gap=float(head[0] - head[-1]))
+        if semantic is not None:
+            values["semantic_coverage"] = semantic
     if hypothetical is not None and hypothetical[1]:
         hyp = {s: statistics.weight(s) for s in dict.fromkeys(content_stems(hypothetical[0], analyzer))}
         values.update(hypothetical_top=float(hypothetical[1][0]), hypothetical_vocabulary=_share(hyp, statistics.known))
@@ -176,7 +199,9 @@ def model_for(values: dict[str, float]) -> str:
     """Which model reads these features: the richest whose inputs are all there."""
     if "hypothetical_top" in values:
         return "cooperative"
-    return "question" if "dense_top" in values else "lexical"
+    if "semantic_coverage" in values:
+        return "question"
+    return "dense" if "dense_top" in values else "lexical"
 
 
 def probability(values: dict[str, float]) -> float:
@@ -215,5 +240,17 @@ def no_answer_probability(
         passage_texts(engine.reader, [h.chunk_id for h in found.hits]),
         list(found.dense_scores) or None,
         hypothetical,
+        semantic_of(engine, text, found, statistics),
     )
     return probability(values)
+
+
+def semantic_of(engine, text: str, found, statistics: TermStatistics) -> float | None:
+    """The retrieval's semantic coverage (serving.abstention_coverage), or None when late
+    interaction did not run (no token vectors for the question)."""
+    if found.question_tokens is None or not engine.tokens:
+        return None
+    from serving.abstention_coverage import semantic_coverage
+
+    index, encoder = engine.tokens
+    return semantic_coverage(text, found.question_tokens, encoder, index, [h.chunk_id for h in found.hits], statistics)

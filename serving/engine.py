@@ -74,6 +74,7 @@ class Retrieval:
     dense_scores: tuple[float, ...] = ()  # the first dense similarities, best first (abstention)
     hypothetical_scores: tuple[float, ...] = ()  # the same for the caller's hypothetical passage
     inputs: list[Contribution] = field(default_factory=list)  # the question first, then the caller's others
+    question_tokens: np.ndarray | None = None  # the question's token vectors, when late interaction ran
 
 
 class _Part:
@@ -417,11 +418,11 @@ class Engine:
         size = max(pool or self.config.candidate_pool, limit)
         if allowed is not None and not allowed:
             return Retrieval([], 0, 0, False, inputs=contributions(inputs, [], [], self.config.rrf_k, limit))
-        reranked, late = False, False
+        reranked, late, question_tokens = False, False, None
         denses: list[list[Candidate]] = []
         rankings: list[list[Candidate]] = []
         if mode == "hybrid":
-            ranked, denses, late, rankings = self._hybrid(inputs, size, allowed, scope)
+            ranked, denses, late, rankings, question_tokens = self._hybrid(inputs, size, allowed, scope)
             if self.reranker_name != "none":
                 ranked, reranked = self.rerank(text, ranked), True
         else:
@@ -457,6 +458,7 @@ class Engine:
             top[0] if top else (),
             hypothetical[0] if hypothetical else (),
             contributions(inputs, rankings, hits, self.config.rrf_k, limit),
+            question_tokens,
         )
 
     def _first_stage(
@@ -479,12 +481,12 @@ class Engine:
 
     def _hybrid(
         self, inputs: list[QueryInput], size: int, allowed: set[str] | None, scope: Scope
-    ) -> tuple[list[Candidate], list[list[Candidate]], bool, list[list[Candidate]]]:
+    ) -> tuple[list[Candidate], list[list[Candidate]], bool, list[list[Candidate]], np.ndarray | None]:
         """(pool, each input's dense ranking, whether MaxSim ordered the pool, each input's own
-        order): every input's dense and BM25 fused, the inputs fused by weight and cut to `size`,
-        reordered by late interaction when its index is there (serving.cooperative), the second
-        stage (serving.rescan), then the opt-in document rule. All inputs are embedded in one
-        call, with their tokens when late interaction runs."""
+        order, the question's token vectors): every input's dense and BM25 fused, the inputs
+        fused by weight and cut to `size`, reordered by late interaction when its index is there
+        (serving.cooperative), the second stage (serving.rescan), then the opt-in document rule.
+        Inputs are embedded with their tokens when late interaction runs (`_encode`)."""
         tokens = self.tokens if self.config.late_interaction else ()
         encoded = self._encode(inputs) if tokens else [(None, None)] * len(inputs)
         stages = [self._first_stage(i.text, vector, size, allowed, scope) for i, (vector, _) in zip(inputs, encoded)]
@@ -504,7 +506,7 @@ class Engine:
             )
         if self.config.document_best_weight:
             ranked = with_document_best(ranked, passages, self.config.document_best_weight)
-        return ranked, [dense for _, dense in stages], ordering.late, ordering.rankings
+        return ranked, [dense for _, dense in stages], ordering.late, ordering.rankings, encoded[0][1]
 
     def _encode(self, inputs: list[QueryInput]) -> list[tuple[np.ndarray, np.ndarray]]:
         """(vector, token vectors) of every input: the question by the token encoder (a bare

@@ -99,6 +99,12 @@ class TokenIndex:
         start, end = self.spans[chunk_id]
         return self.codes[start:end].astype(np.float32) * self.scales[start:end, None]
 
+    def best_per_token(self, question: np.ndarray, chunk_ids: list[str]) -> np.ndarray | None:
+        """Each question token's best cosine over every token row of the indexed passages of
+        `chunk_ids` (how well those passages cover it), or None when none is indexed."""
+        best = self._best(question, chunk_ids)
+        return None if best is None else best[1].max(axis=0)
+
     def maxsim(self, question: np.ndarray, chunk_ids: list[str]) -> dict[str, float]:
         """MaxSim of each indexed passage of `chunk_ids` for the question's token vectors
         (L2-normalised rows): the mean over question tokens of their best passage-token cosine."""

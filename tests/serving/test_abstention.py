@@ -68,12 +68,16 @@ def test_models_are_monotone_and_chosen_by_the_inputs_present():
     for name in ("vocabulary", "best_passage", "pair_coverage", "dense_top", "dense_gap"):
         more = dict(base, **{name: base[name] + 0.1})
         assert abstention.probability(more) < abstention.probability(base), name  # more evidence, less abstention
-    assert abstention.model_for(base) == "question"
+    assert abstention.model_for(base) == "dense"  # no token vectors: the dense features
     assert abstention.model_for({k: base[k] for k in abstention.LEXICAL_MODEL.features}) == "lexical"
-    cooperative = dict(base, hypothetical_top=0.8, hypothetical_vocabulary=0.95)
+    semantic = dict(base, semantic_coverage=0.6)
+    assert abstention.model_for(semantic) == "question"
+    for name in ("semantic_coverage", "vocabulary"):
+        assert abstention.probability(dict(semantic, **{name: semantic[name] + 0.1})) < abstention.probability(semantic)
+    cooperative = dict(semantic, hypothetical_top=0.8, hypothetical_vocabulary=0.95)
     assert abstention.model_for(cooperative) == "cooperative"
     assert abstention.probability(dict(cooperative, hypothetical_top=0.4)) > abstention.probability(cooperative)
-    for values in (base, cooperative):
+    for values in (base, semantic, cooperative):
         assert 0.0 < abstention.probability(values) < 1.0
 
 

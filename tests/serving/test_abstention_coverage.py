@@ -1,0 +1,76 @@
+"""Semantic coverage on the served state: the question's words map to their token rows, a topic
+the passages treat is covered better than one they do not, and a hybrid search's no-answer
+probability is read by the question model from the token vectors the search embedded."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from corpus.config import ServedConfig
+from corpus.state.layout import StateLayout
+from corpus.state.signature import recorded_signature
+from serving import abstention
+from serving.abstention_coverage import question_words, semantic_coverage
+from serving.engine import Engine
+from serving.scope import Scope
+
+COVERED = "How does kurtosis describe the tails of a return distribution?"
+ABSENT = "How do stablecoin issuers hold reserves to avoid a depeg?"
+
+
+@pytest.fixture(scope="module")
+def engine(served_home):
+    layout = StateLayout(served_home)
+    return Engine(layout, ServedConfig(), signature=recorded_signature(layout))
+
+
+def test_words_map_to_their_token_rows(engine):
+    _, encoder = engine.tokens
+    words = question_words(COVERED, encoder)
+    assert [w for w, _ in words][:4] == ["how", "does", "kurtosis", "describe"]
+    rows = [r for _, rs in words for r in rs]
+    _, tokens = encoder.query(COVERED)
+    assert rows == list(range(len(tokens)))  # every row once, in order: no [CLS] or [SEP]
+    assert len(dict(words)["kurtosis"]) > 1  # split into word pieces, all of them its rows
+
+
+def test_a_query_prompt_is_not_part_of_the_question(engine):
+    _, encoder = engine.tokens
+    plain = question_words(COVERED, encoder)
+    prompted = type(encoder).__new__(type(encoder))
+    prompted.__dict__.update(encoder.__dict__, query_prompt="query: ")
+    words = question_words(COVERED, prompted)
+    assert [w for w, _ in words] == [w for w, _ in plain]
+    shift = len(encoder.tokenizer.encode("query: ").ids) - 2
+    assert [r for _, rs in words for r in rs] == [r + shift for _, rs in plain for r in rs]
+
+
+def test_a_treated_topic_is_covered_better_than_an_absent_one(engine):
+    index, encoder = engine.tokens
+    statistics = abstention.term_statistics(engine.bm25)
+    scores = {}
+    for question in (COVERED, ABSENT):
+        found = engine.retrieve(question, "hybrid", Scope(), limit=5)
+        assert found.question_tokens is not None
+        scores[question] = semantic_coverage(
+            question, found.question_tokens, encoder, index, [h.chunk_id for h in found.hits], statistics
+        )
+    assert 0.0 < scores[ABSENT] < scores[COVERED] <= 1.0
+    hits = [h.chunk_id for h in engine.retrieve(COVERED, "hybrid", Scope(), limit=5).hits]
+    _, framing = encoder.query("what is the")
+    assert semantic_coverage("what is the", framing, encoder, index, hits, statistics) is None  # no content word
+    assert semantic_coverage(COVERED, np.zeros((3, 384), np.float32), encoder, index, ["absent"], statistics) is None
+
+
+def test_hybrid_search_abstains_through_the_question_model(engine):
+    covered = engine.retrieve(COVERED, "hybrid", Scope(), limit=5)
+    absent = engine.retrieve(ABSENT, "hybrid", Scope(), limit=5)
+    statistics = abstention.term_statistics(engine.bm25)
+    assert abstention.semantic_of(engine, COVERED, covered, statistics) is not None
+    p_covered = abstention.no_answer_probability(engine, COVERED, covered)
+    p_absent = abstention.no_answer_probability(engine, ABSENT, absent)
+    assert p_covered is not None and p_absent is not None and p_absent > p_covered
+    lexical = engine.retrieve(COVERED, "bm25", Scope(), limit=5)
+    assert lexical.question_tokens is None  # no token vectors: the lexical model reads it
+    assert abstention.semantic_of(engine, COVERED, lexical, statistics) is None
