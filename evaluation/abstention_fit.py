@@ -1,12 +1,14 @@
 """Fit the abstention models (serving.abstention) on the library dev set: answerable questions
 against the dev negatives and the absent-topic dev questions (library_absent_dev.jsonl).
 
-    QUANT_RAG_HOME=... python -m evaluation.abstention_fit [--split dev|test] [--expansions FILE]
+    QUANT_RAG_HOME=... python -m evaluation.abstention_fit [--split dev|test] [--expansions FILE] [--cv]
 
 `--split dev` (the default) fits each model by L2-regularised logistic regression and prints its
 coefficients, AUROC and flag rates at the configured threshold (`no_answer_threshold`), plus the
 threshold that flags the most negatives with at most MAX_FALSE_ABSTENTION of answerable ones;
-`--split test` only measures the shipped models on the frozen questions (measure once). The
+`--split test` only measures the shipped models on the frozen questions (measure once). `--cv`
+also estimates the fitting procedure itself on dev: repeated stratified 5-fold cross-validation,
+each fold fitted and its operating point placed on the other four, flag rates on the held-out fold. The
 cooperative model needs a hypothetical passage per question: the absent-topic files carry theirs;
 the others' are read from the blind expansions beside the questions, or `--expansions FILE`.
 """
@@ -34,6 +36,7 @@ MAX_FALSE_ABSTENTION = 0.05
 # The shared threshold sits at this quantile of the dev answerable questions' probabilities: in
 # 5-fold cross-validation the 0.95 point let ~6 % of held-out answerable questions through, 0.97 ~5 %.
 OPERATING_QUANTILE = 0.97
+CV_REPEATS = 20
 
 
 def hypotheticals(paths: list[Path]) -> dict[str, str]:
@@ -93,6 +96,32 @@ def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     return coefficients, float(w[0] - np.sum(coefficients * mean))
 
 
+def cross_validated(x: np.ndarray, negative: np.ndarray, absent: np.ndarray, threshold: float) -> dict:
+    """Mean held-out AUROC and flag counts of fit + operating_shift over CV_REPEATS x 5 folds."""
+    rng = np.random.default_rng(0)
+    flagged_absent, flagged_answerable, aurocs = 0, 0, []
+    for _ in range(CV_REPEATS):
+        fold = np.empty(len(negative), dtype=int)
+        for label in (False, True):  # stratified: each fold keeps the share of negatives
+            members = rng.permutation(np.flatnonzero(negative == label))
+            fold[members] = np.arange(len(members)) % 5
+        logits = np.empty(len(negative))
+        for k in range(5):
+            train, test = fold != k, fold == k
+            coefficients, intercept = fit(x[train], negative[train].astype(float))
+            answerable = x[train][~negative[train]] @ coefficients + intercept
+            logits[test] = x[test] @ coefficients + intercept + operating_shift(answerable, threshold)
+        flags = logits >= np.log(threshold / (1 - threshold))
+        flagged_absent += int((flags & absent).sum())
+        flagged_answerable += int((flags & ~negative).sum())
+        aurocs.append(auroc(list(logits[negative]), list(logits[~negative])))
+    return {
+        "cv_auroc": round(float(np.mean(aurocs)), 3),
+        "cv_absent_flagged": f"{flagged_absent / CV_REPEATS:.1f}/{int(absent.sum())}",
+        "cv_answerable_flagged": f"{flagged_answerable / CV_REPEATS:.1f}/{int((~negative).sum())}",
+    }
+
+
 def operating_shift(answerable_logits: np.ndarray, threshold: float) -> float:
     """What to add to a model's intercept so that `threshold` falls at OPERATING_QUANTILE of the
     answerable questions' probabilities (a logistic fitted on a few dozen negatives puts its
@@ -137,6 +166,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--split", default="dev", choices=("dev", "test"))
     parser.add_argument("--mode", default="hybrid")
     parser.add_argument("--expansions", type=Path, default=None)
+    parser.add_argument("--cv", action="store_true", help="also cross-validate the procedure on dev")
     args = parser.parse_args(argv)
     rows = collect(args.split, args.mode, args.expansions)
     threshold = ServedConfig.from_env().no_answer_threshold
@@ -152,6 +182,9 @@ def main(argv: list[str] | None = None) -> None:
                 model.features, tuple(round(float(c), 3) for c in coefficients), round(intercept, 3)
             )
             out[name + " (fitted now)"] = {"coefficients": model.coefficients, "intercept": model.intercept}
+            if args.cv:
+                absent = np.array([r["absent"] for r in have], dtype=bool)
+                out[name + " (fitted now)"] |= cross_validated(x, negative, absent, threshold)
         out[name] = rates(rows, model, threshold)
     print(json.dumps(out, indent=1))
 
