@@ -253,4 +253,17 @@ def semantic_of(engine, text: str, found, statistics: TermStatistics) -> float |
     from serving.abstention_coverage import semantic_coverage
 
     index, encoder = engine.tokens
-    return semantic_coverage(text, found.question_tokens, encoder, index, [h.chunk_id for h in found.hits], statistics)
+    hits = [h.chunk_id for h in found.hits]
+    return semantic_coverage(text, found.question_tokens, encoder, index, hits, content_weight(statistics))
+
+
+def content_weight(statistics: TermStatistics):
+    """A word's IDF in the library when it names something (letters only, not a function or
+    framing word), else None: the weights of serving.abstention_coverage."""
+
+    def weight(word: str) -> float | None:
+        if len(word) < MIN_TERM_CHARS or not word.isalpha() or word in QUESTION_WORDS:
+            return None
+        return statistics.weight(stem(word))
+
+    return weight

@@ -13,6 +13,7 @@ questions): 0.965, against 0.864 for the share of the question's terms the libra
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,7 +21,9 @@ import numpy as np
 if TYPE_CHECKING:
     from corpus.encoding.token_encoder import TokenEncoder
     from corpus.indexes.token_index import TokenIndex
-    from serving.abstention import TermStatistics
+
+# a lower-cased word -> its weight (IDF in the library), or None for a word that names nothing
+WordWeight = Callable[[str], float | None]
 
 COVERAGE_PASSAGES = 5  # the top passages whose tokens may cover a word (5 separated better than 10 on dev)
 
@@ -48,21 +51,20 @@ def semantic_coverage(
     encoder: TokenEncoder,
     index: TokenIndex,
     chunk_ids: list[str],
-    statistics: TermStatistics,
+    weight: WordWeight,
 ) -> float | None:
-    """The IDF-weighted mean, over the content words of `text` (`tokens`: its token vectors from
-    `encoder.query`), of each word's best cosine to a token of the first COVERAGE_PASSAGES of
+    """The `weight`-weighted mean, over the content words of `text` (`tokens`: its token vectors
+    from `encoder.query`), of each word's best cosine to a token of the first COVERAGE_PASSAGES of
     `chunk_ids`; None when no passage is indexed or the question has no content word."""
-    from serving.abstention import QUESTION_WORDS, stem
-
     best = index.best_per_token(tokens, chunk_ids[:COVERAGE_PASSAGES])
     if best is None:
         return None
     weights, cover = [], []
     for word, rows in question_words(text, encoder):
-        if len(word) < 2 or not word.isalpha() or word in QUESTION_WORDS:
+        found = weight(word)
+        if found is None:
             continue
-        weights.append(statistics.weight(stem(word)))
+        weights.append(found)
         cover.append(float(np.mean(best[rows])))
     total = sum(weights)
     return sum(w * c for w, c in zip(weights, cover)) / total if total > 0 else None

@@ -74,7 +74,8 @@ class Retrieval:
     dense_scores: tuple[float, ...] = ()  # the first dense similarities, best first (abstention)
     hypothetical_scores: tuple[float, ...] = ()  # the same for the caller's hypothetical passage
     inputs: list[Contribution] = field(default_factory=list)  # the question first, then the caller's others
-    question_tokens: np.ndarray | None = None  # the question's token vectors, when late interaction ran
+    # the question's token vectors, when late interaction ran (abstention's semantic coverage)
+    question_tokens: np.ndarray | None = field(default=None, compare=False, repr=False)
 
 
 class _Part:

@@ -48,19 +48,19 @@ def test_a_query_prompt_is_not_part_of_the_question(engine):
 
 def test_a_treated_topic_is_covered_better_than_an_absent_one(engine):
     index, encoder = engine.tokens
-    statistics = abstention.term_statistics(engine.bm25)
+    weight = abstention.content_weight(abstention.term_statistics(engine.bm25))
     scores = {}
     for question in (COVERED, ABSENT):
         found = engine.retrieve(question, "hybrid", Scope(), limit=5)
         assert found.question_tokens is not None
         scores[question] = semantic_coverage(
-            question, found.question_tokens, encoder, index, [h.chunk_id for h in found.hits], statistics
+            question, found.question_tokens, encoder, index, [h.chunk_id for h in found.hits], weight
         )
     assert 0.0 < scores[ABSENT] < scores[COVERED] <= 1.0
     hits = [h.chunk_id for h in engine.retrieve(COVERED, "hybrid", Scope(), limit=5).hits]
     _, framing = encoder.query("what is the")
-    assert semantic_coverage("what is the", framing, encoder, index, hits, statistics) is None  # no content word
-    assert semantic_coverage(COVERED, np.zeros((3, 384), np.float32), encoder, index, ["absent"], statistics) is None
+    assert semantic_coverage("what is the", framing, encoder, index, hits, weight) is None  # no content word
+    assert semantic_coverage(COVERED, np.zeros((3, 384), np.float32), encoder, index, ["absent"], weight) is None
 
 
 def test_hybrid_search_abstains_through_the_question_model(engine):
