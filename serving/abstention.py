@@ -250,10 +250,10 @@ def semantic_of(engine, text: str, found, statistics: TermStatistics) -> float |
     interaction did not run (no token vectors for the question)."""
     if found.question_tokens is None or not engine.tokens:
         return None
-    from serving.abstention_coverage import semantic_coverage
+    from serving.abstention_coverage import COVERAGE_PASSAGES, semantic_coverage
 
     index, encoder = engine.tokens
-    hits = [h.chunk_id for h in found.hits]
+    hits = list(found.question_top) or [h.chunk_id for h in found.hits][:COVERAGE_PASSAGES]
     return semantic_coverage(text, found.question_tokens, encoder, index, hits, content_weight(statistics))
 
 

@@ -54,9 +54,10 @@ def semantic_coverage(
     weight: WordWeight,
 ) -> float | None:
     """The `weight`-weighted mean, over the content words of `text` (`tokens`: its token vectors
-    from `encoder.query`), of each word's best cosine to a token of the first COVERAGE_PASSAGES of
-    `chunk_ids`; None when no passage is indexed or the question has no content word."""
-    best = index.best_per_token(tokens, chunk_ids[:COVERAGE_PASSAGES])
+    from `encoder.query`), of each word's best cosine to a token of the passages `chunk_ids` (a
+    search's first COVERAGE_PASSAGES); None when no passage is indexed or the question has no
+    content word."""
+    best = index.best_per_token(tokens, chunk_ids)
     if best is None:
         return None
     weights, cover = [], []

@@ -26,6 +26,7 @@ from corpus.state.layout import StateLayout
 from corpus.text.names import fold_name
 from corpus.vectors.vector_store_base import VectorStore
 from serving.abstention import DENSE_K, term_statistics
+from serving.abstention_coverage import COVERAGE_PASSAGES
 from serving.coherence import INGEST_COMMAND
 from serving.cooperative import Contribution, Ordering, QueryInput, contributions
 from serving.errors import IncoherentState, InvalidArgument, Unavailable
@@ -76,6 +77,8 @@ class Retrieval:
     inputs: list[Contribution] = field(default_factory=list)  # the question first, then the caller's others
     # the question's token vectors, when late interaction ran (abstention's semantic coverage)
     question_tokens: np.ndarray | None = field(default=None, compare=False, repr=False)
+    # the question's own first passages when other inputs were fused (its order over the pool)
+    question_top: tuple[str, ...] = ()
 
 
 class _Part:
@@ -460,6 +463,7 @@ class Engine:
             hypothetical[0] if hypothetical else (),
             contributions(inputs, rankings, hits, self.config.rrf_k, limit),
             question_tokens,
+            tuple(c.chunk_id for c in rankings[0][:COVERAGE_PASSAGES]) if len(inputs) > 1 and rankings else (),
         )
 
     def _first_stage(

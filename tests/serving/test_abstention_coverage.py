@@ -74,3 +74,25 @@ def test_hybrid_search_abstains_through_the_question_model(engine):
     lexical = engine.retrieve(COVERED, "bm25", Scope(), limit=5)
     assert lexical.question_tokens is None  # no token vectors: the lexical model reads it
     assert abstention.semantic_of(engine, COVERED, lexical, statistics) is None
+
+
+def test_with_rephrasings_the_coverage_reads_the_questions_own_first_passages(engine):
+    """The question model was fitted on the question's own ranking: a fused search keeps the
+    question's first passages for it, a bare one has only its hits."""
+    from serving.cooperative import QueryInput
+
+    bare = engine.retrieve(COVERED, "hybrid", Scope(), limit=5)
+    fused = engine.retrieve(
+        COVERED, "hybrid", Scope(), limit=5, others=[QueryInput("alternative", "fat tails and excess kurtosis")]
+    )
+    assert bare.question_top == () and 0 < len(fused.question_top) <= 5
+    statistics = abstention.term_statistics(engine.bm25)
+    own = semantic_coverage(
+        COVERED,
+        fused.question_tokens,
+        engine.tokens[1],
+        engine.tokens[0],
+        list(fused.question_top),
+        abstention.content_weight(statistics),
+    )
+    assert abstention.semantic_of(engine, COVERED, fused, statistics) == own
