@@ -64,7 +64,9 @@ def collect(split: str, mode: str, expansions: Path | None) -> list[dict]:
             if q.id in written and found.dense_scores:
                 args = SearchDocumentsInput(query=q.text)
                 scope = resolve_filters(EngineContext(engine), args, args.query)[0]
-                dense = engine.dense(written[q.id], abstention.DENSE_K, engine.documents_in_scope(scope), scope)
+                allowed, passage = engine.documents_in_scope(scope), written[q.id]
+                vector = engine.hypothetical_vector(passage)  # as the server searches it
+                dense = engine.dense(passage, abstention.DENSE_K, allowed, scope, vector)
                 hypothetical = (written[q.id], [c.score for c in dense])
             statistics = abstention.term_statistics(engine.bm25)
             values = abstention.features(

@@ -431,7 +431,11 @@ class Engine:
                 ranked, reranked = self.rerank(text, ranked), True
         else:
             rankings = [
-                self.dense(i.text, size, allowed, scope) if mode == "dense" else self.lexical(i.text, size, allowed)
+                self.dense(
+                    i.text, size, allowed, scope, self.hypothetical_vector(i.text) if i.kind == "hypothetical" else None
+                )
+                if mode == "dense"
+                else self.lexical(i.text, size, allowed)
                 for i in inputs
             ]
             denses = rankings if mode == "dense" else []
@@ -493,7 +497,11 @@ class Engine:
         (serving.cooperative), the second stage (serving.rescan), then the opt-in document rule.
         Inputs are embedded with their tokens when late interaction runs (`_encode`)."""
         tokens = self.tokens if self.config.late_interaction else ()
-        encoded = self._encode(inputs) if tokens else [(None, None)] * len(inputs)
+        encoded = (
+            self._encode(inputs)
+            if tokens
+            else [(self.hypothetical_vector(i.text) if i.kind == "hypothetical" else None, None) for i in inputs]
+        )
         stages = [self._first_stage(i.text, vector, size, allowed, scope) for i, (vector, _) in zip(inputs, encoded)]
         ordering = Ordering(
             inputs, [fused for fused, _ in stages], tokens[0] if tokens else None, [t for _, t in encoded], self.config
@@ -513,13 +521,31 @@ class Engine:
             ranked = with_document_best(ranked, passages, self.config.document_best_weight)
         return ranked, [dense for _, dense in stages], ordering.late, ordering.rankings, encoded[0][1]
 
-    def _encode(self, inputs: list[QueryInput]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _encode(self, inputs: list[QueryInput]) -> list[tuple[np.ndarray, np.ndarray | None]]:
         """(vector, token vectors) of every input: the question by the token encoder (a bare
         search is unchanged by what a caller may send), the caller's others by `caller_encoder`."""
         tokens = self.tokens
         assert tokens and (callers := self.caller_encoder) is not None  # late interaction is on
-        found = tokens[1].queries([inputs[0].text])
-        return found + callers.queries([i.text for i in inputs[1:]]) if len(inputs) > 1 else found
+        found: list[tuple[np.ndarray, np.ndarray | None]] = [*tokens[1].queries([inputs[0].text])]
+        as_passages = {k: self.hypothetical_vector(i.text) for k, i in enumerate(inputs) if i.kind == "hypothetical"}
+        rest = [k for k in range(1, len(inputs)) if as_passages.get(k) is None]
+        encoded = dict(zip(rest, callers.queries([inputs[k].text for k in rest])))
+        for k in range(1, len(inputs)):
+            vector = as_passages.get(k)
+            found.append((vector, None) if vector is not None else encoded[k])
+        return found
+
+    def hypothetical_vector(self, text: str) -> np.ndarray | None:
+        """The vector a caller's hypothetical passage is searched with when the model embeds
+        queries with an instruction: the passage's own, as the library's passages were embedded
+        (an answer-shaped paragraph meets them passage to passage, the hypothetical-document
+        technique). None for a model without a query instruction: its query vector is that one."""
+        encoder: Any = self.caller_encoder if self.config.late_interaction and self.tokens else self.embedder
+        # the full Embedder names it embed_passages, the ONNX encoders embed_texts
+        embed = getattr(encoder, "embed_passages", None) or getattr(encoder, "embed_texts", None)
+        if not getattr(encoder, "query_prompt", None) or embed is None:
+            return None
+        return np.asarray(embed([text])[0], dtype=np.float32)
 
     def _rank_document(self, document_id: str, text: str, vector: np.ndarray, ordering: Ordering) -> list[str]:
         """The document's servable passages ranked by the full ranker restricted to it: the

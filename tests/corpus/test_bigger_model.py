@@ -222,6 +222,27 @@ def test_queries_carry_the_instruction_and_passages_do_not(qwen3_home, qwen3_env
     assert float(query @ plain) < 0.999
 
 
+def test_a_hypothetical_passage_is_searched_as_a_passage(qwen3_home, qwen3_env):
+    """An instruction model embeds the caller's hypothetical passage as the library's passages
+    were embedded (no query instruction): the hypothetical-document technique compares passages."""
+    from corpus.state.layout import StateLayout
+    from corpus.state.signature import recorded_signature
+    from serving.cooperative import QueryInput
+    from serving.engine import Engine
+    from serving.scope import Scope
+
+    layout = StateLayout(qwen3_home)
+    engine = Engine(layout, qwen3_env, signature=recorded_signature(layout))
+    passage = "Leverage multiplies both the returns and the risk of a strategy, and so its drawdowns."
+    vector = engine.hypothetical_vector(passage)
+    (plain,) = _sentence_transformers(Path(qwen3_env.embedding_model_path), [passage])
+    assert vector is not None and float(vector @ plain) >= 0.9999
+    assert float(vector @ engine.embedder.embed_query(passage)) < 0.999  # not the instructed query
+    found = engine.retrieve(QUESTION, "hybrid", Scope(), limit=5, others=[QueryInput("hypothetical", passage)])
+    expected = engine.dense(passage, len(found.hypothetical_scores), None, vector=vector)
+    assert found.hypothetical_scores == tuple(c.score for c in expected)
+
+
 def test_the_server_finds_passages_with_the_bigger_model(qwen3_home, qwen3_env):
     from corpus.state.layout import StateLayout
     from corpus.state.signature import recorded_signature

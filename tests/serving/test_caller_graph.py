@@ -79,6 +79,10 @@ def test_callers_inputs_are_int8_and_the_question_stays_float32(served_home):
     assert [c.input.kind for c in fused.inputs] == ["question", "alternative", "alternative", "hypothetical"]
 
 
+def test_without_a_query_instruction_a_hypothetical_passage_is_embedded_as_a_query(served_home):
+    assert _engine(served_home).hypothetical_vector(HYPOTHETICAL) is None  # MiniLM: the same vector
+
+
 def test_float32_callers_share_the_question_encoder(served_home):
     engine = _engine(served_home, caller_runtime="onnx")
     assert engine.caller_encoder is engine.tokens[1]
