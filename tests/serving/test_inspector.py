@@ -131,6 +131,23 @@ def test_the_inspector_lists_the_tools_and_searches(inspector, served_home):
     assert not found.get("isError") and found["structuredContent"]["results"], out[:2000]
 
 
+def test_the_inspector_sends_a_cooperative_search(inspector, served_home):
+    """An agent's rephrasings and hypothetical passage reach the server through the CLI, and the
+    answer says what was fused."""
+    arguments = {
+        "query": "How are tail losses estimated?",
+        "alternatives": ["conditional value at risk from historical returns", "expected shortfall"],
+        "hypothetical_passage": "Conditional value at risk averages the losses beyond the value at risk quantile.",
+    }
+    code, out, err = inspect(inspector, served_home, *call_arguments("search_documents", arguments))
+    assert code == 0, err
+    found = json.loads(out)
+    assert not found.get("isError"), out[:2000]
+    searched = found["structuredContent"]["searched_text"]
+    assert [s["kind"] for s in searched] == ["question", "alternative", "alternative", "hypothetical"]
+    assert found["structuredContent"]["results"] and abs(sum(s["share"] for s in searched) - 1) < 0.01
+
+
 def test_the_inspector_reads_an_error_of_every_tool_as_the_servers_error(inspector, served_home):
     from serving.toolset import all_tools
 
