@@ -525,8 +525,12 @@ class Engine:
         """(vector, token vectors) of every input: the question by the token encoder (a bare
         search is unchanged by what a caller may send), the caller's others by `caller_encoder`."""
         tokens = self.tokens
-        assert tokens and (callers := self.caller_encoder) is not None  # late interaction is on
+        assert tokens  # late interaction is on
         found: list[tuple[np.ndarray, np.ndarray | None]] = [*tokens[1].queries([inputs[0].text])]
+        if len(inputs) == 1:  # a bare search never opens the caller's graph
+            return found
+        callers = self.caller_encoder
+        assert callers is not None
         as_passages = {k: self.hypothetical_vector(i.text) for k, i in enumerate(inputs) if i.kind == "hypothetical"}
         rest = [k for k in range(1, len(inputs)) if as_passages.get(k) is None]
         encoded = dict(zip(rest, callers.queries([inputs[k].text for k in rest])))

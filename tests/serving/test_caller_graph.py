@@ -96,3 +96,9 @@ def test_a_state_without_the_caller_graph_embeds_callers_as_the_question_with_a_
     assert "quant-rag ingest" in caplog.text
     found = engine.retrieve(QUESTION, "hybrid", Scope(), limit=5, others=[QueryInput("alternative", ALTERNATIVES[0])])
     assert found.hits and len(found.inputs) == 2
+
+
+def test_a_bare_search_never_opens_the_callers_graph(served_home):
+    engine = _engine(served_home)
+    assert engine.retrieve(QUESTION, "hybrid", Scope(), limit=5).hits
+    assert engine.is_open("tokens") and not engine.is_open("callers")
