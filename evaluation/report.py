@@ -85,13 +85,15 @@ def format_table(summary: dict) -> str:
         )
     families = sorted({f for row in summary.get("families", {}).values() for f in row})
     if families:
-        lines += ["", f"{'nDCG@10 by family':<44}" + "".join(f"{f:>10}" for f in families) + f"{'AUROC':>8}"]
+        # the last column: how well the best dense similarity alone separates negatives (the
+        # no-answer model's own AUROC is in the abstention table below)
+        lines += ["", f"{'nDCG@10 by family':<44}" + "".join(f"{f:>10}" for f in families) + f"{'evidence AUROC':>16}"]
         for arm, row in summary["families"].items():
             auroc = summary.get("abstention_auroc", {}).get(arm)
             lines.append(
                 f"{arm:<44}"
                 + "".join(f"{row.get(f, float('nan')):>10.3f}" for f in families)
-                + (f"{auroc:>8.3f}" if auroc is not None else f"{'—':>8}")
+                + (f"{auroc:>16.3f}" if auroc is not None else f"{'—':>16}")
             )
     lines += format_families(summary)
     lines += format_abstention(summary)
