@@ -31,6 +31,7 @@ from serving.coherence import INGEST_COMMAND
 from serving.cooperative import Contribution, Ordering, QueryInput, contributions
 from serving.errors import IncoherentState, InvalidArgument, Unavailable
 from serving.furniture import drop_furniture
+from serving.input_encoding import encode_inputs, hypothetical_vector, load_caller_encoder
 from serving.rescan import rescan
 from serving.scope import Scope
 from serving.selection import (
@@ -369,37 +370,12 @@ class Engine:
 
     @property
     def caller_encoder(self) -> TokenEncoder | None:
-        """The encoder of a caller's rephrasings and hypothetical passage (ServedConfig.caller_runtime:
-        the int8 token graph by default), or None without a token index. A state ingested before
-        that graph existed embeds them with the question's encoder, and says so once."""
+        """The encoder of a caller's rephrasings and hypothetical passage (serving.input_encoding),
+        or None without a token index."""
         tokens = self.tokens
         if not tokens:
             return None
-        question_encoder = tokens[1]
-
-        def load() -> TokenEncoder:
-            from corpus.encoding.embedder import model_folder
-            from corpus.encoding.onnx_encoder import caller_graph_file
-            from corpus.encoding.token_encoder import load_token_encoder
-
-            if self.config.caller_runtime == "onnx":  # the question's own graph
-                return question_encoder
-            path, encoder = caller_graph_file(self.layout, self.config), None
-            if path.exists():
-                folder = model_folder(self.config)
-                encoder = load_token_encoder(
-                    self.layout, self.config, folder, question_encoder.query_prompt, graph=path
-                )
-            if encoder is None:
-                log.warning(
-                    "no %s graph for callers' inputs in this state (run `%s`): they are embedded as the question is",
-                    self.config.caller_runtime,
-                    INGEST_COMMAND,
-                )
-                return question_encoder
-            return encoder
-
-        return self._lazy("callers", load)
+        return self._lazy("callers", lambda: load_caller_encoder(self.layout, self.config, tokens[1]))
 
     def retrieve(
         self,
@@ -498,7 +474,7 @@ class Engine:
         Inputs are embedded with their tokens when late interaction runs (`_encode`)."""
         tokens = self.tokens if self.config.late_interaction else ()
         encoded = (
-            self._encode(inputs)
+            encode_inputs(self, inputs)
             if tokens
             else [(self.hypothetical_vector(i.text) if i.kind == "hypothetical" else None, None) for i in inputs]
         )
@@ -521,35 +497,9 @@ class Engine:
             ranked = with_document_best(ranked, passages, self.config.document_best_weight)
         return ranked, [dense for _, dense in stages], ordering.late, ordering.rankings, encoded[0][1]
 
-    def _encode(self, inputs: list[QueryInput]) -> list[tuple[np.ndarray, np.ndarray | None]]:
-        """(vector, token vectors) of every input: the question by the token encoder (a bare
-        search is unchanged by what a caller may send), the caller's others by `caller_encoder`."""
-        tokens = self.tokens
-        assert tokens  # late interaction is on
-        found: list[tuple[np.ndarray, np.ndarray | None]] = [*tokens[1].queries([inputs[0].text])]
-        if len(inputs) == 1:  # a bare search never opens the caller's graph
-            return found
-        callers = self.caller_encoder
-        assert callers is not None
-        as_passages = {k: self.hypothetical_vector(i.text) for k, i in enumerate(inputs) if i.kind == "hypothetical"}
-        rest = [k for k in range(1, len(inputs)) if as_passages.get(k) is None]
-        encoded = dict(zip(rest, callers.queries([inputs[k].text for k in rest])))
-        for k in range(1, len(inputs)):
-            vector = as_passages.get(k)
-            found.append((vector, None) if vector is not None else encoded[k])
-        return found
-
     def hypothetical_vector(self, text: str) -> np.ndarray | None:
-        """The vector a caller's hypothetical passage is searched with when the model embeds
-        queries with an instruction: the passage's own, as the library's passages were embedded
-        (an answer-shaped paragraph meets them passage to passage, the hypothetical-document
-        technique). None for a model without a query instruction: its query vector is that one."""
-        encoder: Any = self.caller_encoder if self.config.late_interaction and self.tokens else self.embedder
-        # the full Embedder names it embed_passages, the ONNX encoders embed_texts
-        embed = getattr(encoder, "embed_passages", None) or getattr(encoder, "embed_texts", None)
-        if not getattr(encoder, "query_prompt", None) or embed is None:
-            return None
-        return np.asarray(embed([text])[0], dtype=np.float32)
+        """The vector a caller's hypothetical passage is searched with (serving.input_encoding)."""
+        return hypothetical_vector(self, text)
 
     def _rank_document(self, document_id: str, text: str, vector: np.ndarray, ordering: Ordering) -> list[str]:
         """The document's servable passages ranked by the full ranker restricted to it: the

@@ -91,7 +91,7 @@ def test_float32_callers_share_the_question_encoder(served_home):
 def test_a_state_without_the_caller_graph_embeds_callers_as_the_question_with_a_warning(served_copy, caplog):
     caller_graph_file(StateLayout(served_copy), ServedConfig()).unlink()
     engine = _engine(served_copy)
-    with caplog.at_level(logging.WARNING, logger="serving.engine"):
+    with caplog.at_level(logging.WARNING, logger="serving.input_encoding"):
         assert engine.caller_encoder is engine.tokens[1]
     assert "quant-rag ingest" in caplog.text
     found = engine.retrieve(QUESTION, "hybrid", Scope(), limit=5, others=[QueryInput("alternative", ALTERNATIVES[0])])
