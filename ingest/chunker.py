@@ -8,6 +8,14 @@ so no passage starts or ends inside a word, a formula, a table row or a code fen
 table is split between rows with its header repeated; those pieces (all but the first) are not
 substrings of the canonical text, so they get "block" granularity anchored on the parent table.
 
+A caption travels with the table or figure it captions: a caption block directly before or after a
+table, or beside a figure (a caption whose regions include the figure), is packed with it as one
+block would be (`_captioned`), so the passage that holds the table holds what its columns mean.
+The pair is cut apart only when it cannot share a passage (together over MAX_CHARS); a caption
+after a table long enough to be split into row pieces then opens the passage that follows the
+table's last piece (a piece repeats the header and is no substring of the canonical text, so no
+other text can join it), and a caption before it joins the table's first piece.
+
 Sizes: TARGET_CHARS fills a passage; a block longer than MAX_CHARS is split into pieces of about
 TARGET_CHARS; a passage under MIN_CHARS merges with a neighbour of its section when the union
 stays within MAX_CHARS. A heading stays on top of its passage even when that adds its own length
@@ -39,6 +47,9 @@ MIN_CHARS = 300
 
 _HEADING_MARKS_RE = re.compile(r"^#+\s*|\s+#+$")
 _TABLE_SEPARATOR_RE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+# A caption's label says which kind of float it belongs to; an unlabelled caption may take either.
+_TABLE_LABEL_RE = re.compile(r"^\W*(Table|Tab\.)\s", re.I)
+_FIGURE_LABEL_RE = re.compile(r"^\W*(Figure|Fig\.|Chart|Plot)\s", re.I)
 
 
 @dataclass
@@ -50,6 +61,7 @@ class _Unit:
     end: int
     block: Block
     text: str | None = None
+    bound: bool = False  # stays in the passage of the unit before it (a caption and its table or figure)
 
 
 @dataclass
@@ -85,7 +97,8 @@ def heading_title(text: str) -> str:
 def _group(canonical: str, blocks: list[Block], mask: bytearray) -> list[_Group]:
     groups: list[_Group] = []
     path: list[tuple[int, str]] = []
-    for block in blocks:
+    bound = _captioned(canonical, blocks)
+    for index, block in enumerate(blocks):
         if block.kind is BlockKind.heading:
             level = block.level or 1
             path = [(lv, t) for lv, t in path if lv < level]
@@ -106,8 +119,10 @@ def _group(canonical: str, blocks: list[Block], mask: bytearray) -> list[_Group]
                 groups.append(_Group(section, [unit]))
             continue
         section = [t for _, t in path]
-        for unit in _units(canonical, block, mask):
+        for k, unit in enumerate(_units(canonical, block, mask)):
             last = groups[-1] if groups else None
+            if k == 0 and index in bound and _attach(groups, unit, blocks[index - 1], section, mask):
+                continue
             if last is None:
                 groups.append(_Group(section, [unit]))
             elif not _safe_between(mask, last, unit) and last.exact and unit.text is None:
@@ -123,6 +138,77 @@ def _group(canonical: str, blocks: list[Block], mask: bytearray) -> list[_Group]
 
 def _safe_between(mask: bytearray, group: _Group, unit: _Unit) -> bool:
     return not mask[group.units[-1].end] and not mask[unit.start]
+
+
+def _float_kind(block: Block) -> str | None:
+    """ "table" or "figure" for a block a caption may belong to (a table; a caption whose regions
+    include its figure), else None."""
+    if block.kind is BlockKind.table:
+        return "table"
+    return "figure" if block.kind is BlockKind.caption and block.figure else None
+
+
+def _fits(canonical: str, caption: Block, kind: str) -> bool:
+    text = canonical[caption.start : caption.end]
+    label = "table" if _TABLE_LABEL_RE.match(text) else "figure" if _FIGURE_LABEL_RE.match(text) else None
+    return label in (None, kind)
+
+
+def _captioned(canonical: str, blocks: list[Block]) -> set[int]:
+    """Indexes of the blocks that stay in the passage of the block before them: a caption (not
+    itself a figure) directly after the table or figure it captions, or a table or figure directly
+    after its caption. A caption between two floats of its label's kind takes the one no other
+    caption takes, then the side the document's unambiguous captions take (below or above their
+    float), then the float before it."""
+    sides: dict[int, list[int]] = {}
+    for i, block in enumerate(blocks):
+        if block.kind is BlockKind.caption and not block.figure:
+            sides[i] = [
+                j
+                for j in (i - 1, i + 1)
+                if 0 <= j < len(blocks)
+                and (kind := _float_kind(blocks[j])) is not None
+                and _fits(canonical, block, kind)
+            ]
+    sure = {i: js[0] for i, js in sides.items() if len(js) == 1}
+    taken = set(sure.values())
+    below = sum(j < i for i, j in sure.items()) >= sum(j > i for i, j in sure.items())
+    chosen = dict(sure)
+    for i, js in sides.items():
+        if len(js) == 2:
+            free = [j for j in js if j not in taken]
+            chosen[i] = free[0] if len(free) == 1 else (i - 1 if below else i + 1)
+    return {max(i, j) for i, j in chosen.items()}
+
+
+def _attach(groups: list[_Group], unit: _Unit, partner: Block, section: list[str], mask: bytearray) -> bool:
+    """Pack `unit` (the first of a block bound to `partner`, the block before it) with the chain
+    of bound units that ends the last passage, as one block is packed: into that passage when it
+    fits TARGET_CHARS or holds only headings before the chain, else the chain moves to open a new
+    passage with it. False, and nothing moved, when they cannot share a passage: the chain and the
+    unit together over MAX_CHARS, or the partner is not the last passage's last exact unit."""
+    last = groups[-1] if groups else None
+    if last is None or not last.exact or unit.text is not None or last.units[-1].block is not partner:
+        return False
+    first = len(last.units) - 1
+    while first > 0 and last.units[first].bound:
+        first -= 1
+    chain = last.units[first:]
+    if unit.end - chain[0].start > MAX_CHARS:
+        return False
+    unit.bound = True
+    before = last.units[:first]
+    if (
+        unit.end - last.units[0].start <= TARGET_CHARS
+        or all(u.block.kind is BlockKind.heading for u in before)
+        or mask[before[-1].end]
+        or mask[chain[0].start]
+    ):
+        last.units.append(unit)
+    else:
+        del last.units[first:]
+        groups.append(_Group(section, [*chain, unit]))
+    return True
 
 
 def _units(canonical: str, block: Block, mask: bytearray) -> list[_Unit]:

@@ -172,6 +172,132 @@ def test_paragraphs_are_grouped_up_to_target():
     assert all(len(a.text) + len(b.text) + 2 > TARGET_CHARS for a, b in zip(passages, passages[1:]))
 
 
+def _words(n: int, seed: int = 0) -> str:
+    """About n characters of sentences."""
+    text, i = "", seed
+    while len(text) < n:
+        text += ("" if not text else " ") + _sentence(i)
+        i += 1
+    return text
+
+
+def _table(rows: int) -> str:
+    body = "\n".join(f"| A{i:03d} | 0.{i:04d} | 1.{i:04d} |" for i in range(rows))
+    return "| asset | mean | sd |\n|---|---:|---:|\n" + body
+
+
+def _passage_holding(passages: list[Passage], needle: str) -> int:
+    return next(p.ordinal for p in passages if needle in p.text)
+
+
+def test_caption_before_its_table_shares_its_passage():
+    caption = "Table 1: Mean and standard deviation of monthly returns, in percent, per asset."
+    raw = [
+        RawBlock(kind=K.heading, text="## Results", level=2),
+        RawBlock(kind=K.paragraph, text=_words(1000)),
+        RawBlock(kind=K.caption, text=caption),
+        RawBlock(kind=K.table, text=_table(15)),
+        RawBlock(kind=K.paragraph, text=_words(700, 9)),
+    ]
+    canonical, passages = _chunk(raw)
+    _assert_invariants(canonical, passages)
+    # chunk-v1 left the caption at the end of the paragraph's passage and the table alone
+    held = _passage_holding(passages, caption)
+    assert held == _passage_holding(passages, "| A000 |") == _passage_holding(passages, "| A014 |")
+    assert passages[held].text.startswith(caption + "\n\n| asset")
+    assert passages[held].section == ["Results"] and all(len(p.text) <= MAX_CHARS for p in passages)
+
+
+def test_caption_after_its_table_shares_its_passage():
+    caption = "Table 2: Rejection rates at the 5 % level; columns are sample sizes."
+    raw = [
+        RawBlock(kind=K.paragraph, text=_words(700)),
+        RawBlock(kind=K.table, text=_table(13)),  # with the paragraph: within TARGET_CHARS, the caption not
+        RawBlock(kind=K.caption, text=caption),
+        RawBlock(kind=K.paragraph, text=_words(900, 5)),
+    ]
+    canonical, passages = _chunk(raw)
+    _assert_invariants(canonical, passages)
+    held = _passage_holding(passages, caption)
+    assert held == _passage_holding(passages, "| A000 |") and passages[held].text.endswith(caption)
+    # packed as one block: the pair overflowed the paragraph's passage, so it opens the next
+    assert passages[held].text.startswith("| asset") and passages[0].text == _words(700)
+
+
+def test_figure_and_the_caption_beside_it_share_a_passage():
+    figure = "Figure 3: Rolling 60-month volatility of the equally weighted portfolio."
+    note = "Source: authors' computations on CRSP monthly data, 1990 to 2020."
+    raw = [
+        RawBlock(kind=K.paragraph, text=_words(1050)),
+        RawBlock(kind=K.caption, text=figure, figure=True, regions=[(2, 72, 100, 540, 400)]),
+        RawBlock(kind=K.caption, text=note),
+        RawBlock(kind=K.paragraph, text=_words(600, 3)),
+    ]
+    canonical, passages = _chunk(raw)
+    _assert_invariants(canonical, passages)
+    assert _passage_holding(passages, figure) == _passage_holding(passages, note)
+
+
+def test_a_caption_between_two_tables_takes_the_one_the_document_says():
+    """Captions set below their tables (the unambiguous second caption says so): the first caption
+    belongs to the table above it, not to the nearer-looking one below."""
+    raw = [
+        RawBlock(kind=K.paragraph, text=_words(400)),
+        RawBlock(kind=K.table, text=_table(4)),
+        RawBlock(kind=K.caption, text="Table 1: Free elements of the covariance matrix."),
+        RawBlock(kind=K.table, text=_table(5)),
+        RawBlock(kind=K.caption, text="Table 2: Free elements of the factor covariance."),
+        RawBlock(kind=K.paragraph, text=_words(1100, 4)),
+    ]
+    canonical, passages = _chunk(raw)
+    _assert_invariants(canonical, passages)
+    first = _passage_holding(passages, "Table 1:")
+    assert passages[first].text.index("| A003 |") < passages[first].text.index("Table 1:")
+    assert _passage_holding(passages, "Table 2:") == _passage_holding(passages, "| A004 |")
+
+
+def test_a_figure_caption_does_not_bind_to_a_table():
+    figure = "Figure 15: Observed residuals and their predictive quantiles."
+    raw = [
+        RawBlock(kind=K.paragraph, text=_words(1000)),
+        RawBlock(kind=K.caption, text=figure),
+        RawBlock(kind=K.table, text=_table(12)),
+        RawBlock(kind=K.caption, text="Table 1: Cumulative predictive log likelihoods."),
+    ]
+    canonical, passages = _chunk(raw)
+    _assert_invariants(canonical, passages)
+    assert _passage_holding(passages, figure) == 0
+    assert _passage_holding(passages, "Table 1:") == _passage_holding(passages, "| A000 |") == 1
+
+
+def test_a_table_too_long_to_share_a_passage_keeps_its_captions_adjacent():
+    before, after = "Table 4: Summary statistics per asset.", "Note: returns in percent per month."
+    raw = [
+        RawBlock(kind=K.paragraph, text=_words(900)),
+        RawBlock(kind=K.caption, text=before),
+        RawBlock(kind=K.table, text=_table(200)),
+        RawBlock(kind=K.caption, text=after),
+        RawBlock(kind=K.paragraph, text=_words(900, 2)),
+    ]
+    canonical, passages = _chunk(raw)
+    _assert_invariants(canonical, passages)
+    pieces = [p for p in passages if K.table in p.block_kinds]
+    assert len(pieces) > 2 and all(len(p.text) <= MAX_CHARS for p in passages)
+    # the caption before opens the first piece's passage; the one after, the passage after the last
+    assert pieces[0].text.startswith(before + "\n\n| asset") and pieces[0].granularity == "exact"
+    following = passages[pieces[-1].ordinal + 1]
+    assert pieces[-1].granularity == "block" and following.text.startswith(after)
+
+
+def test_a_pair_over_max_chars_is_cut_apart_at_its_boundary():
+    caption = "Table 5: " + _words(900)
+    raw = [RawBlock(kind=K.caption, text=caption), RawBlock(kind=K.table, text=_table(45))]
+    canonical, passages = _chunk(raw)
+    _assert_invariants(canonical, passages)
+    assert len(canonical) > MAX_CHARS and [p.text for p in passages][0] == caption
+    assert all(len(p.text) <= MAX_CHARS for p in passages)
+
+
 _piece = st.sampled_from(
     [
         "alpha",
@@ -196,7 +322,7 @@ _piece = st.sampled_from(
 @given(
     st.lists(
         st.tuples(
-            st.sampled_from([K.paragraph, K.heading, K.formula, K.table, K.list]),
+            st.sampled_from([K.paragraph, K.heading, K.formula, K.table, K.list, K.caption]),
             st.lists(_piece, min_size=1, max_size=60),
             st.integers(1, 60),
         ),
