@@ -141,8 +141,8 @@ def _safe_between(mask: bytearray, group: _Group, unit: _Unit) -> bool:
 
 
 def _float_kind(block: Block) -> str | None:
-    """ "table" or "figure" for a block a caption may belong to (a table; a caption whose regions
-    include its figure), else None."""
+    """The kind of float a caption may belong to, "table" or "figure" (a caption whose regions
+    include its figure), or None for any other block."""
     if block.kind is BlockKind.table:
         return "table"
     return "figure" if block.kind is BlockKind.caption and block.figure else None
