@@ -22,6 +22,8 @@ from serving.errors import NotFound
 from serving.tool_spec import ToolInput, ToolSpec
 
 SHOWN = 5  # unknown ids named in one message (`fields` lists them all)
+QUOTE_SHOWN = 300  # a quote up to this many characters is echoed whole in the text rendering
+QUOTE_END = 120  # a longer one by its first and last this many characters
 ELLIPSIS_RULE = (
     f"'…' or '...' marks an elision: its parts are checked in order and must lie "
     f"within one passage or at most {MAX_ELLIPSIS_GAP} characters apart, else the "
@@ -82,10 +84,34 @@ def handle_one(ctx, args: VerifyCitationInput) -> VerifyCitationOutput:
     return VerifyCitationOutput(**result.model_dump(), trace=ctx.trace(None))
 
 
+def render_quote(quote: str) -> str:
+    """The quote as the text rendering echoes it: whole up to QUOTE_SHOWN characters, else its
+    first and last QUOTE_END characters and how many lie between (structured content has it all)."""
+    text = quote.strip()
+    if len(text) <= QUOTE_SHOWN:
+        return f"“{text}”"
+    hidden = len(text) - 2 * QUOTE_END
+    return f"“{text[:QUOTE_END]}” [… {hidden:,} characters not shown …] “{text[-QUOTE_END:]}”"
+
+
+def _matched(r: CitationResult) -> str:
+    """What matched, in words: all of the quote, raw or after normalisation, as one span or in parts."""
+    n = len(r.quote.strip())
+    how = "raw (exact text)" if r.status == "verified" else "after normalisation"
+    if len(r.offsets) > 1:
+        return f"all {len(r.offsets)} parts of the {n:,}-character quote matched {how}, in order"
+    return f"all {n:,} characters matched, {how}"
+
+
 def render_result(r: CitationResult) -> str:
     """One result with every id a next call needs: document_id, chunk_id, and the get_passage call
-    that reads the closest window."""
-    line = f"{r.status}: “{r.quote[:120]}” in document_id={r.document_id}"
+    that reads the closest window. A verified quote says that all of it matched; the quote is
+    echoed whole when short, else by its head and tail (render_quote)."""
+    if r.status == "not_found":
+        n = len(r.quote.strip())
+        line = f"not_found: {render_quote(r.quote)} ({n:,} characters) in document_id={r.document_id}"
+    else:
+        line = f"{r.status}: {_matched(r)}: {render_quote(r.quote)} in document_id={r.document_id}"
     if r.offsets:
         line += f" at document offsets {r.offsets} ({r.occurrences} occurrence(s))"
     if r.chunk_id:
@@ -104,7 +130,7 @@ def render_result(r: CitationResult) -> str:
         )
         more = f" (continues in chunk_id={c.continues_in})" if c.continues_in else ""
         line += (
-            f"\n  closest: “{c.text[:300]}”{'…' if len(c.text) > 300 else ''}\n  "
+            f"\n  closest: {render_quote(c.text)}\n  "
             f"{where}{more}; document offsets {c.document_offsets}, similarity {c.similarity}, "
             f"{c.word_edits} word edit(s)" + (f": {diffs}" if diffs else "")
         )
