@@ -1,15 +1,17 @@
 """What the server publishes: each tool's descriptor (tools/list) and the prompt (prompts/*).
 
-Output schemas are the tools' output models' JSON schemas with their `$ref`s inlined and each
-nullable field's `anyOf: [{type: X}, {type: null}]` written `type: [X, null]`: the same
-constraints, but a client that validates every result against the schema (the SDK's client does,
-with jsonschema) no longer resolves a reference per nested object nor tries one branch after the
-other — ≈ 40 % less of its time per search or get_passage result (benchmarks/serving_profile.py:
-client_validate against client_validate_refs).
+A published schema is its model's JSON schema less what only annotates it: the titles pydantic
+generates, and in output schemas the descriptions and defaults too (the tool's description and its
+text rendering say what an answer means). Every constraint stays: types, bounds, enums, patterns,
+`required`, `additionalProperties`. A definition used twice or more is one shared `$defs` entry
+(get_passage's PassageOut), one used once is written in place, and output schemas fold each
+nullable `anyOf: [{type: X}, {type: null}]` into `type: [X, null]`.
+Trade: sharing keeps the listing small; a client validating a result resolves each shared `$ref`.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from mcp_types import GetPromptResult, Prompt, PromptArgument, PromptMessage, TextContent, Tool, ToolAnnotations
@@ -20,33 +22,84 @@ from serving.context import ToolContext
 from serving.tool_spec import ToolSpec
 
 DEFS = "#/$defs/"
+# Keywords whose value is a map of names to schemas, a list of schemas, or one schema (or a
+# boolean): the places a walk descends into. Anything else (enum, const, default, required, …)
+# is data, never a schema: a property or a value named "title" is not the title keyword.
+SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+SCHEMA_ONE = frozenset(
+    {"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems"}
+    | {"unevaluatedProperties", "additionalItems"}
+)
+INPUT_ANNOTATIONS = frozenset({"title"})
+OUTPUT_ANNOTATIONS = frozenset({"title", "description", "default"})
 
 
-def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """`schema` with every local `$ref` replaced by its definition (a reference's own keywords,
-    e.g. its description, kept beside it); unchanged when a definition refers to itself."""
-    defs = schema.get("$defs", {})
+def _generated(title: Any, name: str | None) -> bool:
+    """Whether `title` is the one pydantic writes for `name` (a property's name, a definition's
+    key, the model's class name) rather than one set by hand (StoredScope's "Scope")."""
+    return name is not None and title in (name, name.replace("_", " ").title())
 
-    def expand(node: Any, within: frozenset[str]) -> Any:
-        if isinstance(node, list):
-            return [expand(item, within) for item in node]
-        if not isinstance(node, dict):
-            return node
+
+def without(node: Any, keywords: frozenset[str], name: str | None = None) -> Any:
+    """The schema `node` less the `keywords` wherever they are keywords of a (sub)schema; `title`
+    only where pydantic generated it from `name`."""
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in keywords and (key != "title" or _generated(value, name)):
+            continue
+        if key in SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {child: without(schema, keywords, child) for child, schema in value.items()}
+        elif key in SCHEMA_LISTS and isinstance(value, list):
+            out[key] = [without(schema, keywords) for schema in value]
+        elif key in SCHEMA_ONE:
+            out[key] = [without(s, keywords) for s in value] if isinstance(value, list) else without(value, keywords)
+        else:
+            out[key] = value
+    return out
+
+
+def _refs(node: Any) -> Counter[str]:
+    """How many times each local definition is referred to within `node`."""
+    counts: Counter[str] = Counter()
+    if isinstance(node, list):
+        for item in node:
+            counts += _refs(item)
+    elif isinstance(node, dict):
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith(DEFS) and ref[len(DEFS) :] in defs:
-            name = ref[len(DEFS) :]
-            if name in within:
-                raise RecursionError(name)
-            return {
-                **expand(defs[name], within | {name}),
-                **{k: expand(v, within) for k, v in node.items() if k != "$ref"},
-            }
-        return {k: expand(v, within) for k, v in node.items() if k != "$defs"}
+        if isinstance(ref, str) and ref.startswith(DEFS):
+            counts[ref[len(DEFS) :]] += 1
+        for key, value in node.items():
+            counts += _refs(value)
+    return counts
 
-    try:
-        return expand(schema, frozenset())
-    except RecursionError:  # a recursive model keeps its references
-        return schema
+
+def _replace(node: Any, name: str, definition: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_replace(item, name, definition) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if node.get("$ref") == DEFS + name:  # a reference's own keywords (e.g. its description) kept
+        return {**definition, **{k: _replace(v, name, definition) for k, v in node.items() if k != "$ref"}}
+    return {k: _replace(v, name, definition) for k, v in node.items()}
+
+
+def shared_defs(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with each definition referred to once written in place of its reference: `$defs`
+    keeps only the definitions used more than once (or by themselves), each once."""
+    schema = dict(schema)
+    while True:
+        defs = dict(schema.get("$defs", {}))
+        counts = _refs({k: v for k, v in schema.items() if k != "$defs"}) + _refs(defs)
+        once = next((n for n in defs if counts[n] == 1 and not _refs(defs[n])[n]), None)
+        if once is None:
+            return schema
+        definition = defs.pop(once)
+        schema = _replace({k: v for k, v in schema.items() if k != "$defs"}, once, definition)
+        if defs:
+            schema["$defs"] = _replace(defs, once, definition)
 
 
 def type_lists(node: Any) -> Any:
@@ -79,8 +132,14 @@ def type_lists(node: Any) -> Any:
     return out
 
 
+def input_schema(spec: ToolSpec) -> dict[str, Any]:
+    model = spec.input_model
+    return shared_defs(without(model.model_json_schema(), INPUT_ANNOTATIONS, model.__name__))
+
+
 def output_schema(spec: ToolSpec) -> dict[str, Any]:
-    return type_lists(inline_refs(spec.output_model.model_json_schema()))
+    model = spec.output_model
+    return type_lists(shared_defs(without(model.model_json_schema(), OUTPUT_ANNOTATIONS, model.__name__)))
 
 
 def tool_descriptor(spec: ToolSpec, context: ToolContext) -> Tool:
@@ -95,7 +154,7 @@ def tool_descriptor(spec: ToolSpec, context: ToolContext) -> Tool:
         name=spec.name,
         title=spec.title,
         description=spec.describe(context),
-        input_schema=spec.input_model.model_json_schema(),
+        input_schema=input_schema(spec),
         output_schema=output_schema(spec),
         annotations=annotations,
     )

@@ -1,6 +1,6 @@
-"""Published output schemas: `$ref`s inlined and nullable `anyOf`s folded into type lists (cheaper
-for a client to validate every result), judging documents exactly as the tool's own model schema
-does."""
+"""Published schemas: annotations dropped (generated titles; output descriptions and defaults),
+a definition used twice shared in `$defs`, nullable `anyOf`s of output schemas folded into type
+lists; every constraint kept, so they judge documents exactly as the tools' own model schemas do."""
 
 from __future__ import annotations
 
@@ -12,11 +12,47 @@ from pydantic import BaseModel
 
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
-from serving.listing import inline_refs, output_schema, type_lists
+from serving.listing import DEFS, input_schema, output_schema, shared_defs, type_lists, without
 
 
 def _validator(schema):
-    return jsonschema.validators.validator_for(schema)(schema)
+    return jsonschema.validators.validator_for(schema)(schema)  # resolves the local `$ref`s
+
+
+def _resolved(schema: dict) -> dict:
+    """`schema` with every `$ref` replaced by its definition (the models here are not recursive)."""
+    defs = schema.get("$defs", {})
+
+    def expand(node):
+        if isinstance(node, list):
+            return [expand(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return expand({**defs[node["$ref"][len(DEFS) :]], **{k: v for k, v in node.items() if k != "$ref"}})
+        return {k: expand(v) for k, v in node.items() if k != "$defs"}
+
+    return expand(schema)
+
+
+def _constraints(schema: dict, model: type[BaseModel]) -> dict:
+    """What a schema of `model` constrains: no annotation (StoredScope's own title aside), no reference."""
+    return type_lists(_resolved(without(schema, frozenset({"title", "description", "default"}), model.__name__)))
+
+
+def _keywords(node, key: str) -> list:
+    """Every value of the keyword `key` in the schema `node` (a property named `key` is no keyword)."""
+    if isinstance(node, list):
+        return [found for item in node for found in _keywords(item, key)]
+    if not isinstance(node, dict):
+        return []
+    found = [node[key]] if key in node and isinstance(node[key], str) else []
+    for k, value in node.items():
+        if k == "properties":
+            found += [f for prop in value.values() for f in _keywords(prop, key)]
+        elif k not in ("enum", "const", "default", "required"):
+            found += _keywords(value, key)
+    return found
 
 
 def _breakages(document: dict, path: list) -> list[dict]:
@@ -78,18 +114,50 @@ def results(served_home):
         ),
     ],
 )
-def test_inlined_schemas_judge_results_as_the_models_schemas_do(results, tool, paths):
+def test_published_schemas_judge_results_as_the_models_schemas_do(results, tool, paths):
     spec, document = results[tool]
     published, original = output_schema(spec), spec.output_model.model_json_schema()
-    assert "$defs" in original and "$ref" in str(original)  # there was something to inline
-    assert "$ref" not in str(published) and "$defs" not in published
     assert "'null'" in str(published) and "{'type': 'null'}" not in str(published)  # folded
-    inlined, model = _validator(published), _validator(original)
-    assert not list(inlined.iter_errors(document)) and not list(model.iter_errors(document))
+    shared, model = _validator(published), _validator(original)
+    assert not list(shared.iter_errors(document)) and not list(model.iter_errors(document))
     for path in paths:
         for broken in _breakages(document, path):
             assert not model.is_valid(broken), (path, broken)  # each breakage breaks...
-            assert not inlined.is_valid(broken), (path, broken)  # ...for the published schema too
+            assert not shared.is_valid(broken), (path, broken)  # ...for the published schema too
+
+
+def test_a_definition_used_twice_is_published_once_and_one_used_once_in_place():
+    from serving.server import tool_specs
+
+    passage = output_schema(tool_specs()["get_passage"])  # the passage and each neighbour's
+    assert list(passage["$defs"]) == ["PassageOut"]
+    assert str(passage).count("'$ref': '#/$defs/PassageOut'") == 2
+    assert str(passage).count("'chunk_id'") == 2  # its properties, once (and once in `required`)
+    search = output_schema(tool_specs()["search_documents"])  # PassageOut once: in place
+    assert "$defs" not in search and "$ref" not in str(search)
+
+
+def test_every_constraint_is_published_and_no_annotation_is():
+    from serving.server import tool_specs
+
+    for name, spec in tool_specs().items():
+        for published, model in ((input_schema(spec), spec.input_model), (output_schema(spec), spec.output_model)):
+            original = model.model_json_schema()
+            assert _constraints(published, model) == _constraints(original, model), name
+            assert set(_keywords(published, "title")) <= {"Scope"}, name  # StoredScope's own title stays
+            assert published.get("additionalProperties") == original.get("additionalProperties"), name
+        assert _keywords(output_schema(spec), "description") == [], name
+        assert all(
+            _keywords(input_schema(spec)["properties"][p], "description") for p in input_schema(spec)["properties"]
+        )
+    listed = input_schema(tool_specs()["list_documents"])
+    assert listed["properties"]["title"]["anyOf"][0]["maxLength"] == 300  # a property named "title" stays
+    assert (
+        "title"
+        in output_schema(tool_specs()["search_documents"])["properties"]["results"]["items"]["properties"]["cite"][
+            "properties"
+        ]
+    )
 
 
 class Node(BaseModel):
@@ -99,7 +167,7 @@ class Node(BaseModel):
 
 def test_a_recursive_schema_keeps_its_references():
     schema = Node.model_json_schema()
-    assert inline_refs(schema) == schema
+    assert shared_defs(schema) == schema
 
 
 def test_only_anyofs_of_bare_types_are_folded():
