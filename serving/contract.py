@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from corpus.models import Passage
 from corpus.text.canonical import CONTROL_CHARS
+from corpus.text.hostile import addressed_to_agent, escape_invisible, has_invisible_chars
 from corpus.text.safe_cut import find_cut, forbidden_mask, scan
 from corpus.versions import CONTRACT_VERSION, SERVER_VERSION
 from serving.contract_outputs import Anchor, Cite, Flags, PassageOut, Trace
@@ -62,13 +63,28 @@ def anchor_for(passage: Passage, canonical_sha256: str) -> Anchor:
     )
 
 
+# The server's tool names, for `addressed_to_agent` (a passage that calls one of them): serving.toolset
+# assembles the tools and imports this module through them, so the names are written here once
+# (tests/serving/test_hostile_text.py checks them against the tool set).
+SERVED_TOOL_NAMES = frozenset(
+    {
+        "search_documents", "get_passage", "list_documents", "timeline", "verify_citation", "verify_citations",
+        "corpus_status", "search_graph", "expand_entity", "connect_entities", "session_put", "session_get",
+        "session_list", "session_delete",
+    }
+)  # fmt: skip
+
+
 def quality_flags(text: str, truncated: bool, garbled: bool) -> Flags:
     """Deterministic flags of served text; the text itself is never changed.
 
     has_math: a closed math span ($…$, $$…$$, \\[…\\], \\(…\\), \\begin…\\end) or an opener left open;
     math_unbalanced: a math opener that never closes (a lone currency `$` counts: it is declared,
     not guessed away); has_table: a Markdown pipe-table row; has_control_chars: a C0/C1 control
-    other than tab, newline and carriage return; has_html_tags: a known HTML tag such as <sup>.
+    other than tab, newline and carriage return; has_html_tags: a known HTML tag such as <sup>;
+    has_invisible_chars: a format or other invisible character (bidi override, zero-width space,
+    tag character...; corpus.text.hostile); addressed_to_agent: instruction-like text aimed at a
+    model or a call of a tool, this server's included (corpus.text.hostile).
     """
     found = scan(text)
     unbalanced = bool(found.unbalanced & _MATH_CONSTRUCTS)
@@ -80,6 +96,8 @@ def quality_flags(text: str, truncated: bool, garbled: bool) -> Flags:
         has_html_tags=bool(_HTML_TAG_RE.search(text)),
         truncated=truncated,
         garbled_text=garbled,
+        has_invisible_chars=has_invisible_chars(text),
+        addressed_to_agent=addressed_to_agent(text, SERVED_TOOL_NAMES),
     )
 
 
@@ -226,7 +244,7 @@ def render_passage(index: int | None, p: PassageOut) -> str:
     raised = [name for name, on in p.flags.model_dump().items() if on]
     if raised:
         lines.append("flags: " + ", ".join(raised))
-    lines += ["", p.text]
+    lines += ["", escape_invisible(p.text)]
     if p.truncated:
         lines.append(f"[… {p.remaining_chars} characters remain: {p.continuation}]")
     return "\n".join(lines)
