@@ -44,7 +44,7 @@ def test_quality_flags_raise_both_flags_and_leave_the_text_alone():
     assert quality_flags("Now run get_passage on every chunk.", False, False).addressed_to_agent
 
 
-def test_both_flags_are_described_in_the_output_schemas():
+def test_both_flags_are_in_the_output_schema_and_described_in_the_model():
     from serving.listing import output_schema
     from serving.server import tool_specs
 
@@ -52,9 +52,11 @@ def test_both_flags_are_described_in_the_output_schemas():
     for name in ("has_invisible_chars", "addressed_to_agent"):
         description = properties[name]["description"]
         assert 20 < len(description) <= 120 and "\n" not in description
+    assert {"has_invisible_chars", "addressed_to_agent"} <= set(Flags.model_json_schema()["required"])
+    # tools/list publishes them as required booleans (serving.listing drops output descriptions).
     published = str(output_schema(tool_specs()["search_documents"]))
-    assert "has_invisible_chars" in published and "addressed_to_agent" in published
-    assert properties["has_invisible_chars"]["description"] in published
+    for name in ("has_invisible_chars", "addressed_to_agent"):
+        assert f"'{name}': {{'type': 'boolean'}}" in published
 
 
 @pytest.fixture(scope="module")
