@@ -6,7 +6,7 @@ PARSER_VERSION = "parse-v4"
 CHUNKER_VERSION = "chunk-v2"  # v2: a caption travels with its table or figure (ingest.chunker)
 PASSAGE_ROLES_VERSION = "roles-v1"  # ingest.passage_roles; outside chunk ids: a role never moves a passage
 # Semantic version of the output contract: major on a change a client must handle (CHANGELOG.md).
-CONTRACT_VERSION = "2.0.0"
+CONTRACT_VERSION = "2.1.0"
 SERVER_VERSION = "0.1.0"
 # The int8 passage graph's recipe: in its file name (corpus.encoding.onnx_encoder) and in the key of int8
 # passage vectors (ServedConfig.model_key). Change it whenever corpus.encoding.onnx_int8.quantise changes.

@@ -20,13 +20,15 @@ questions by `python -m evaluation.abstention_fit`; the coefficients below):
   neighbours when the library treats the topic, and none when it does not.
 
 Four models share one scale (a probability): COOPERATIVE when a hypothetical passage was
-searched, QUESTION otherwise (semantic coverage and vocabulary), DENSE when the state has no
-token index, LEXICAL in bm25 mode (no dense ranking). The fit places a model's intercept so that
-the shared threshold falls at the 97th percentile of the dev answerable questions' probabilities
-(evaluation.abstention_fit); QUESTION's is placed so, the older three already held ≤ 5 % false
-abstention at 0.7 on dev. Corpus statistics (document frequencies) are read once per BM25 index
-from its vocabulary; a question then costs a few dictionary lookups, the tokenising of its top
-passages and, for semantic coverage, one small product over 5 passages' token rows.
+searched (the answer then takes the larger of its probability and QUESTION's, so a cooperative
+search never drops a flag the bare question raises), QUESTION otherwise (semantic coverage and
+vocabulary), DENSE when the state has no token index, LEXICAL in bm25 mode (no dense ranking).
+The fit places a model's intercept so that the shared threshold falls at the 97th percentile of
+the dev answerable questions' probabilities (evaluation.abstention_fit); QUESTION's is placed
+so, the older three already held ≤ 5 % false abstention at 0.7 on dev. Corpus statistics
+(document frequencies) are read once per BM25 index from its vocabulary; a question then costs a
+few dictionary lookups, the tokenising of its top passages and, for semantic coverage, one small
+product over 5 passages' token rows.
 """
 
 from __future__ import annotations
@@ -196,6 +198,9 @@ def features(
     return values
 
 
+HYPOTHETICAL_FEATURES = ("hypothetical_top", "hypothetical_vocabulary")
+
+
 def model_for(values: dict[str, float]) -> str:
     """Which model reads these features: the richest whose inputs are all there."""
     if "hypothetical_top" in values:
@@ -243,7 +248,10 @@ def no_answer_probability(
         hypothetical,
         semantic_of(engine, text, found, statistics),
     )
-    return probability(values)
+    # With a hypothetical passage the flag reads both models, so a cooperative search flags at least
+    # what the bare question would (one answer for one question, however the agent searches).
+    question_only = {k: v for k, v in values.items() if k not in HYPOTHETICAL_FEATURES}
+    return max(probability(values), probability(question_only))
 
 
 def semantic_of(engine, text: str, found, statistics: TermStatistics) -> float | None:

@@ -22,7 +22,13 @@ from serving.contract_outputs import Anchor, Cite, Flags, PassageOut, Trace
 SEARCH_WINDOW = 10_000
 PASSAGE_WINDOW = 15_000
 TIMELINE_PREVIEW = 300
-WINDOWS = {"search": SEARCH_WINDOW, "passage": PASSAGE_WINDOW, "timeline_preview": TIMELINE_PREVIEW}
+MATCH_WINDOW = 300  # a search hit's matching sentences, as its text shows them by default
+WINDOWS = {
+    "search": SEARCH_WINDOW,
+    "passage": PASSAGE_WINDOW,
+    "timeline_preview": TIMELINE_PREVIEW,
+    "match": MATCH_WINDOW,
+}
 SHA_PREFIX = 12
 ELLIPSIS = "…"
 

@@ -53,6 +53,14 @@ class Cite(BaseModel):
     text: str  # the one line to copy into an answer
 
 
+class MatchOut(BaseModel):
+    """The part of a passage that matches a search: whole sentences, passage-relative offsets."""
+
+    start: int = Field(description="Passage offset where the matching sentences start (get_passage's `offset`).")
+    end: int = Field(description="Offset in the passage where they end.")
+    length: int = Field(description="The passage's length in characters.")
+
+
 class PassageOut(BaseModel):
     """One served passage: what to cite, where it is, and its (possibly cut) text."""
 
@@ -79,6 +87,13 @@ class PassageOut(BaseModel):
     )
     continuation: str | None = Field(
         description=("The get_passage call that reads on (offset = next_offset), written out; null when whole.")
+    )
+    match: MatchOut | None = Field(
+        None,
+        description=(
+            "search_documents: the sentences that hold most of the searched terms (what its text "
+            "shows by default); null elsewhere."
+        ),
     )
 
 

@@ -14,6 +14,7 @@ from corpus.config import ServedConfig
 from corpus.models import Passage
 from corpus.versions import CONTRACT_VERSION, SERVER_VERSION
 from serving.contract import (
+    MATCH_WINDOW,
     PASSAGE_WINDOW,
     SEARCH_WINDOW,
     TIMELINE_PREVIEW,
@@ -206,7 +207,12 @@ def test_offset_outside_text_is_refused():
 
 
 def test_windows_trace_anchor_and_cite():
-    assert WINDOWS == {"search": SEARCH_WINDOW, "passage": PASSAGE_WINDOW, "timeline_preview": TIMELINE_PREVIEW}
+    assert WINDOWS == {
+        "search": SEARCH_WINDOW,
+        "passage": PASSAGE_WINDOW,
+        "timeline_preview": TIMELINE_PREVIEW,
+        "match": MATCH_WINDOW,
+    }
     config_hash = ServedConfig().config_hash(WINDOWS)
     first, second = make_trace("abcdef0123", config_hash, SEARCH_WINDOW), make_trace(None, config_hash, PASSAGE_WINDOW)
     assert re.fullmatch(r"[0-9a-f]{16}", first.request_id) and first.request_id != second.request_id

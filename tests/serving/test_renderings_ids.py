@@ -51,8 +51,11 @@ def text_ids(text: str) -> dict[str, set]:
     }
 
 
+# A search hit's text is compact: its anchor (canonical ranges) stays in the structured content,
+# since no call takes it; get_passage's text shows it.
+TEXT_OMITS = {"search_documents": {"anchor"}}
 CALLS = [  # (tool, arguments, the id kinds its answer must hold: the check is never vacuous)
-    ("search_documents", {"query": "conditional value at risk", "limit": 5}, {"chunk", "document", "anchor"}),
+    ("search_documents", {"query": "conditional value at risk", "limit": 5}, {"chunk", "document"}),
     ("list_documents", {}, {"document"}),
     ("timeline", {"query": "variance", "limit": 8}, {"chunk", "document"}),
     ("search_graph", {"query": "variance", "limit": 4}, {"chunk", "document", "anchor", "key"}),
@@ -79,6 +82,8 @@ def test_each_tool_text_holds_every_id_of_its_structured_content(served_home):
         for kind in kinds:
             assert held[kind], (name, kind)  # the call did return such ids
         for kind, ids in held.items():
+            if kind in TEXT_OMITS.get(name, ()):
+                continue
             assert ids <= shown[kind], (name, kind, sorted(ids - shown[kind]))
         assert content["trace"]["request_id"] in text, name
     passage, text = answers["get_passage"]

@@ -156,3 +156,31 @@ def test_the_description_states_what_the_server_does(served_home):
     assert len(out["results"]) == 5 and "at most 1 per document (more when fewer documents match)" in text
     assert not out["no_answer_likely"] and "at least 1.0," in text
     assert out["period"]["year_max"] == 2019 and out["period"]["source_max"] == "caller"
+
+
+def test_hits_show_their_matching_sentences_and_full_detail_the_whole_passage(served_home):
+    """The default text shows each hit's matching sentences at their passage offsets (what
+    get_passage reads whole); the structured content keeps the whole passage; detail=full shows it."""
+    from corpus.reading.reader import CorpusReader
+    from serving.contract import MATCH_WINDOW
+    from serving.server import ServingContext, call_tool
+    from serving.tools.search_documents import SPEC
+
+    ctx = ServingContext(StateLayout(served_home), ServedConfig())
+    query = {"query": "how is the variance of portfolio returns estimated", "limit": 5}
+    compact, full = (call_tool(SPEC, ctx, {**query, "detail": d}) for d in ("match", "full"))
+    reader = CorpusReader.open(StateLayout(served_home))
+    text = compact.content[0].text
+    windowed = 0
+    for hit in compact.structured_content["results"]:
+        passage = reader.passages[hit["chunk_id"]].text
+        assert hit["text"] == passage.rstrip()  # whole in the structured content
+        match = hit["match"]
+        shown = passage[match["start"] : match["end"]]
+        assert match["length"] == len(passage) and shown in text and hit["chunk_id"] in text
+        if match["end"] - match["start"] < len(passage):
+            windowed += 1
+            assert f"[{match['start']}–{match['end']} of {len(passage)}]" in text
+            assert match["end"] - match["start"] <= MATCH_WINDOW or "$$" in shown or "|" in shown
+        assert hit["text"] in full.content[0].text
+    assert windowed >= 3 and len(text) < len(full.content[0].text) / 2

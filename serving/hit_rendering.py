@@ -1,0 +1,39 @@
+"""The compact text of a search hit (docs/DESIGN.md §4): what an agent needs to decide and to cite.
+
+A hit's default text is its cite line, its section path, the ids the next calls take (get_passage,
+verify_citation), any raised flag, and the sentences that match the search (serving.match_window), with
+their place in the passage so that `get_passage` reads the rest. The structured content keeps the
+whole served passage; `detail="full"` renders it too (serving.contract.render_passage).
+"""
+
+from __future__ import annotations
+
+from corpus.text.hostile import escape_invisible
+from serving.contract_outputs import PassageOut
+
+ELIDED = "…"
+
+
+def render_match(index: int, p: PassageOut) -> str:
+    """One hit in a few lines: cite, section, ids, flags, then the matching sentences with their
+    place in the passage (the anchor's canonical ranges stay in the structured content)."""
+    lines = [f"[{index}] {p.cite.text}"]
+    section = p.section[1:] if p.section and p.section[0] == p.cite.title else p.section
+    if section:  # the path under the document's title, which the cite line already gives
+        lines.append("section: " + escape_invisible(" > ".join(section)))
+    if p.role != "body":
+        lines.append(f"role: {p.role}")
+    lines.append(f"chunk_id={p.chunk_id} document_id={p.document_id}")
+    raised = [name for name, on in p.flags.model_dump().items() if on and name != "truncated"]
+    if raised:
+        lines.append("flags: " + ", ".join(raised))
+    match = p.match
+    if match is None or (match.start == 0 and match.end >= match.length):
+        lines.append(escape_invisible(p.text))
+        return "\n".join(lines)
+    relative = match.start - p.offset, match.end - p.offset
+    shown = p.text[relative[0] : relative[1]]
+    lead = ELIDED + " " if match.start > 0 else ""
+    tail = " " + ELIDED if match.end < match.length else ""
+    lines.append(f"[{match.start}–{match.end} of {match.length}] {lead}{escape_invisible(shown)}{tail}")
+    return "\n".join(lines)
