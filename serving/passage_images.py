@@ -1,23 +1,31 @@
-"""The page image of a passage: where its display formulas, tables and figures are drawn, whether
-their text can be trusted, and, on request, the rendered crop (corpus.reading.page_images) as PNG bytes.
+"""The page image of a passage: where its display formulas, inline formulas, tables and figures are
+drawn, whether their text can be trusted, and, on request, the rendered crop
+(corpus.reading.page_images) as PNG bytes.
 
 A passage's regions are those of the parsed blocks its canonical ranges overlap: display formulas,
-tables, and figure captions (whose regions include the figure). The crop is their union per page
-(at most MAX_PAGES pages, the byte budget shared).
+tables, and figure captions (whose regions include the figure); and, for a text block (paragraph,
+list, caption, footnote, heading) whose part in the passage holds inline math (a Greek letter or a
+math symbol: corpus.reading.page_images.has_inline_math), the lines of that part that hold math,
+found on the page when the image is rendered (corpus.reading.page_images.math_lines). The crop is
+their union per page (at most MAX_PAGES pages, the byte budget shared).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel, Field
 
-from corpus.models import Block, BlockKind, Passage
-from corpus.reading.page_images import MAX_IMAGE_BYTES, crop_boxes, page_image
+from corpus.models import Block, BlockKind, Passage, Region
+from corpus.reading.page_images import MAX_IMAGE_BYTES, crop_boxes, has_inline_math, math_lines, page_image
 from corpus.reading.reader import CorpusReader
 
 IMAGE_KINDS = (BlockKind.formula, BlockKind.table)
+TEXT_KINDS = (BlockKind.paragraph, BlockKind.list, BlockKind.caption, BlockKind.footnote, BlockKind.heading)
 MAX_PAGES = 2
 NO_PAGES = "Markdown documents have no page images: the text is the source itself."
-NOTHING_TO_DRAW = "this passage holds no display formula, table or figure, so there is no region to render."
+NOTHING_TO_DRAW = "this passage holds no formula (display or inline), table or figure, so there is no region to render."
+NO_MATH_LINES = "the lines of its inline math were not found on the page."
 
 
 class RenderedRegion(BaseModel):
@@ -36,8 +44,16 @@ class PageImageOut(BaseModel):
         description=("True when the passage's formulas, tables or figures can be returned as an image of the page.")
     )
     reason: str | None = Field(description="Why no image is available (or was not returned); null otherwise.")
-    kinds: list[str] = Field(description="What the image shows: formula, table, figure.")
+    kinds: list[str] = Field(description="What the image shows: formula, inline_formula, table, figure.")
     formulas: int = Field(description="Display formula blocks in the passage.")
+    inline_formulas: int = Field(
+        0,
+        description=(
+            "Text blocks whose part in the passage holds inline math (Greek letters, math symbols): "
+            "the image shows the lines that hold it, to check the text's flattened sub- and "
+            "superscripts against the page."
+        ),
+    )
     formula_text_unreliable: bool = Field(
         description=(
             "True when a display formula's text layer lost its two-dimensional layout (flattened "
@@ -61,27 +77,51 @@ def _blocks(reader: CorpusReader, passage: Passage) -> list[Block]:
     ]
 
 
+def _inline(reader: CorpusReader, passage: Passage) -> list[tuple[Block, str]]:
+    """The text blocks whose part in the passage holds inline math, each with that part. Only an
+    exact passage's text is the canonical text of its range (a table piece holds no text block)."""
+    if passage.granularity != "exact":
+        return []
+    (start, end) = passage.ranges[0]
+    found = []
+    for b in reader.documents[passage.document_id].parsed.blocks:
+        if b.kind in TEXT_KINDS and not b.figure and b.start < end and start < b.end:
+            part = passage.text[max(b.start, start) - start : min(b.end, end) - start]
+            if has_inline_math(part):
+                found.append((b, part))
+    return found
+
+
+def _math_regions(reader: CorpusReader, passage: Passage, pdf: Path, inline: list[tuple[Block, str]]) -> list[Region]:
+    quality = reader.documents[passage.document_id].parsed.text_quality
+    repairs = quality.quote_table() if quality else None
+    return [r for block, part in inline for r in math_lines(pdf, block.regions, part, repairs)]
+
+
 def describe(reader: CorpusReader, passage: Passage, render: bool) -> tuple[PageImageOut, list[bytes]]:
     """The passage's page-image record, and the PNGs when `render` (an empty list otherwise)."""
     entry = reader.documents[passage.document_id]
+    pdf_source = entry.source.format == "pdf"
     blocks = _blocks(reader, passage)
+    inline = _inline(reader, passage) if pdf_source else []
     formulas = [b for b in blocks if b.kind is BlockKind.formula]
     unreliable = sum(b.formula_text_unreliable for b in formulas)
     regions = [r for b in blocks for r in b.regions]
     reason = None
-    if entry.source.format != "pdf":
+    if not pdf_source:
         reason = NO_PAGES
-    elif not blocks:
+    elif not blocks and not inline:
         reason = NOTHING_TO_DRAW
-    elif not regions:
+    elif not regions and not any(b.regions for b, _ in inline):
         reason = "this document was parsed without page regions; re-ingest it to get page images."
     call = None if reason else f"get_passage(chunk_id={passage.chunk_id!r}, image=true)"
-    kinds = sorted({"figure" if b.figure else b.kind.value for b in blocks})
+    kinds = sorted({"figure" if b.figure else b.kind.value for b in blocks} | ({"inline_formula"} if inline else set()))
     out = PageImageOut(
         available=reason is None,
         reason=reason,
         kinds=kinds,
         formulas=len(formulas),
+        inline_formulas=len(inline),
         formula_text_unreliable=unreliable > 0,
         unreliable_formulas=unreliable,
         recognised_formulas=sum(b.recognised_by is not None for b in formulas),
@@ -93,6 +133,10 @@ def describe(reader: CorpusReader, passage: Passage, render: bool) -> tuple[Page
     pdf = reader.layout.source_file(passage.document_id, "pdf")
     if not pdf.exists():
         out.reason = "the source PDF is not in this state's sources folder."
+        return out, []
+    regions += _math_regions(reader, passage, pdf, inline)
+    if not regions:
+        out.reason = NO_MATH_LINES
         return out, []
     crops = crop_boxes(regions)[:MAX_PAGES]
     pngs: list[bytes] = []

@@ -41,8 +41,10 @@ class GetPassageInput(ToolInput):
         False,
         description=(
             "Also return the page region where the passage's display formulas, tables and figures "
-            "are drawn, as a PNG image (MCP image content beside the text, at most 200 kB): read a "
-            "formula marked `formula_text_unreliable` from it. PDF documents only."
+            "are drawn, and the lines that hold its inline math, as a PNG image (MCP image content "
+            "beside the text, at most 200 kB): read a formula marked `formula_text_unreliable`, or "
+            "an inline formula whose sub- and superscripts the text flattened, from it. PDF "
+            "documents only."
         ),
     )
 
@@ -59,8 +61,9 @@ class GetPassageOutput(BaseModel):
     neighbours: list[Neighbour]
     page_image: PageImageOut = Field(
         description=(
-            "The requested passage's formulas, tables and figures as drawn on the page: whether their text "
-            "can be trusted, and the call (or, with image=true, the images) that shows them."
+            "The requested passage's formulas (display and inline), tables and figures as drawn on the "
+            "page: whether their text can be trusted, and the call (or, with image=true, the images) "
+            "that shows them."
         )
     )
     trace: Trace
@@ -111,6 +114,11 @@ def _render_page_image(page: PageImageOut) -> str:
             f"formula_text_unreliable: {page.unreliable_formulas} of {page.formulas} display "
             "formula(s) lost their layout in the text layer; read them from the page image"
         )
+    if page.inline_formulas and not page.images:
+        lines.append(
+            f"inline math in {page.inline_formulas} text block(s): the text layer flattens its sub- and "
+            "superscripts; the page image shows the lines that hold it"
+        )
     if page.images:
         lines += [
             f"page image: page {i.page}, {i.width}x{i.height} px, {i.bytes:,} bytes (PNG attached)" for i in page.images
@@ -144,9 +152,10 @@ SPEC = ToolSpec(
         "`truncated` is true, `remaining_chars` says how much and `next_offset` is the `offset` "
         "of the next call (`continuation` spells that call out). Not for finding passages: it "
         "needs a chunk_id. Cheap: no model, a few milliseconds. With `image` true, the page "
-        "region of the passage's display formulas, tables and figures comes as a PNG beside the "
-        "text: the formula as typeset, where `page_image.formula_text_unreliable` says its text is scrambled "
-        "(Markdown documents have no page images)."
+        "region of the passage's display formulas, tables and figures, and the lines of its inline "
+        "math, comes as a PNG beside the text: the formula as typeset, where "
+        "`page_image.formula_text_unreliable` says its text is scrambled or an inline formula's "
+        "scripts were flattened (Markdown documents have no page images)."
     ),
     input_model=GetPassageInput,
     output_model=GetPassageOutput,
