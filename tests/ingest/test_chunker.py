@@ -359,3 +359,8 @@ def test_library_pdfs(path):
     canonical, passages = _chunk(output.raw_blocks)
     _assert_invariants(canonical, passages)
     assert all(p.page_start is not None and p.page_start <= p.page_end for p in passages)
+    _, blocks = assemble_canonical(output.raw_blocks)
+    for table, caption in zip(blocks, blocks[1:]):  # a "Table N" caption set below its table stays with it
+        if table.kind is K.table and caption.kind is K.caption and canonical[caption.start :].startswith("Table"):
+            together = [p for p in passages if p.ranges[0][0] <= table.end - 1 and caption.start < p.ranges[0][1]]
+            assert together or caption.end - table.start > MAX_CHARS, canonical[caption.start : caption.start + 60]
