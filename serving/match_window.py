@@ -30,19 +30,20 @@ class Window:
     weight: float  # the summed weight of the distinct terms it holds (0: the passage's start)
 
 
-def _units(text: str, window: int) -> list[tuple[int, int]]:
+def _units(text: str, window: int, mask: bytearray) -> list[tuple[int, int]]:
     """Consecutive [start, end) spans covering `text`, each ending at a safe position."""
-    mask = forbidden_mask(text)
     cuts = [m.end() for m in _BOUNDARY_RE.finditer(text) if m.end() < len(text) and not mask[m.end()]]
     bounds = [0, *cuts, len(text)]
     units = []
     for start, end in zip(bounds, bounds[1:]):
         while end - start > window:  # a long sentence or a paragraph without one: cut it safely
-            step = find_cut(text[start:end], window)
-            if start + step >= end:
+            cut = start + find_cut(text[start:end], window)
+            while cut < end and mask[cut]:  # a structure longer than the window stays whole
+                cut += 1
+            if cut >= end:
                 break
-            units.append((start, start + step))
-            start += step
+            units.append((start, cut))
+            start = cut
         units.append((start, end))
     return [(s, e) for s, e in units if e > s]
 
@@ -59,7 +60,8 @@ def match_window(text: str, weights: dict[str, float], terms: Callable[[str], li
     when it cannot be cut safely), whose distinct terms weigh most; the earliest on a tie."""
     if len(text) <= window:
         return Window(0, len(text), 0.0)
-    units = _units(text, window)
+    mask = forbidden_mask(text)
+    units = _units(text, window, mask)
     unit_terms = [{t for t in terms(text[s:e]) if t in weights} for s, e in units]
     best = Window(units[0][0], units[0][1], 0.0)
     for i in range(len(units)):
@@ -76,7 +78,7 @@ def match_window(text: str, weights: dict[str, float], terms: Callable[[str], li
     if best.weight == 0.0:  # nothing lexical in common: show the start
         first = last = 0
     first, last = _widen(units, first, last, window)
-    return _trim(text, Window(units[first][0], units[last][1], best.weight))
+    return _trim(text, mask, Window(units[first][0], units[last][1], best.weight))
 
 
 def _widen(units: list[tuple[int, int]], first: int, last: int, window: int) -> tuple[int, int]:
@@ -91,12 +93,11 @@ def _widen(units: list[tuple[int, int]], first: int, last: int, window: int) -> 
             return first, last
 
 
-def _trim(text: str, found: Window) -> Window:
-    """The window without the whitespace at its edges (both ends stay safe: whitespace is never
-    inside a word, and a protected span never starts or ends with it)."""
+def _trim(text: str, mask: bytearray, found: Window) -> Window:
+    """The window without the whitespace at its edges, where both ends stay safe positions."""
     start, end = found.start, found.end
-    while start < end and text[start].isspace():
+    while start < end and text[start].isspace() and not mask[start + 1]:
         start += 1
-    while end > start and text[end - 1].isspace():
+    while end > start and text[end - 1].isspace() and not mask[end - 1]:
         end -= 1
     return Window(start, end, found.weight)

@@ -10,6 +10,7 @@ from corpus.text.safe_cut import forbidden_mask
 from corpus.text.tokenize import tokenize
 from serving.match_window import match_window, term_weights
 
+CODE = "```\n> summary(ob)\nAsk price levels: 540\nBid price levels: 179\n```"
 FILLER = "The sample is drawn from daily returns of the index over the period. " * 3
 TARGET = "Earlier orders are executed before later orders at the same price. "
 TEXT = FILLER + TARGET + FILLER
@@ -44,6 +45,12 @@ def test_a_short_passage_is_shown_whole():
     assert (window.start, window.end) == (0, len(TARGET))
 
 
+def test_a_code_block_longer_than_the_window_is_shown_whole():
+    text = FILLER + "\n\n" + CODE + "\n\n" + FILLER
+    window = match_window(text, {"levels": 3.0}, _terms, 30)
+    assert CODE in text[window.start : window.end]
+
+
 def test_a_formula_and_a_table_row_are_never_cut():
     formula = "$$\\sigma_t^2 = \\omega + \\alpha \\epsilon_{t-1}^2 + \\beta \\sigma_{t-1}^2$$"
     row = "| GARCH(1,1) | 0.05 | 0.10 | 0.85 |"
@@ -54,7 +61,7 @@ def test_a_formula_and_a_table_row_are_never_cut():
     assert row in text[window.start : window.end]
 
 
-words = st.sampled_from(["alpha", "beta", "GARCH(1,1)", "$x_t$", "| a | b |", "risk.", "\n", "vol;", "$$y$$"])
+words = st.sampled_from(["alpha", "beta", "GARCH(1,1)", "$x_t$", "| a | b |", "risk.", "\n", "vol;", "$$y$$", CODE])
 
 
 @settings(max_examples=150, deadline=None)
