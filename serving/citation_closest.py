@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from corpus.reading.reader import CorpusReader
-from corpus.text.normalise import canonical_end, normalise_with_map
+from corpus.text.normalise import canonical_end, canonical_start, normalise_with_map
 from serving.cancel import cancelled as call_cancelled
 from serving.citation_places import passage_place
 from serving.citation_text import NormalisedDocument, word_key
@@ -156,7 +156,11 @@ def closest_window(
     def raw_quote(i1: int, i2: int) -> str:
         if i1 == i2:
             return ""
-        return quote[qmap[qstarts[i1]] : canonical_end(quote, qmap, qstarts[i2 - 1] + len(qwords[i2 - 1]) - 1)]
+        return quote[
+            canonical_start(quote, qmap, qstarts[i1]) : canonical_end(
+                quote, qmap, qstarts[i2 - 1] + len(qwords[i2 - 1]) - 1
+            )
+        ]
 
     def raw_doc(j1: int, j2: int) -> str:
         if j1 == j2:

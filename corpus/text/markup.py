@@ -4,7 +4,10 @@ An agent quotes the words, not the markup: a table row read as "Mean 0.5 0.3", i
 without its backticks, a code line without the fence above it. So table pipes and separator
 rows, code fences and backticks, emphasis markers and heading hashes are removed (pipes become
 a space, so cells stay apart), everything else is kept verbatim. The rules look only at the
-line a character is on, so the same function serves quotes and documents.
+line a character is on, so the same function serves quotes and documents; one exception: inside
+a fenced code block a line's leading `#` is text (an R output line `## x 0.5`, a comment), not a
+heading. A quote rarely holds the fence, so it is also read with `headings=False`
+(serving.citation_text tries both).
 """
 
 from __future__ import annotations
@@ -25,19 +28,25 @@ _SEPARATOR_ROW_RE = re.compile(r"\|[ \t:|-]*-[ \t:|-]*")  # |---|:--:|
 Pieces = list[tuple[int, int]]  # (start in the bare text, start in the original text), ascending
 
 
-def skip_markup(text: str) -> tuple[str, Pieces | None]:
+def skip_markup(text: str, headings: bool = True) -> tuple[str, Pieces | None]:
     """`text` without its Markdown markup, and the pieces it was cut into: each kept run of
     characters as (its start in the result, its start in `text`). None when there was no markup
     (the text comes back unchanged). Runs, not a per-character map: a 200k-character document
-    keeps a few thousand pieces, and `to_original` maps a sorted list of offsets in one pass."""
+    keeps a few thousand pieces, and `to_original` maps a sorted list of offsets in one pass.
+    A heading's hashes go only outside a fenced code block, and only when `headings`."""
     # Every match sets exactly one named group, so `lastgroup` is never None here.
     lines = [(m.start(kind), m.end(), kind) for m in _LINE_RE.finditer(text) if (kind := m.lastgroup)]
     inline = [(m.start(), m.end(), "inline") for m in _INLINE_RE.finditer(text)]
     out = _Out()
     pos = 0
+    fence = ""  # the open fence's marker (``` or ~~~ run), "" outside a code block
     for start, end, kind in sorted(lines + inline, key=lambda e: (e[0], -e[1])):  # lines first
         if start < pos:
             continue  # inside a fence, heading or table line already handled
+        if kind == "fence":
+            fence = _fence_after(fence, text[start:end])
+        elif kind == "heading" and (fence or not headings):
+            continue  # in code, `## x` is text
         if kind == "inline":
             span = _inline_markup(text, start, end)
             if span is None:
@@ -80,6 +89,16 @@ class _Out:
             self.parts.append(text[start:end] if replacement is None else replacement)
             self.pieces.append((self.length, start))
             self.length += end - start
+
+
+def _fence_after(fence: str, line: str) -> str:
+    """The open fence after a fence line: it opens one outside code; inside, a bare run of the
+    same character at least as long closes it (CommonMark), anything else is code."""
+    marker = line[: len(line) - len(line.lstrip(line[0]))]
+    if not fence:
+        return marker
+    closes = marker[0] == fence[0] and len(marker) >= len(fence) and not line[len(marker) :].strip()
+    return "" if closes else fence
 
 
 def _inline_markup(text: str, start: int, end: int) -> tuple[int, int] | None:
