@@ -1,14 +1,16 @@
 """Citation verification without a language model (docs/DESIGN.md §5).
 
-A quote is `verified` when it is a raw substring of the canonical text, `verified_normalised` when
-it matches after corpus.text.normalise (serving.citation_text), else `not_found` with the closest
-window of the document by word-level alignment (serving.citation_closest), which names the
-chunk_id and passage-relative offset get_passage reads it at. A quote with an ellipsis is checked
-as ordered segments that join only within one passage or at most MAX_ELLIPSIS_GAP characters apart
-(serving.citation_segments); otherwise it is `not_found` as `stitched`. Normalised documents are
-cached (LRU, bounded in characters) so a warm check costs a few milliseconds. The closest-window
-search has a bounded cost whatever the input: a quote it could not finish within the call's budget
-is `not_found` with the reason "closest search stopped at budget".
+A quote is `verified` when it is a raw substring of the canonical text (tried before any reading
+of its dots as an ellipsis), `verified_normalised` when it matches after corpus.text.normalise
+(serving.citation_text), else `not_found` with the closest window of the document by word-level
+alignment (serving.citation_closest), which names the chunk_id and passage-relative offset
+get_passage reads it at. A quote with an ellipsis is checked as ordered segments that join only
+within one passage or at most MAX_ELLIPSIS_GAP characters apart (serving.citation_segments);
+otherwise it is `not_found` as `stitched`; parts that meet around the document's own dots are one
+`verified_normalised` span, not an elision. Normalised documents are cached (LRU, bounded in
+characters) so a warm check costs a few milliseconds. The closest-window search has a bounded cost
+whatever the input: a quote it could not finish within the call's budget is `not_found` with the
+reason "closest search stopped at budget".
 """
 
 from __future__ import annotations
@@ -100,6 +102,11 @@ def _verify_normalised(
     segments = [s.strip() for s in ELLIPSIS_RE.split(text) if s.strip()]
     failed_segment = None
     if matched is None and len(segments) > 1:
+        placed = match_segments(doc, segments, [p.ranges for p in reader.by_document.get(document_id, [])])
+        if placed.literal is not None:  # the dots are the document's own: one span, not an elision
+            s, e = placed.literal
+            chunk = covering_chunk(reader, document_id, s, e, chunk_id)
+            return _result(document_id, quote, "verified_normalised", offsets=[(s, e)], occurrences=1, chunk_id=chunk)
         short = [s for s in segments if len(s.split()) < MIN_SEGMENT_WORDS]
         if short:
             return _result(
@@ -110,7 +117,6 @@ def _verify_normalised(
                     f"each part around an ellipsis needs at least {MIN_SEGMENT_WORDS} words; too short: {short[0]!r}"
                 ),
             )
-        placed = match_segments(doc, segments, [p.ranges for p in reader.by_document.get(document_id, [])])
         if placed.stitched:
             return _stitched(reader, document_id, quote, placed.stitched)
         if placed.ranges is not None:

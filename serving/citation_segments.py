@@ -4,18 +4,23 @@ An ellipsis skips a few words inside one passage. Two true fragments of one docu
 an ellipsis may say together what the document never says (a title, `…`, a sentence 12,000
 characters later), so the parts join only in order and either within one passage or with at most
 MAX_ELLIPSIS_GAP canonical characters between consecutive parts; otherwise the quote is stitched.
+Dots the document itself holds (`σ1, σ2, ..., σn`) are no elision: parts that meet around the
+document's own `...` or `…` match as one span (`literal`).
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-from corpus.text.normalise import normalise_with_map
-from serving.citation_text import NormalisedDocument, find_all
+from serving.citation_text import NormalisedDocument, normalised_hits
 
 MAX_ELLIPSIS_GAP = 300  # canonical characters an ellipsis may skip between parts outside one passage
 Range = tuple[int, int]  # canonical [start, end)
+# The document's own dots between two parts, with the spaces and list punctuation around them
+# ('σ2 , ..., σn', 'x2, . . . , xn'): the quote's ellipsis stands for them, it skips no words.
+_OWN_DOTS_RE = re.compile(r"[\s,;:]*\[?(?:…|\.\s?\.\s?\.)\]?[\s,;:]*")
 
 
 @dataclass
@@ -28,11 +33,22 @@ class SegmentMatch:
     raw: bool = False
     failed: int | None = None
     stitched: list[Range] | None = None
+    literal: Range | None = None
 
 
-def _occurrences(doc: NormalisedDocument, normed: list[str]) -> list[list[Range]]:
-    """Canonical ranges of every normalised occurrence of each part, in document order."""
-    return [[doc.canonical(h, h + len(seg)) for h in find_all(doc.norm, seg)] if seg else [] for seg in normed]
+def _literal(doc: NormalisedDocument, hits: list[list[Range]]) -> Range | None:
+    """The first span where the parts follow one another with only the document's own ellipsis
+    between each two (_OWN_DOTS_RE): the quote's dots are the document's."""
+    starts = [{s: e for s, e in ranges} for ranges in hits]
+    for start, end in hits[0]:
+        for following in starts[1:]:
+            m = _OWN_DOTS_RE.match(doc.text, end)
+            if m is None or m.end() not in following:
+                break
+            end = following[m.end()]
+        else:
+            return start, end
+    return None
 
 
 def _tighten(hits: list[list[Range]], chain: list[Range], floor: int) -> list[Range]:
@@ -76,9 +92,11 @@ def match_segments(doc: NormalisedDocument, segments: list[str], passages: list[
     """Ordered normalised match of an ellipsis quote's parts. The parts join when consecutive ones
     are at most MAX_ELLIPSIS_GAP canonical characters apart, or when all lie in one passage
     (`passages`: the canonical ranges of each passage of the document): an ellipsis skips words
-    inside a passage; two true fragments far apart, joined, may say what the document does not."""
-    normed = [normalise_with_map(s)[0] for s in segments]
-    hits = _occurrences(doc, normed)
+    inside a passage; two true fragments far apart, joined, may say what the document does not.
+    Parts that meet around the document's own dots are one span (`literal`), whatever their length."""
+    hits = [normalised_hits(doc, s) for s in segments]
+    if all(hits) and (literal := _literal(doc, hits)) is not None:
+        return SegmentMatch(literal=literal)
     chain = _greedy(hits)
     if isinstance(chain, int):
         return SegmentMatch(failed=chain)
