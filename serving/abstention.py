@@ -20,14 +20,14 @@ questions by `python -m evaluation.abstention_fit`; the coefficients below):
   neighbours when the library treats the topic, and none when it does not.
 
 Four models share one scale (a probability): COOPERATIVE when a hypothetical passage was
-searched (the answer then takes the larger of its probability and QUESTION's, so a cooperative
-search never drops a flag the bare question raises), QUESTION otherwise (semantic coverage and
-vocabulary), DENSE when the state has no token index, LEXICAL in bm25 mode (no dense ranking).
-The fit places a model's intercept so that the shared threshold falls at the 97th percentile of
-the dev answerable questions' probabilities (evaluation.abstention_fit); QUESTION's is placed
-so, the older three already held ≤ 5 % false abstention at 0.7 on dev. Corpus statistics
-(document frequencies) are read once per BM25 index from its vocabulary; a question then costs a
-few dictionary lookups, the tokenising of its top passages and, for semantic coverage, one small
+searched (the answer also gives QUESTION's reading of the same search, so an agent sees when its
+hypothetical passage moved the flag), QUESTION otherwise (semantic coverage and vocabulary),
+DENSE when the state has no token index, LEXICAL in bm25 mode (no dense ranking). The fit places
+a model's intercept so that the shared threshold falls at the 97th percentile of the dev
+answerable questions' probabilities (evaluation.abstention_fit); QUESTION's is placed so, the
+older three already held ≤ 5 % false abstention at 0.7 on dev. Corpus statistics (document
+frequencies) are read once per BM25 index from its vocabulary; a question then costs a few
+dictionary lookups, the tokenising of its top passages and, for semantic coverage, one small
 product over 5 passages' token rows.
 """
 
@@ -231,14 +231,23 @@ def no_answer_probability(
     the agent sent one, its hypothetical passage with its dense similarities in the same scope);
     None when the scope held no document (an empty scope says nothing about the library) or when
     the corpus's term statistics cannot be read (no BM25 index)."""
+    return no_answer_readings(engine, text, found, hypothetical)[0]
+
+
+def no_answer_readings(
+    engine, text: str, found, hypothetical: tuple[str, list[float]] | None = None
+) -> tuple[float | None, float | None]:
+    """(P(no answer), the question's own P(no answer)): the second reads the question's features
+    only, whatever else the agent sent, so it compares across searches of one question and says
+    when the agent's hypothetical passage moved the first (both None as no_answer_probability)."""
     if found.documents_in_scope == 0:
-        return None
+        return None, None
     from serving.errors import ServingError
 
     try:
         statistics = term_statistics(engine.bm25)
     except ServingError:
-        return None
+        return None, None
     values = features(
         text,
         engine.config.analyzer,
@@ -248,10 +257,8 @@ def no_answer_probability(
         hypothetical,
         semantic_of(engine, text, found, statistics),
     )
-    # With a hypothetical passage the flag reads both models, so a cooperative search flags at least
-    # what the bare question would (one answer for one question, however the agent searches).
     question_only = {k: v for k, v in values.items() if k not in HYPOTHETICAL_FEATURES}
-    return max(probability(values), probability(question_only))
+    return probability(values), probability(question_only)
 
 
 def semantic_of(engine, text: str, found, statistics: TermStatistics) -> float | None:

@@ -184,3 +184,25 @@ def test_hits_show_their_matching_sentences_and_full_detail_the_whole_passage(se
             assert match["end"] - match["start"] <= MATCH_WINDOW or "$$" in shown or "|" in shown
         assert hit["text"] in full.content[0].text
     assert windowed >= 3 and len(text) < len(full.content[0].text) / 2
+
+
+def test_the_answer_says_when_the_hypothetical_passage_and_the_question_disagree(served_home):
+    """A flag set or lifted by the hypothetical passage alone is explained; agreement is silent; the
+    question's own reading is the bare search's probability whatever the caller added."""
+    from serving.server import ServingContext, call_tool
+    from serving.tools.search_documents import SPEC, disagreement
+
+    assert "hypothetical passage, which found no close passage" in disagreement(0.9, 0.1, 0.7)
+    assert "question alone reads 0.80" in disagreement(0.2, 0.8, 0.7)
+    assert disagreement(0.9, 0.8, 0.7) is None and disagreement(0.1, 0.2, 0.7) is None
+    assert disagreement(None, None, 0.7) is None
+    ctx = ServingContext(StateLayout(served_home), ServedConfig())
+    query = "how is the variance of portfolio returns estimated"
+    bare = call_tool(SPEC, ctx, {"query": query}).structured_content
+    helped = call_tool(SPEC, ctx, {"query": query, "hypothetical_passage": "Sea turtles nest on sandy beaches."})
+    out = helped.structured_content
+    assert bare["question_no_answer_probability"] == bare["no_answer_probability"]
+    assert out["question_no_answer_probability"] is not None
+    assert out["no_answer_probability"] != out["question_no_answer_probability"]
+    if out["no_answer_note"]:
+        assert out["no_answer_note"] in helped.content[0].text
