@@ -8,10 +8,13 @@ whole served passage; `detail="full"` renders it too (serving.contract.render_pa
 
 from __future__ import annotations
 
+import re
+
 from corpus.text.hostile import escape_invisible
 from serving.contract_outputs import PassageOut
 
 ELIDED = "…"
+_SEPARATOR_RE = re.compile(r"^\|[\s:|-]+\|$")
 
 
 def render_match(index: int, p: PassageOut) -> str:
@@ -35,5 +38,29 @@ def render_match(index: int, p: PassageOut) -> str:
     shown = p.text[relative[0] : relative[1]]
     lead = ELIDED + " " if match.start > 0 else ""
     tail = " " + ELIDED if match.end < match.length else ""
+    header = table_header(p.text, relative[0])
+    if header:  # rows without their header say nothing of what their columns are
+        lines.append(f"table header: {escape_invisible(header)}")
     lines.append(f"[{match.start}–{match.end} of {match.length}] {lead}{escape_invisible(shown)}{tail}")
     return "\n".join(lines)
+
+
+def table_header(text: str, start: int) -> str | None:
+    """The header row (with its separator) of the pipe table whose rows the text at `start` begins
+    with, when it lies before `start`; None when `start` is not inside a table's body."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if not text[line_start:].lstrip().startswith("|"):
+        return None
+    first = line_start
+    while first > 0:
+        previous = text.rfind("\n", 0, first - 1) + 1
+        if not text[previous : first - 1].lstrip().startswith("|"):
+            break
+        first = previous
+    rows = text[first:].split("\n", 2)
+    header_end = (
+        first + len(rows[0]) + (len(rows[1]) + 1 if len(rows) > 1 and _SEPARATOR_RE.match(rows[1].strip()) else 0)
+    )
+    if header_end >= start:
+        return None
+    return text[first:header_end]
