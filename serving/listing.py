@@ -1,11 +1,11 @@
 """What the server publishes: each tool's descriptor (tools/list) and the prompt (prompts/*).
 
 A published schema is its model's JSON schema less what only annotates it: the titles pydantic
-generates, and in output schemas the descriptions and defaults too (the tool's description and its
-text rendering say what an answer means). Every constraint stays: types, bounds, enums, patterns,
-`required`, `additionalProperties`. A definition used twice or more is one shared `$defs` entry
-(get_passage's PassageOut), one used once is written in place, and output schemas fold each
-nullable `anyOf: [{type: X}, {type: null}]` into `type: [X, null]`.
+generates, `default: null`, and in output schemas every description and default too (the tool's
+description and its text rendering say what an answer means). Every constraint stays: types,
+bounds, enums, patterns, `required`, `additionalProperties`. A definition used twice or more is
+one shared `$defs` entry (get_passage's PassageOut), one used once is written in place, and output
+schemas fold each nullable `anyOf: [{type: X}, {type: null}]` into `type: [X, null]`.
 Trade: sharing keeps the listing small; a client validating a result resolves each shared `$ref`.
 """
 
@@ -42,13 +42,14 @@ def _generated(title: Any, name: str | None) -> bool:
 
 
 def without(node: Any, keywords: frozenset[str], name: str | None = None) -> Any:
-    """The schema `node` less the `keywords` wherever they are keywords of a (sub)schema; `title`
-    only where pydantic generated it from `name`."""
+    """The schema `node` less the `keywords` wherever they are keywords of a (sub)schema (`title`
+    only where pydantic generated it from `name`), and less every `default: null` (an optional
+    property says no more with it)."""
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
     for key, value in node.items():
-        if key in keywords and (key != "title" or _generated(value, name)):
+        if (key in keywords and (key != "title" or _generated(value, name))) or (key == "default" and value is None):
             continue
         if key in SCHEMA_MAPS and isinstance(value, dict):
             out[key] = {child: without(schema, keywords, child) for child, schema in value.items()}
