@@ -27,7 +27,7 @@ YearMin = Annotated[
     Field(
         ge=YEAR_MIN,
         le=YEAR_MAX,
-        description="Earliest publication year, inclusive. Any year bound excludes undated documents.",
+        description="Earliest year, inclusive; drops undated.",
     ),
 ]
 YearMax = Annotated[
@@ -35,13 +35,14 @@ YearMax = Annotated[
     Field(
         ge=YEAR_MIN,
         le=YEAR_MAX,
-        description="Latest publication year, inclusive. Any year bound excludes undated documents.",
+        description="Latest year, inclusive; drops undated.",
     ),
 ]
+AUTHOR = "Part of an author's name, any case."
 # What the filters can refuse (the "Errors:" line of search_documents and timeline).
 FILTER_ERRORS: tuple[tuple[ErrorCode, str], ...] = (
-    ("not_found", "an unknown document_id or scope session, or a scope naming unknown documents"),
-    ("invalid_argument", "year_min after year_max, or a session that is not a scope"),
+    ("not_found", "unknown document_id or scope"),
+    ("invalid_argument", "year_min after year_max, or a non-scope session"),
 )
 
 
@@ -58,22 +59,10 @@ class Filters(ToolInput):
 
     year_min: YearMin = None
     year_max: YearMax = None
-    author: str | None = Field(
-        None, min_length=1, max_length=200, description=("Accent- and case-insensitive substring of any author's name.")
-    )
-    document_id: DocumentId | None = Field(
-        None, description=("Restrict to one document (a document_id from list_documents or an earlier result).")
-    )
-    scope: SessionRef | None = Field(
-        None, description=('A stored `scope` session, e.g. {"session": "my-scope"}; explicit arguments win.')
-    )
-    auto_period: bool = Field(
-        True,
-        description=(
-            'Read a period written in the query ("papers before 2010") as a year filter and '
-            "remove it from the searched text. Explicit year bounds always win."
-        ),
-    )
+    author: str | None = Field(None, min_length=1, max_length=200, description=AUTHOR)
+    document_id: DocumentId | None = Field(None, description="Restrict to this one document.")
+    scope: SessionRef | None = Field(None, description='{"session": name} of a stored scope.')
+    auto_period: bool = Field(True, description='Read "before 2010" in the query as years.')
 
     @field_validator("query", mode="after", check_fields=False)
     @classmethod

@@ -33,6 +33,9 @@ VALID_CALLS = {
 }
 
 
+# The kinds' fields carry no description: they are the filters and quote items that search_documents
+# and verify_citations describe where they take them (session_put's `value` says so; tools/list
+# stays lean).
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # "5" is not a year
 
@@ -44,21 +47,15 @@ class StoredScope(_Strict):
     # The published schema keeps the kind's name as its title (only the $defs key is the class name).
     model_config = ConfigDict(title="Scope")
 
-    year_min: int | None = Field(
-        None, ge=1900, le=2099, description=("Earliest publication year, inclusive; a call's own year_min wins.")
-    )
-    year_max: int | None = Field(
-        None, ge=1900, le=2099, description=("Latest publication year, inclusive; a call's own year_max wins.")
-    )
+    year_min: int | None = Field(None, ge=1900, le=2099)
+    year_max: int | None = Field(None, ge=1900, le=2099)
     authors: list[str] = Field(
         default_factory=list,
         max_length=MAX_LIST_LENGTH,
-        description=("Author names or parts of them; a document matches if any one matches (a call's `author` wins)."),
     )
     document_ids: list[str] = Field(
         default_factory=list,
         max_length=MAX_LIST_LENGTH,
-        description=("Restrict to these documents (ids from list_documents); a call's document_id narrows it."),
     )
 
     @field_validator("authors")
@@ -84,20 +81,15 @@ class StoredScope(_Strict):
 
 
 class EvidenceItem(_Strict):
-    document_id: str = Field(description="document_id of the passage the quote was read in.")
+    document_id: str
     quote: str = Field(
         min_length=MIN_QUOTE_CHARS,
         max_length=MAX_QUOTE_CHARS,
-        description=(
-            f"The exact words to verify later with verify_citations ({MIN_QUOTE_CHARS} to "
-            f"{MAX_QUOTE_CHARS:,} characters, as verify_citations accepts)."
-        ),
     )
-    chunk_id: str | None = Field(None, description="Optional chunk_id the quote was read in.")
+    chunk_id: str | None = None
     supports: str | None = Field(
         None,
         max_length=MAX_SUPPORTS_CHARS,
-        description=("Optional: the claim of the answer this quote supports; verify_citations gives it back."),
     )
 
     @field_validator("quote")
@@ -123,7 +115,6 @@ class Evidence(_Strict):
     items: list[EvidenceItem] = Field(
         min_length=1,
         max_length=MAX_LIST_LENGTH,
-        description=("Quotes with their document, in the order to check them."),
     )
 
 

@@ -16,11 +16,8 @@ from serving.tool_spec import ToolInput
 
 class SessionRef(ToolInput):
     session: str = Field(
-        pattern=NAME_RE.pattern,
-        min_length=1,
-        max_length=64,
-        description=("Name of an entry stored with session_put (session_list shows them)."),
-    )
+        pattern=NAME_RE.pattern, description="An entry stored by session_put."
+    )  # the pattern bounds it to 1-64
 
 
 def session_entry(ctx, name: str, kind: str | None = None, field: str = "name") -> SessionEntry:

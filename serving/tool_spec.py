@@ -6,7 +6,8 @@ lists them.
 A description is text, or a function of the context when it quotes a configured value (default
 mode, per-document cap, session limits): the number an agent reads is then the one the server
 runs with, rendered from its one home. Each description ends with the tool's "Errors:" line,
-built from `errors` (the error model itself is stated once, in the server's instructions).
+built from `errors` (the error model itself, and incoherent_state, which every tool but
+corpus_status answers alike, are stated once, in the server's instructions).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class ToolSpec:
     destructive: bool = False
     idempotent: bool = True
     # (code, when) for the failures this tool itself can answer; invalid_argument (any argument
-    # outside the schema) and incoherent_state are added by `error_line`.
+    # outside the schema) is added by `error_line`, incoherent_state left to the instructions.
     errors: tuple[tuple[ErrorCode, str], ...] = ()
     needs_coherent_state: bool = True  # False: answers on an incoherent state (corpus_status)
     # True: answers from memory in about a millisecond once the corpus reader is open, so the
@@ -62,12 +63,11 @@ class ToolSpec:
         return f"{text} Errors: {self.error_line()}."
 
     def error_line(self) -> str:
-        """This tool's own causes; the codes every tool shares are named bare (the server's
-        instructions say what each means)."""
+        """This tool's own causes, and invalid_argument (bare when it has none of its own: an
+        argument outside the schema). incoherent_state, which every tool but corpus_status answers
+        alike, is left to the server's instructions, which state the error model once."""
         causes = dict(self.errors)
         causes.setdefault("invalid_argument", "")
-        if self.needs_coherent_state:
-            causes["incoherent_state"] = ""
         return "; ".join(f"{code} ({when})" if when else code for code, when in causes.items())
 
     def content(self, output: BaseModel) -> list:

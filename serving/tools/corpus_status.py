@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 
 
 class CorpusStatusInput(ToolInput):
-    """No arguments."""
+    pass  # no arguments (a docstring would be published as the schema's description)
 
 
 class Coverage(BaseModel):
@@ -210,14 +210,9 @@ SPEC = ToolSpec(
     name="corpus_status",
     title="Corpus status",
     description=(
-        "What this server serves and whether it can: document and passage counts, metadata "
-        "coverage (undated documents, year span), corpus signature, config hash, embedding model, "
-        "vector backend, default search mode, reranker, graph extractor, and each index's "
-        "coherence. The one tool that answers on an incoherent or stale state: `coherent` is then "
-        "false, `problem` says what is wrong and `rebuild` what to run (tell the user; every other "
-        "tool fails with incoherent_state until then). Use it at the start of a session, to explain "
-        "an empty or filtered result, or after an incoherent_state error. Not for content. Cheap: "
-        "no model."
+        "What this server serves and whether it can: counts, coverage, text quality, models, "
+        "index coherence. Use it at a session's start, to explain an empty result, or after "
+        "incoherent_state: it alone answers then, and says what to rebuild."
     ),
     input_model=CorpusStatusInput,
     output_model=CorpusStatusOutput,

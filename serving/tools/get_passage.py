@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field, PrivateAttr
 
 from corpus.ids import ChunkId
 from serving.context import ToolContext
-from serving.contract import PASSAGE_WINDOW, SEARCH_WINDOW, render_passage, render_trace
+from serving.contract import PASSAGE_WINDOW, render_passage, render_trace
 from serving.contract_outputs import PassageOut, Trace
 from serving.errors import InvalidArgument, NotFound
 from serving.passage_images import PageImageOut, describe
@@ -18,34 +18,22 @@ MAX_NEIGHBOURS = 3
 
 
 class GetPassageInput(ToolInput):
-    chunk_id: ChunkId = Field(
-        description=("chunk_id of a passage returned by search_documents, timeline or a graph tool.")
-    )
+    chunk_id: ChunkId = Field(description="From a search, timeline or graph tool.")
     offset: int = Field(
         0,
         ge=0,
         le=10_000_000,
-        description=(
-            "Character offset in the passage to read from: 0 for its start, or the `next_offset` of "
-            "a cut window to read on. An offset inside a word, formula or table row moves back to "
-            "the safe position before it (`offset` in the answer says where reading started)."
-        ),
+        description="0, or the `next_offset` of a cut window.",
     )
     neighbours: int = Field(
         1,
         ge=0,
         le=MAX_NEIGHBOURS,
-        description=("Passages to add on each side in reading order (each from its start), for context."),
+        description="Passages added on each side.",
     )
     image: bool = Field(
         False,
-        description=(
-            "Also return the page region where the passage's display formulas, tables and figures "
-            "are drawn, and the lines that hold its inline math, as a PNG image (MCP image content "
-            "beside the text, at most 200 kB): read a formula marked `formula_text_unreliable`, or "
-            "an inline formula whose sub- and superscripts the text flattened, from it. PDF "
-            "documents only."
-        ),
+        description="Also send its formulas, tables and inline math as drawn (PNG).",
     )
 
 
@@ -144,18 +132,9 @@ SPEC = ToolSpec(
     name="get_passage",
     title="Read a passage",
     description=(
-        "Read one passage by chunk_id, with its neighbours in the document's reading order. Use "
-        "it before answering from a passage, to see its context, or to read on where a passage "
-        "was cut. One call serves at most "
-        f"{PASSAGE_WINDOW:,} characters of a passage from `offset` (search results: "
-        f"{SEARCH_WINDOW:,}), never cut inside a formula, table row or word; when more remains, "
-        "`truncated` is true, `remaining_chars` says how much and `next_offset` is the `offset` "
-        "of the next call (`continuation` spells that call out). Not for finding passages: it "
-        "needs a chunk_id. Cheap: no model, a few milliseconds. With `image` true, the page "
-        "region of the passage's display formulas, tables and figures, and the lines of its inline "
-        "math, comes as a PNG beside the text: the formula as typeset, where "
-        "`page_image.formula_text_unreliable` says its text is scrambled or an inline formula's "
-        "scripts were flattened (Markdown documents have no page images)."
+        "Read a passage by chunk_id, with its neighbours. Use it for a hit's context before "
+        "answering from it, or to read on where it was cut: "
+        f"{PASSAGE_WINDOW:,} characters from `offset`, then `next_offset`."
     ),
     input_model=GetPassageInput,
     output_model=GetPassageOutput,
@@ -164,5 +143,5 @@ SPEC = ToolSpec(
     window="passage",
     cheap=True,
     images=images,
-    errors=(("not_found", "unknown chunk_id"), ("invalid_argument", "an offset past the end of the passage")),
+    errors=(("not_found", "unknown chunk_id"), ("invalid_argument", "offset past the end")),
 )

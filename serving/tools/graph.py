@@ -22,15 +22,10 @@ MAX_RESULTS = 20
 MAX_NEIGHBOURS = 50
 # How a name finds entities (corpus.graph.graph_store.GraphStore.find_entities), quoted by the tools.
 NAMES = (
-    "Names: a canonical name, alias or acronym as the library writes it ('CVaR' and "
-    "'conditional value at risk' are one entity), case and accents ignored (weight 1.0); a "
-    f"name of at least {MIN_CONTAINING_QUERY} characters also matches inside longer names as "
-    "whole words (weight 0.5: 'garch' finds 'GJR-GARCH')."
+    f"Names: canonical, alias or acronym, any case; at least {MIN_CONTAINING_QUERY} characters "
+    "also match words in longer names."
 )
-_NAME_PARAM = (
-    "A canonical name, alias or acronym, any case (e.g. 'CVaR', 'expected shortfall'); "
-    "search_graph or this tool's `matches` show the names the graph holds."
-)
+_NAME_PARAM = "A canonical name, alias or acronym, any case; see search_graph."
 
 
 class EntityMatch(BaseModel):
@@ -64,13 +59,10 @@ class SearchGraphInput(ToolInput):
     query: str = Field(
         min_length=1,
         max_length=MAX_NAME,
-        description=(
-            "An entity name or part of one (a method, measure, instrument, person…), in English; "
-            "aliases and acronyms match, any case."
-        ),
+        description="A name or part of one; aliases match.",
     )
     entity_type: EntityType | None = Field(None, description="Only entities of this type.")
-    limit: int = Field(10, ge=1, le=MAX_RESULTS, description="Passages to return, best first.")
+    limit: int = Field(10, ge=1, le=MAX_RESULTS, description="Passages, best first.")
 
 
 class SearchGraphOutput(BaseModel):
@@ -109,9 +101,9 @@ def render_search(out: SearchGraphOutput) -> str:
 
 # -- expand_entity -------------------------------------------------------------------------
 class ExpandEntityInput(ToolInput):
-    entity_name: str = Field(min_length=1, max_length=MAX_NAME, description="The entity to expand. " + _NAME_PARAM)
+    entity_name: str = Field(min_length=1, max_length=MAX_NAME, description=_NAME_PARAM)
     entity_type: EntityType | None = Field(None, description="Only match entities of this type.")
-    limit: int = Field(20, ge=1, le=MAX_NEIGHBOURS, description=("Neighbours to return, and as many co-mentions."))
+    limit: int = Field(20, ge=1, le=MAX_NEIGHBOURS, description="Neighbours, and as many co-mentions.")
 
 
 class Example(BaseModel):
@@ -198,9 +190,9 @@ def render_expand(out: ExpandEntityOutput) -> str:
 
 # -- connect_entities ----------------------------------------------------------------------
 class ConnectEntitiesInput(ToolInput):
-    entity_a: str = Field(min_length=1, max_length=MAX_NAME, description="The first entity. " + _NAME_PARAM)
-    entity_b: str = Field(min_length=1, max_length=MAX_NAME, description="The second entity, named the same way.")
-    limit: int = Field(10, ge=1, le=MAX_RESULTS, description="Passages to return, best first.")
+    entity_a: str = Field(min_length=1, max_length=MAX_NAME, description=_NAME_PARAM)
+    entity_b: str = Field(min_length=1, max_length=MAX_NAME, description="The second entity, named alike.")
+    limit: int = Field(10, ge=1, le=MAX_RESULTS, description="Passages, best first.")
 
 
 class SharedDocument(BaseModel):
@@ -250,22 +242,16 @@ def render_connect(out: ConnectEntitiesOutput) -> str:
     return "\n\n".join(blocks)
 
 
-_GRAPH_NOTE = (
-    "The graph holds entity mentions extracted at ingestion (extractor and counts "
-    "in corpus_status); it complements search_documents, never replaces it. Cheap: in "
-    "memory, no model."
-)
+_GRAPH_NOTE = "In memory."
 SPECS = [
     ToolSpec(
         name="search_graph",
         title="Search the entity graph",
         description=lambda ctx: (
-            f"Passages mentioning a named entity ({', '.join(ENTITY_TYPES)}), optionally of "
-            "one type, best first, at most "
-            f"{ctx.config.per_document} per document, with the entities matched. Names match as in "
-            "expand_entity (canonical name, alias or acronym, any case). Use it to find where a named thing "
-            "is discussed; for questions use "
-            "search_documents. " + _GRAPH_NOTE
+            "Passages mentioning a named entity, best first, at most "
+            f"{ctx.config.per_document} per document, with the entities matched. Use it to find "
+            "where a named method, measure or person is discussed; for questions use "
+            "search_documents."
         ),
         input_model=SearchGraphInput,
         output_model=SearchGraphOutput,
@@ -277,14 +263,9 @@ SPECS = [
         name="expand_entity",
         title="Expand an entity",
         description=(
-            "The entities mentioned with an entity in the same passages, weighted "
-            f"by rarity, each with up to {EXAMPLE_CHUNKS} example passages, and its typed "
-            "neighbours when the graph holds relations (corpus_status counts them; the "
-            "default extractor yields none). "
-            + NAMES
-            + " An exact match expands alone, else every containing match (`matches`); "
-            "no match answers `entity` null. Use it to explore what the library "
-            "connects to a concept, then read the passages with get_passage. " + _GRAPH_NOTE
+            "The entities mentioned with an entity in the same passages, rarest first, with "
+            f"{EXAMPLE_CHUNKS} example passages each. Use it to explore what the library connects "
+            "to a concept. " + NAMES
         ),
         input_model=ExpandEntityInput,
         output_model=ExpandEntityOutput,
@@ -295,11 +276,9 @@ SPECS = [
         name="connect_entities",
         title="Connect two entities",
         description=(
-            "Passages where an entity matching `entity_a` and one matching `entity_b` "
-            f"are both mentioned, best first, and up to {TOP_DOCUMENTS} documents that "
-            "hold them. " + NAMES + " Use it for 'how does A relate to B' before a "
-            "broader search; no passage means the graph never saw them together, not "
-            "that the library is silent: then use search_documents. " + _GRAPH_NOTE
+            f"Passages mentioning both `entity_a` and `entity_b`, best first, and up to {TOP_DOCUMENTS} "
+            "documents holding both. Use it for 'how does A relate to B'; none means the graph never "
+            "saw them together: then use search_documents."
         ),
         input_model=ConnectEntitiesInput,
         output_model=ConnectEntitiesOutput,

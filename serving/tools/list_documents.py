@@ -12,7 +12,7 @@ from serving.contract import render_trace
 from serving.contract_outputs import DocumentOut, Trace
 from serving.empty_scope import EmptyScope, diagnose
 from serving.empty_scope import render as render_empty_scope
-from serving.filters import YearMax, YearMin
+from serving.filters import AUTHOR, YearMax, YearMin
 from serving.scope import Scope
 from serving.served import document_out
 from serving.tool_spec import ToolInput, ToolSpec
@@ -21,18 +21,12 @@ MAX_LIMIT = 200
 
 
 class ListDocumentsInput(ToolInput):
-    author: str | None = Field(
-        None, min_length=1, max_length=200, description="Accent- and case-insensitive substring of any author."
-    )
+    author: str | None = Field(None, min_length=1, max_length=200, description=AUTHOR)
     year_min: YearMin = None
     year_max: YearMax = None
-    title: str | None = Field(
-        None, min_length=1, max_length=300, description="Accent- and case-insensitive substring of the title."
-    )
-    offset: int = Field(
-        0, ge=0, le=1_000_000, description=("Documents to skip: 0, then the `next_offset` of the previous page.")
-    )
-    limit: int = Field(50, ge=1, le=MAX_LIMIT, description="Documents to return in this page.")
+    title: str | None = Field(None, min_length=1, max_length=300, description="Part of the title, any case.")
+    offset: int = Field(0, ge=0, le=1_000_000, description="Documents to skip: 0, then `next_offset`.")
+    limit: int = Field(50, ge=1, le=MAX_LIMIT, description="Documents in this page.")
 
     @model_validator(mode="after")
     def _ordered_years(self) -> ListDocumentsInput:
@@ -121,14 +115,9 @@ SPEC = ToolSpec(
     name="list_documents",
     title="List documents",
     description=(
-        "The library's bibliography: document_id, title, authors, year, venue, format, passage "
-        "count, cite line and text quality (garbled flag, attested-word share, repairs), newest first, "
-        "undated documents last (ties by title). Filters: "
-        "author, title text, year_min/year_max (inclusive; a year bound excludes undated "
-        f"documents). Paged: up to `limit` (at most {MAX_LIMIT}) from `offset`; `total` counts "
-        "every match and `next_offset` is null on the last page. Use it to see what the library "
-        "holds, to find a document_id for a filter, or to check a period's coverage. Not for "
-        "content: use search_documents. Cheap: metadata only, no model."
+        "The library's bibliography, newest first, undated documents last: id, title, authors, "
+        "year, passages, cite line, text quality. Use it to see what the library holds or find a "
+        "document_id; for content, search_documents. Years are inclusive."
     ),
     input_model=ListDocumentsInput,
     output_model=ListDocumentsOutput,

@@ -7,7 +7,6 @@ from typing import get_args
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
-from serving.citation import MAX_QUOTE_CHARS, MIN_QUOTE_CHARS
 from serving.contract import render_trace
 from serving.contract_outputs import Trace
 from serving.errors import InvalidArgument, NotFound
@@ -18,7 +17,6 @@ from serving.sessions import (
     MAX_TOTAL_BYTES,
     MAX_VALUE_BYTES,
     NAME_RE,
-    PROVENANCE_HELP,
     SessionEntry,
     SessionError,
     SessionProvenance,
@@ -26,7 +24,8 @@ from serving.sessions import (
 )
 from serving.tool_spec import ToolInput, ToolSpec
 
-_NAME = Field(pattern=NAME_RE.pattern, min_length=1, max_length=64, description="Entry name: 1-64 of A-Z a-z 0-9 _ . -")
+PROVENANCE = "Where it came from; served: this server's output."
+_NAME = Field(pattern=NAME_RE.pattern, description="Entry name (see session_list).")  # the pattern bounds it to 1-64
 
 
 def _item_message(error: dict, kind: str, last: bool) -> str:
@@ -60,23 +59,11 @@ def _require_served(ctx, value: Evidence) -> None:
 
 class SessionPutInput(ToolInput):
     name: str = _NAME
-    kind: Kind = Field(
-        description=("scope: filters for search_documents and timeline; evidence: quotes for verify_citations.")
-    )
+    kind: Kind = Field(description="What `value` holds.")
     value: StoredScope | Evidence = Field(
-        description=(
-            "scope: {year_min?, year_max?, authors?, document_ids?} (at least one); evidence: {items: "
-            "[{document_id, quote, chunk_id?, supports?}]}, each held to verify_citations' rules (a "
-            f"quote of {MIN_QUOTE_CHARS} to {MAX_QUOTE_CHARS:,} characters, served ids). At most "
-            f"{MAX_LIST_LENGTH} ids, authors or items, and {MAX_VALUE_BYTES:,} bytes as compact JSON."
-        )
+        description="Per `kind`: filters as search_documents takes them, or quotes as verify_citations does."
     )
-    provenance: SessionProvenance = Field(
-        description=(
-            f"Where the content came from: {PROVENANCE_HELP}. Recalled or invented content has no "
-            "provenance and must not be stored."
-        )
-    )
+    provenance: SessionProvenance = Field(description=PROVENANCE)
 
     @field_validator("value", mode="wrap")
     @classmethod
@@ -118,7 +105,7 @@ class SessionGetOutput(BaseModel):
 
 
 class SessionListInput(ToolInput):
-    """No arguments."""
+    pass  # no arguments (a docstring would be published as the schema's description)
 
 
 class SessionListOutput(BaseModel):
@@ -202,11 +189,8 @@ def render_delete(out: SessionDeleteOutput) -> str:
 
 def _limits(ctx, full: bool = False) -> str:
     """The store's limits as the server runs with them (max items from the environment)."""
-    total = f" and {MAX_TOTAL_BYTES:,} bytes in all" if full else ""
-    return (
-        f"Entries live in this server process only: at most {ctx.sessions.max_items} "
-        f"({MAX_ITEMS_ENV}){total}, least recently used dropped beyond. Cheap: in memory."
-    )
+    total = f", {MAX_TOTAL_BYTES:,} bytes" if full else ""
+    return f"In memory: at most {ctx.sessions.max_items} ({MAX_ITEMS_ENV}) entries{total}, least used dropped."
 
 
 SPECS = [
@@ -214,16 +198,10 @@ SPECS = [
         name="session_put",
         title="Store a session entry",
         description=lambda ctx: (
-            'Store a named entry to pass later as {"session": name}: a `scope` (year range, '
-            "authors, document ids) as search_documents' or timeline's `scope`, or an "
-            "`evidence` list (quotes with their document_id, and the claim each supports) as "
-            "verify_citations' `evidence`, held to its rules when stored (the error names the "
-            "item and shows a valid call). "
-            "Use it to reuse filters across searches or to verify an answer's quotes in one "
-            "call. Replaces an entry of the same name. State where the content came from "
-            "(`provenance`); never store recalled or invented content. One value holds at "
-            f"most {MAX_LIST_LENGTH} items and {MAX_VALUE_BYTES:,} bytes; entries dropped to "
-            "make room are named in `evicted`. " + _limits(ctx, full=True)
+            'Store a named `scope` (filters) or `evidence` (quotes) to pass later as {"session": '
+            "name}. Use it to reuse filters or check an answer's quotes in one call. Never store "
+            f"invented content. A value: at most {MAX_LIST_LENGTH} items, {MAX_VALUE_BYTES:,} bytes. "
+            + _limits(ctx, full=True)
         ),
         input_model=SessionPutInput,
         output_model=SessionPutOutput,
@@ -233,37 +211,30 @@ SPECS = [
         destructive=True,
         idempotent=True,
         errors=(
-            (
-                "invalid_argument",
-                "a value not of its kind's shape, over a limit, or an evidence quote verify_citations would refuse",
-            ),
-            ("not_found", "an evidence item whose document_id or chunk_id is not served"),
+            ("invalid_argument", "value not of its kind, or over a limit"),
+            ("not_found", "evidence id not served"),
         ),
     ),
     ToolSpec(
         name="session_get",
         title="Read a session entry",
         description=lambda ctx: (
-            "Read one stored entry whole: kind, value, provenance, size and creation time "
-            "(reading marks it recently used). Use it to recall what a scope or evidence "
-            'list holds; to use one in a call, pass {"session": name} there instead. To find '
-            "names, use session_list. " + _limits(ctx)
+            "Read one stored entry whole: kind, value, provenance, size, creation time. Use it to "
+            'recall what an entry holds; to use one, pass {"session": name} in that call.'
         ),
         input_model=SessionNameInput,
         output_model=SessionGetOutput,
         handler=get,
         render=render_get,
         cheap=True,
-        errors=(("not_found", "no entry of that name"),),
+        errors=(("not_found", "no such entry"),),
     ),
     ToolSpec(
         name="session_list",
         title="List session entries",
         description=lambda ctx: (
-            "List the stored entries, most recently used first: name, kind, provenance, size "
-            "and bytes, never values (session_get reads one), with the store's limits and "
-            "current total. Use it to find a name to reuse, read or delete. Listing does not "
-            "change the order. " + _limits(ctx, full=True)
+            "The stored entries, most recently used first: name, kind, provenance, size (no "
+            "values). Use it to find a name to reuse, read or delete. " + _limits(ctx, full=True)
         ),
         input_model=SessionListInput,
         output_model=SessionListOutput,
@@ -275,9 +246,8 @@ SPECS = [
         name="session_delete",
         title="Delete a session entry",
         description=lambda ctx: (
-            "Delete one stored entry by name; `deleted` is false when there was none (not an "
-            "error). Use it to drop an entry no longer wanted; replacing one needs no delete "
-            "(session_put overwrites). " + _limits(ctx)
+            "Delete one stored entry by name; `deleted` is false if there was none. Use it to drop "
+            "an entry you no longer need; session_put replaces without it."
         ),
         input_model=SessionNameInput,
         output_model=SessionDeleteOutput,

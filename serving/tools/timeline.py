@@ -23,12 +23,10 @@ class TimelineInput(Filters):
     query: str = Field(
         min_length=1,
         max_length=MAX_QUERY_CHARS,
-        description=("The topic to trace through the library, in English natural language."),
+        description="The topic to trace, in English.",
     )
-    limit: int = Field(20, ge=1, le=MAX_DOCUMENTS, description="Documents to return (one passage each).")
-    mode: ModeName | None = Field(
-        None, description=("Retrieval mode as in search_documents; omit for the server's default.")
-    )
+    limit: int = Field(20, ge=1, le=MAX_DOCUMENTS, description="Documents, one passage each.")
+    mode: ModeName | None = Field(None, description="As in search_documents; omit for the default.")
 
 
 class TimelineEntry(BaseModel):
@@ -119,13 +117,10 @@ def render(out: TimelineOutput) -> str:
 
 def describe(ctx: ToolContext) -> str:
     return (
-        "Trace a topic through time: the best passage of each document on it (one per document, "
-        "up to `limit` documents), grouped by publication year, oldest first, undated last, each "
-        f"with a {TIMELINE_PREVIEW}-character preview and a cite line. Use it for 'how did thinking "
-        "on X evolve' or 'who wrote on X first'. Not for reading or quoting: previews are cut, "
-        "open a passage with get_passage. Same filters and period handling as search_documents; "
-        f"mode={ctx.config.default_mode} unless `mode` says otherwise. Cost: one query embedding, "
-        "like a search."
+        "A topic through time: each document's best passage on it, oldest first, as a "
+        f"{TIMELINE_PREVIEW}-character preview with cite line and chunk_id. Use it for 'how did X "
+        "evolve' or 'who wrote on X first'. Filters as in search_documents; "
+        f"mode={ctx.config.default_mode} unless `mode` says otherwise."
     )
 
 

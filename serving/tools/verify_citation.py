@@ -24,27 +24,21 @@ from serving.tool_spec import ToolInput, ToolSpec
 SHOWN = 5  # unknown ids named in one message (`fields` lists them all)
 QUOTE_SHOWN = 300  # a quote up to this many characters is echoed whole in the text rendering
 QUOTE_END = 120  # a longer one by its first and last this many characters
-ELLIPSIS_RULE = (
-    f"'…' or '...' marks an elision: its parts are checked in order and must lie "
-    f"within one passage or at most {MAX_ELLIPSIS_GAP} characters apart, else the "
-    "quote is `not_found` with reason_code `stitched`"
-)
+ELLIPSIS_RULE = f"'…' or '...' elides at most {MAX_ELLIPSIS_GAP} characters"
 
 
 class CitationItem(ToolInput):
-    document_id: DocumentId = Field(description="document_id of the passage the quote comes from.")
+    document_id: DocumentId = Field(description="The document it comes from.")
     quote: str = Field(
         min_length=MIN_QUOTE_CHARS,
         max_length=MAX_QUOTE_CHARS,
-        description=(f"The exact words to check (at least {MIN_QUOTE_CHARS} characters; {ELLIPSIS_RULE})."),
+        description=f"Exact words; {ELLIPSIS_RULE}.",
     )
-    chunk_id: ChunkId | None = Field(
-        None, description=("Optional chunk_id the quote was read in; preferred when the quote occurs twice.")
-    )
+    chunk_id: ChunkId | None = Field(None, description="The passage it was read in.")
     supports: str | None = Field(
         None,
         max_length=MAX_SUPPORTS_CHARS,
-        description=("Optional: the claim of your answer this quote supports; given back with its result."),
+        description="The claim it supports; given back.",
     )
 
 
@@ -142,33 +136,22 @@ def render_one(out: VerifyCitationOutput) -> str:
 
 
 WHEN = (
-    "Use it before putting any quotation in an answer: only `verified` (exact) or "
-    "`verified_normalised` quotes may stand between quotation marks; `not_found` means the "
-    "document does not hold the quote (`reason_code` says why); `closest` then gives its "
-    "nearest window (if any shares words): its `text`, similarity and differing words, and "
-    "the `chunk_id` and `offset` that get_passage takes to read it in its passage: quote "
-    "that, or paraphrase. An unknown "
-    "document_id or chunk_id is an error, not a result, in both verify tools, so `not_found` "
-    "keeps that one meaning."
+    "Use it before quoting: only a `verified` or `verified_normalised` quote may stand in "
+    "quotation marks; if `not_found`, see `closest`."
 )
 SPEC = ToolSpec(
     name="verify_citation",
     title="Verify a quote",
     description=(
-        "Check that one quote occurs in a served document, and where: canonical "
-        "character offsets, occurrences, the covering chunk_id. " + WHEN + " "
-        "Deterministic, no language model: whitespace, dashes, quote marks, ligatures, "
-        "case, line-break hyphenation and Markdown markup are normalised; "
-        f"{ELLIPSIS_RULE}. Quotes of {MIN_QUOTE_CHARS} to "
-        f"{MAX_QUOTE_CHARS:,} characters. For several quotes use verify_citations. "
-        "Cheap: milliseconds once the document is cached."
+        "Check that a quote occurs in a served document, and where. " + WHEN + " Quotes of "
+        f"{MIN_QUOTE_CHARS} to {MAX_QUOTE_CHARS:,} characters."
     ),
     input_model=VerifyCitationInput,
     output_model=VerifyCitationOutput,
     handler=handle_one,
     render=render_one,
     errors=(
-        ("not_found", "an unknown document_id or chunk_id"),
-        ("invalid_argument", f"a quote shorter than {MIN_QUOTE_CHARS} or longer than {MAX_QUOTE_CHARS:,} characters"),
+        ("not_found", "unknown document_id or chunk_id"),
+        ("invalid_argument", "quote out of bounds"),
     ),
 )

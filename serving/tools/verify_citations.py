@@ -10,7 +10,7 @@ from serving.contract_outputs import Trace
 from serving.errors import InvalidArgument, describe_validation_error
 from serving.session_refs import SessionRef, evidence_from_session
 from serving.tool_spec import ToolInput, ToolSpec
-from serving.tools.verify_citation import ELLIPSIS_RULE, WHEN, CitationItem, render_result, require_known
+from serving.tools.verify_citation import CitationItem, render_result, require_known
 
 
 class VerifyCitationsInput(ToolInput):
@@ -18,11 +18,9 @@ class VerifyCitationsInput(ToolInput):
         None,
         min_length=1,
         max_length=MAX_BATCH,
-        description=(f"Quotes to check, in order: 1 to {MAX_BATCH} items {{document_id, quote, chunk_id?}}."),
+        description="Quotes to check, in order.",
     )
-    evidence: SessionRef | None = Field(
-        None, description=('A stored `evidence` session to check instead of `citations`, e.g. {"session": "answer-1"}.')
-    )
+    evidence: SessionRef | None = Field(None, description="A stored evidence session instead.")
 
     @model_validator(mode="after")
     def _exactly_one(self) -> VerifyCitationsInput:
@@ -108,23 +106,16 @@ SPEC = ToolSpec(
     name="verify_citations",
     title="Verify several quotes",
     description=(
-        f"Check up to {MAX_BATCH} quotes ({MAX_BATCH_BYTES:,} bytes in all), or a "
-        "stored `evidence` session, in one call: one verify_citation result each, in "
-        "order, and a summary; each document is read once. Matching and quote bounds as "
-        f"in verify_citation ({ELLIPSIS_RULE}). " + WHEN + " The ids of every item are "
-        "checked first: one unknown id fails the call and `fields` names every such item."
+        f"Check up to {MAX_BATCH} quotes ({MAX_BATCH_BYTES:,} bytes in all), or a stored "
+        "`evidence` session, in one call: one verify_citation result each. Use it to check an "
+        "answer's quotes before giving it."
     ),
     input_model=VerifyCitationsInput,
     output_model=VerifyCitationsOutput,
     handler=handle_batch,
     render=render_batch,
     errors=(
-        ("not_found", "an unknown document_id or chunk_id in any item, or an unknown evidence session"),
-        (
-            "invalid_argument",
-            "both or neither of citations and evidence, too many quotes "
-            "or bytes, a quote out of bounds, a session that is not "
-            "evidence",
-        ),
+        ("not_found", "an unknown id or evidence session"),
+        ("invalid_argument", "not one of citations and evidence, or over a bound"),
     ),
 )
