@@ -5,6 +5,7 @@ lists; every constraint kept, so they judge documents exactly as the tools' own 
 from __future__ import annotations
 
 import copy
+import json
 
 import jsonschema
 import pytest
@@ -176,3 +177,19 @@ def test_only_anyofs_of_bare_types_are_folded():
     assert type_lists(bare) == {"type": ["integer", "null"], "description": "d"}
     assert type_lists(bounded) == bounded
     assert type_lists({"items": [bare]}) == {"items": [{"type": ["integer", "null"], "description": "d"}]}
+
+
+def test_what_an_agent_reads_of_the_listing_stays_within_its_budget(tmp_path):
+    """The tools' descriptions and input schemas, as compact JSON (benchmarks/listing_size.py):
+    at most 15,000 characters, the issue's budget ("a lean listing")."""
+    from serving.listing import tool_descriptor
+    from serving.server import ServingContext, tool_specs
+
+    context = ServingContext(StateLayout(tmp_path), ServedConfig())  # opens nothing
+    read = 0
+    for spec in tool_specs().values():
+        descriptor = tool_descriptor(spec, context).model_dump(by_alias=True, exclude_none=True)
+        read += len(descriptor["description"]) + len(
+            json.dumps(descriptor["inputSchema"], separators=(",", ":"), ensure_ascii=False)
+        )
+    assert read <= 15_000, read
