@@ -1,17 +1,16 @@
-"""What an agent reads: the size of search_documents' text over the dev questions, and whether the
-gold passage is in the answer and its gold quote inside the shown sentences.
+"""What an agent reads: the size of search_documents' text over the dev questions, and whether the gold
+passage is in the answer and its gold quote inside the shown sentences.
 
     QUANT_RAG_HOME=<ingested library state> python benchmarks/answer_size.py [--split dev]
         [--limit 5] [--detail match|full] [--arm bare|coop] [--window 400] [--json]
 
 For each answerable question (and, for sizes, each absent-topic one) the tool is called in process
-as the server calls it; the text is what a client shows the model. Reported: the text's median,
-p90 and mean characters; the share of answerable questions whose gold passage is among the hits
-("in answer"); and the share whose gold quote lies inside a hit's shown text ("shown": the match
-window, or the whole passage with --detail full). --window overrides the match window (a lever to
-choose it; the served one is serving.contract.MATCH_WINDOW). --arm coop sends the blind expansions
-(alternatives and hypothetical passage) as an agent would.
-"""
+as the server calls it; the text is what a client shows the model. Reported: the text's median, p90
+and mean characters; the share of answerable questions whose gold passage is among the hits ("in
+answer"); and the share whose gold quote lies inside a hit's shown text ("shown": the match window
+of the first MATCHED_HITS hits, or the whole passages with --detail full). --window overrides the
+match window (a lever to choose it; the served one is serving.contract.MATCH_WINDOW). --arm coop
+sends the blind expansions (alternatives and hypothetical passage) as an agent would."""
 
 from __future__ import annotations
 
@@ -54,6 +53,7 @@ def main() -> None:
         load_library_questions,
     )
     from serving.citation import verify_quote
+    from serving.contract import MATCHED_HITS
     from serving.server import ServingContext, call_tool, tool_specs
 
     if args.window is not None:
@@ -84,7 +84,8 @@ def main() -> None:
         gold = set(gold_passages(question, reader, files))
         hits = result.structured_content["results"]
         in_answer += any(h["chunk_id"] in gold for h in hits)
-        shown += any(_quote_shown(h, question, reader, files, verify_quote, args.detail) for h in hits)
+        visible = hits if args.detail == "full" else hits[:MATCHED_HITS]  # later hits show no text
+        shown += any(_quote_shown(h, question, reader, files, verify_quote, args.detail) for h in visible)
     report = {
         "host": host_line(host_report()),
         "split": args.split,

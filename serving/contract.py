@@ -23,6 +23,7 @@ SEARCH_WINDOW = 10_000
 PASSAGE_WINDOW = 15_000
 TIMELINE_PREVIEW = 300
 MATCH_WINDOW = 300  # a search hit's matching sentences, as its text shows them by default
+MATCHED_HITS = 3  # hits whose matching sentences the default text shows; later ones show cite and ids
 WINDOWS = {
     "search": SEARCH_WINDOW,
     "passage": PASSAGE_WINDOW,

@@ -17,13 +17,26 @@ ELIDED = "…"
 _SEPARATOR_RE = re.compile(r"^\|[\s:|-]+\|$")
 
 
+def innermost(p: PassageOut) -> str | None:
+    """The passage's own heading (the whole path is in the structured content); none when it is
+    the document's title, which the cite line gives."""
+    if not p.section or p.section[-1] == p.cite.title:
+        return None
+    return p.section[-1]
+
+
+def render_listed(index: int, p: PassageOut) -> str:
+    """A later hit in one or two lines: cite, section, ids (its sentences are one call away)."""
+    where = f" · section: {escape_invisible(heading)}" if (heading := innermost(p)) else ""
+    return f"[{index}] {p.cite.text}{where}\nchunk_id={p.chunk_id} document_id={p.document_id}"
+
+
 def render_match(index: int, p: PassageOut) -> str:
     """One hit in a few lines: cite, section, ids, flags, then the matching sentences with their
     place in the passage (the anchor's canonical ranges stay in the structured content)."""
     lines = [f"[{index}] {p.cite.text}"]
-    section = p.section[1:] if p.section and p.section[0] == p.cite.title else p.section
-    if section:  # the path under the document's title, which the cite line already gives
-        lines.append("section: " + escape_invisible(" > ".join(section)))
+    if heading := innermost(p):
+        lines.append("section: " + escape_invisible(heading))
     if p.role != "body":
         lines.append(f"role: {p.role}")
     lines.append(f"chunk_id={p.chunk_id} document_id={p.document_id}")

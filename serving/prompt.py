@@ -10,8 +10,8 @@ PROMPT_NAME = "research_protocol"
 PROMPT_TITLE = "Answer from the quantitative-finance library with verified citations"
 PROMPT_DESCRIPTION = (
     "The protocol for answering a question from this library: search in English with rephrasings "
-    "in the library's vocabulary and a hypothetical answering passage, read "
-    "passages in full, copy only the cite line, verify every quote before asserting it, turn implicit "
+    "in the library's vocabulary and a hypothetical answering passage, read what settles the "
+    "question, copy only the cite line, verify every quote not copied verbatim, turn implicit "
     "periods into year bounds, and abstain when nothing relevant is found."
 )
 
@@ -47,10 +47,13 @@ quant-rag tools. Follow this protocol.
 4. Cite only what the server gave you. Copy the passage's `cite` line (authors, year, title,
    pages) verbatim into your answer. `chunk_id`, `document_id` and anchors are working keys:
    never present them as the source.
-5. Verify every quote before asserting it. Call `verify_citation` (one quote) or
-   `verify_citations` (several, or an `evidence` session) with the `document_id` and the exact
-   quote. Only `verified` or `verified_normalised` quotes may appear between quotation marks;
-   for `not_found`, use the `closest` passage's text or paraphrase without quotation marks.
+5. Quote only the library's words. A quote copied character for character from text a tool
+   showed you (a hit's sentences, a passage) is the document's canonical text. Verify every other
+   quote before asserting it (shortened, joined with an ellipsis, retyped, pasted by the user,
+   recalled): call `verify_citation` (one quote) or `verify_citations` (several, or an
+   `evidence` session) with the `document_id` and the exact quote. Only `verified` or
+   `verified_normalised` quotes may appear between quotation marks; for `not_found`, use the
+   `closest` passage's text or paraphrase without quotation marks.
 6. Abstain when the library is silent. If no passage addresses the question (a search that
    answers `no_answer_likely: true` is a strong hint), say so plainly and report what you
    searched; do not fill the gap from memory. Partial evidence gives a

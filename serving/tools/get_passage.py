@@ -26,7 +26,7 @@ class GetPassageInput(ToolInput):
         description="0, or the `next_offset` of a cut window.",
     )
     neighbours: int = Field(
-        1,
+        0,
         ge=0,
         le=MAX_NEIGHBOURS,
         description="Passages added on each side.",

@@ -9,14 +9,14 @@ from pydantic import BaseModel, Field, field_validator
 
 from serving.abstention import no_answer_readings
 from serving.context import ToolContext
-from serving.contract import MATCH_WINDOW, SEARCH_WINDOW, render_passage, render_trace
+from serving.contract import MATCH_WINDOW, MATCHED_HITS, SEARCH_WINDOW, render_passage, render_trace
 from serving.contract_outputs import MatchOut, PassageOut, PeriodOut, Trace
 from serving.cooperative import Kind, other_inputs
 from serving.empty_scope import EmptyScope, diagnose
 from serving.empty_scope import render as render_empty_scope
 from serving.engine import Mode as ModeName
 from serving.filters import FILTER_ERRORS, Filters, resolve_filters
-from serving.hit_rendering import render_match
+from serving.hit_rendering import render_listed, render_match
 from serving.known_ids import require_known_documents
 from serving.match_window import match_window, term_weights
 from serving.served import passage_out
@@ -271,6 +271,14 @@ def render_header(
     return " · ".join(parts)
 
 
+def render_hit(detail: Detail, index: int, p: PassageOut) -> str:
+    """The first MATCHED_HITS hits with their matching sentences, later ones listed (detail=match);
+    every hit whole (detail=full)."""
+    if detail == "full":
+        return render_passage(index, p)
+    return render_match(index, p) if index <= MATCHED_HITS else render_listed(index, p)
+
+
 def render(out: SearchDocumentsOutput) -> str:
     header = render_header(out.mode, out.period, out.documents_in_scope, len(out.results), out.searched_text)
     if out.no_answer_probability is not None:
@@ -287,8 +295,7 @@ def render(out: SearchDocumentsOutput) -> str:
         )
     if out.no_answer_note and out.results:
         blocks.append(out.no_answer_note)
-    render_hit = render_match if out.detail == "match" else render_passage
-    blocks += [render_hit(i, p) for i, p in enumerate(out.results, start=1)]
+    blocks += [render_hit(out.detail, i, p) for i, p in enumerate(out.results, start=1)]
     blocks.append(render_trace(out.trace))
     return "\n\n---\n\n".join(blocks)
 

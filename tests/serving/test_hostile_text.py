@@ -84,8 +84,8 @@ def _text(result) -> str:
     return result.content[0].text
 
 
-def _hostile_hit(served, query: str) -> tuple[dict, str]:
-    search = served("search_documents", {"query": query, "limit": 3})
+def _hostile_hit(served, query: str, detail: str = "match") -> tuple[dict, str]:
+    search = served("search_documents", {"query": query, "limit": 3, "detail": detail})
     return next(r for r in search.structured_content["results"] if "\u202e" in r["text"]), _text(search)
 
 
@@ -96,8 +96,10 @@ def test_a_hostile_search_hit_is_flagged_escaped_in_text_and_raw_in_structure(se
     # Structured content keeps the stored characters; the text rendering shows them as tokens.
     assert "\u202egnp.exe" in hit["text"] and "re\u200bbalancing" in hit["text"] and ATTACK in hit["text"]
     assert "has_invisible_chars" in rendering and "addressed_to_agent" in rendering
-    assert "⟦U+202E⟧gnp.exe" in rendering and "re⟦U+200B⟧balancing" in rendering
     assert "\u202e" not in rendering and "\u200b" not in rendering
+    _, whole = _hostile_hit(served, "rebalancing schedule maintenance notes", detail="full")
+    assert "⟦U+202E⟧gnp.exe" in whole and "re⟦U+200B⟧balancing" in whole
+    assert "\u202e" not in whole and "\u200b" not in whole
 
 
 def test_get_passage_serves_the_hostile_passage_flagged_and_escaped_in_text(served):
