@@ -2,8 +2,11 @@
 
 A published schema is its model's JSON schema less what only annotates it: the titles pydantic
 generates, `default: null`, and in output schemas every description and default too (the tool's
-description and its text rendering say what an answer means). Every constraint stays: types,
-bounds, enums, patterns, `required`, `additionalProperties`. A definition used twice or more is
+description and its text rendering say what an answer means). Input schemas keep every
+constraint: types, bounds, enums, patterns, `required`, `additionalProperties`. Output schemas
+state one rule instead of a `required` list per object: a result holds every property of every
+object its schema names (the server dumps its output models whole, null where empty; tested),
+and a string enum names no `type` beside it (its values are strings). A definition used twice or more is
 one shared `$defs` entry (get_passage's PassageOut), one used once is written in place, and output
 schemas fold each nullable `anyOf: [{type: X}, {type: null}]` into `type: [X, null]`.
 Trade: sharing keeps the listing small; a client validating a result resolves each shared `$ref`.
@@ -32,7 +35,7 @@ SCHEMA_ONE = frozenset(
     | {"unevaluatedProperties", "additionalItems"}
 )
 INPUT_ANNOTATIONS = frozenset({"title"})
-OUTPUT_ANNOTATIONS = frozenset({"title", "description", "default"})
+OUTPUT_ANNOTATIONS = frozenset({"title", "description", "default", "required"})
 
 
 def _generated(title: Any, name: str | None) -> bool:
@@ -140,12 +143,30 @@ def input_schema(spec: ToolSpec) -> dict[str, Any]:
 
 def output_schema(spec: ToolSpec) -> dict[str, Any]:
     model = spec.output_model
-    return type_lists(shared_defs(without(model.model_json_schema(), OUTPUT_ANNOTATIONS, model.__name__)))
+    return enums_untyped(
+        type_lists(shared_defs(without(model.model_json_schema(), OUTPUT_ANNOTATIONS, model.__name__)))
+    )
+
+
+def enums_untyped(node: Any) -> Any:
+    """`node` without the `type: string` beside an enum of strings (the enum alone admits the same
+    instances)."""
+    if isinstance(node, list):
+        return [enums_untyped(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: enums_untyped(v) for k, v in node.items()}
+    if (
+        out.get("type") == "string"
+        and isinstance(out.get("enum"), list)
+        and all(isinstance(v, str) for v in out["enum"])
+    ):
+        del out["type"]
+    return out
 
 
 def tool_descriptor(spec: ToolSpec, context: ToolContext) -> Tool:
-    annotations = ToolAnnotations(
-        title=spec.title,
+    annotations = ToolAnnotations(  # the title is the tool's own (one copy in the listing)
         read_only_hint=spec.read_only,
         destructive_hint=spec.destructive if not spec.read_only else None,
         idempotent_hint=spec.idempotent,

@@ -90,7 +90,7 @@ def test_numbers_quoted_are_the_configured_ones(tmp_path, monkeypatch):
         _context(tmp_path, default_mode="bm25", per_document=3, fill_limit=False, no_answer_threshold=0.5)
     )
     assert "mode=bm25 unless" in text["search_documents"] and "mode=bm25 unless" in text["timeline"]
-    assert "at most 3 per document," in text["search_documents"] and "at least 0.5," in text["search_documents"]
+    assert "at most 3 per document:" in text["search_documents"] and "at least 0.5," in text["search_documents"]
     assert "at most 3 per document" in text["search_graph"]
     for name in ("session_put", "session_list"):  # where entries are added or counted
         assert f"at most 7 ({MAX_ITEMS_ENV})" in text[name], name

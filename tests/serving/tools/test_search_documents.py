@@ -149,7 +149,7 @@ def test_the_description_states_what_the_server_does(served_home):
     text, out = run(capped, limit=10)
     assert out["mode"] == "dense" and "mode=dense unless" in text
     documents = [p["document_id"] for p in out["results"]]
-    assert len(documents) == len(set(documents)) == 3 and "at most 1 per document," in text
+    assert len(documents) == len(set(documents)) == 3 and "at most 1 per document:" in text
     assert out["no_answer_likely"] and "at least 0.0," in text
     filled = ServedConfig(per_document=1, fill_limit=True, no_answer_threshold=1.0)
     text, out = run(filled, limit=5, query="kurtosis of papers published before 2018", year_max=2019)
