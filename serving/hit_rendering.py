@@ -1,9 +1,10 @@
 """The compact text of a search hit (docs/DESIGN.md §4): what an agent needs to decide and to cite.
 
-A hit's default text is its cite line, its section path, the ids the next calls take (get_passage,
-verify_citation), any raised flag, and the sentences that match the search (serving.match_window), with
-their place in the passage so that `get_passage` reads the rest. The structured content keeps the
-whole served passage; `detail="full"` renders it too (serving.contract.render_passage).
+A hit's default text is its cite line, its own heading, the ids the next calls take (get_passage,
+verify_citation), any warning flag, and the sentences that match the search (serving.match_window),
+with their place in the passage so that `get_passage` reads the rest; hits after the first
+MATCHED_HITS show their cite line and ids only. The structured content keeps the whole served
+passage; `detail="full"` renders it too (serving.contract.render_passage).
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from corpus.text.hostile import escape_invisible
 from serving.contract_outputs import PassageOut
 
 ELIDED = "…"
+# Flags that describe the text rather than warn about it (the shown text says as much); the
+# structured content and `detail=full` keep them.
+DESCRIPTIVE_FLAGS = frozenset({"has_math", "has_table", "truncated"})
 _SEPARATOR_RE = re.compile(r"^\|[\s:|-]+\|$")
 
 
@@ -40,7 +44,7 @@ def render_match(index: int, p: PassageOut) -> str:
     if p.role != "body":
         lines.append(f"role: {p.role}")
     lines.append(f"chunk_id={p.chunk_id} document_id={p.document_id}")
-    raised = [name for name, on in p.flags.model_dump().items() if on and name != "truncated"]
+    raised = [name for name, on in p.flags.model_dump().items() if on and name not in DESCRIPTIVE_FLAGS]
     if raised:
         lines.append("flags: " + ", ".join(raised))
     match = p.match

@@ -75,8 +75,8 @@ def match_window(text: str, weights: dict[str, float], terms: Callable[[str], li
                 best = Window(units[i][0], units[j][1], score)
     first = next(i for i, u in enumerate(units) if u[0] == best.start)
     last = next(i for i, u in enumerate(units) if u[1] == best.end)
-    if best.weight == 0.0:  # nothing lexical in common: show the start
-        first = last = 0
+    if best.weight == 0.0:  # nothing lexical in common: show the start (its first visible unit)
+        first = last = next((i for i, (s, e) in enumerate(units) if text[s:e].strip()), 0)
     first, last = _widen(units, first, last, window)
     return _trim(text, mask, Window(units[first][0], units[last][1], best.weight))
 
