@@ -14,32 +14,24 @@ sends the blind expansions (alternatives and hypothetical passage) as an agent w
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import statistics
 import sys
 from pathlib import Path
 
+import harness
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.host import host_line, host_report  # noqa: E402
-
-
-def _percentile(values: list[int], q: float) -> float:
-    ordered = sorted(values)
-    return float(ordered[min(len(ordered) - 1, int(q * len(ordered)))])
-
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__file__, __doc__)
     parser.add_argument("--split", default="dev", choices=["dev", "test"])
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--detail", default="match", choices=["match", "full"])
     parser.add_argument("--arm", default="bare", choices=["bare", "coop"])
     parser.add_argument("--window", type=int, default=None)
-    parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
     import serving.tools.search_documents as search
@@ -86,8 +78,7 @@ def main() -> None:
         in_answer += any(h["chunk_id"] in gold for h in hits)
         visible = hits if args.detail == "full" else hits[:MATCHED_HITS]  # later hits show no text
         shown += any(_quote_shown(h, question, reader, files, verify_quote, args.detail) for h in visible)
-    report = {
-        "host": host_line(host_report()),
+    figures = {
         "split": args.split,
         "arm": args.arm,
         "detail": args.detail,
@@ -95,12 +86,12 @@ def main() -> None:
         "window": args.window or search.MATCH_WINDOW,
         "questions": len(sizes),
         "chars_median": statistics.median(sizes),
-        "chars_p90": _percentile(sizes, 0.9),
+        "chars_p90": harness.percentile(sizes, 90),
         "chars_mean": round(statistics.fmean(sizes)),
         "gold_in_answer": round(in_answer / len(answerable), 3),
         "gold_shown": round(shown / len(answerable), 3),
     }
-    print(json.dumps(report) if args.json else "\n".join(f"{k}: {v}" for k, v in report.items()))
+    harness.emit(args, figures)
 
 
 def _quote_shown(hit: dict, question, reader, files: dict[str, str], verify_quote, detail: str) -> bool:
