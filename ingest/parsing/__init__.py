@@ -19,6 +19,7 @@ from corpus.versions import PARSER_VERSION
 from ingest.parsing.formula_recogniser import configured as configured_recogniser
 from ingest.parsing.formula_recogniser import recognise_formulas
 from ingest.parsing.garbled import garbled_score, is_garbled
+from ingest.parsing.glyphs import repair_surrogates
 from ingest.parsing.markdown import parse_markdown
 from ingest.parsing.quality import measure_quality
 
@@ -86,6 +87,11 @@ def parse_source(path: Path, fmt: str, parser: str | None = None, repair: bool =
         blocks = recognise_formulas(path, blocks)
     else:
         raise ValueError(f"unknown source format {fmt!r} (expected 'pdf' or 'markdown')")
+    # pdfium's own surrogates are joined where it reads them (pdf_lines); this holds for every
+    # parser (pdfplumber's table cells, MinerU): canonical text is always valid UTF-8
+    blocks = [
+        b if (text := repair_surrogates(b.text)) is b.text else b.model_copy(update={"text": text}) for b in blocks
+    ]
     score = garbled_score("\n".join(b.text for b in blocks))
     quality = measure_quality(blocks, **done)
     return ParseOutput(

@@ -1,5 +1,6 @@
 """Glyphs no reader can quote: private use, unassigned, the replacement character, and the
-'(cid:N)' marks pdfplumber writes for a glyph without a Unicode map."""
+'(cid:N)' marks pdfplumber writes for a glyph without a Unicode map; and the repair of UTF-16
+surrogates a text extractor hands over as characters."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ import unicodedata
 
 REPLACEMENT = "\ufffd"
 CID_MARK = re.compile(r"\(cid:\d+\)")  # pdfplumber's name for a glyph without a Unicode map
+HIGH_SURROGATES = range(0xD800, 0xDC00)
+LOW_SURROGATES = range(0xDC00, 0xE000)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_PAIR = re.compile("([\ud800-\udbff])([\udc00-\udfff])")
 
 
 def unknown_glyph(ch: str) -> bool:
@@ -18,3 +23,18 @@ def unknown_glyph(ch: str) -> bool:
 def unknown_glyphs(text: str) -> int:
     """Unquotable characters, plus the '(cid:N)' marks pdfplumber writes in table cells."""
     return sum(1 for ch in text if unknown_glyph(ch)) + len(CID_MARK.findall(text))
+
+
+def join_surrogates(high: int, low: int) -> int:
+    """The code point a UTF-16 surrogate pair encodes (high in HIGH_SURROGATES, low in LOW_SURROGATES)."""
+    return 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+
+
+def repair_surrogates(text: str) -> str:
+    """Text that UTF-8 can encode: a high surrogate directly followed by a low one becomes the code
+    point they encode (pdfium gives a character outside the BMP, e.g. LaTeX's mathematical italic
+    '𝑌', as two UTF-16 units); a surrogate left alone becomes U+FFFD, an unknown glyph."""
+    if _SURROGATE.search(text) is None:
+        return text
+    text = _PAIR.sub(lambda m: chr(join_surrogates(ord(m[1]), ord(m[2]))), text)
+    return _SURROGATE.sub(REPLACEMENT, text)

@@ -10,10 +10,13 @@ from __future__ import annotations
 import ctypes
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
+
+from ingest.parsing.glyphs import HIGH_SURROGATES, LOW_SURROGATES, REPLACEMENT, join_surrogates
 
 SOFT_HYPHENS = {0x02, 0xFFFE}  # pdfium marks a hyphen it joined at a line end with either
 TABLE_FONT = "<table>"  # font name of a placeholder line standing for an extracted table
@@ -122,6 +125,25 @@ def _merge(a: Line, b: Line) -> Line:
     )
 
 
+def _code_points(raw) -> Iterator[tuple[int, int]]:
+    """(char index, code point) of a text page. pdfium gives one UTF-16 unit per char index, so a
+    character outside the BMP (the mathematical italic '𝑌' of a LaTeX font) comes as a high and a
+    low surrogate at two indexes, each with the glyph's box: the pair is joined into its code point
+    (at the first index), and a surrogate without its other half becomes U+FFFD."""
+    count = pdfium_c.FPDFText_CountChars(raw)
+    k = 0
+    while k < count:
+        code = pdfium_c.FPDFText_GetUnicode(raw, k)
+        if code in HIGH_SURROGATES and k + 1 < count:
+            low = pdfium_c.FPDFText_GetUnicode(raw, k + 1)
+            if low in LOW_SURROGATES:
+                yield k, join_surrogates(code, low)
+                k += 2
+                continue
+        yield k, ord(REPLACEMENT) if code in HIGH_SURROGATES or code in LOW_SURROGATES else code
+        k += 1
+
+
 def page_lines(page: pdfium.PdfPage, number: int) -> list[Line]:
     """Lines of one page in pdfium's reading order, baseline-shifted pieces merged."""
     width, height = page.get_size()
@@ -132,8 +154,7 @@ def page_lines(page: pdfium.PdfPage, number: int) -> list[Line]:
     lines: list[Line] = []
     builder = _Builder()
     font_of_size: dict[tuple[float, int], str] = {}
-    for k in range(pdfium_c.FPDFText_CountChars(raw)):
-        code = pdfium_c.FPDFText_GetUnicode(raw, k)
+    for k, code in _code_points(raw):
         if code in _BREAKS:
             if code == 0x0A and (line := builder.build(number, height)):
                 lines.append(line)
