@@ -66,6 +66,9 @@ class SourceRecord(BaseModel):
     original_name: str
     library_file: str | None = None  # path as in manifest.csv `file` column, when bundled
     registered_at: str
+    # what validation found wrong with the file yet accepted (ingest.parsing.validate: a damaged
+    # PDF envelope that pdfium opens and reads)
+    warnings: list[str] = Field(default_factory=list)
 
 
 class TextQuality(BaseModel):

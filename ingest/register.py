@@ -13,7 +13,7 @@ from corpus.ids import document_id_for_bytes, sha256_hex
 from corpus.models import SourceRecord
 from corpus.state.layout import StateLayout, atomic_write_bytes, atomic_write_json, read_json
 from ingest.library import manifest_key_by_sha256
-from ingest.parsing.validate import RejectedSource, detect_format
+from ingest.parsing.validate import RejectedSource, check_source
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,7 @@ class Registration:
     document_id: str | None = None
     rejected: str | None = None
     new: bool = False
+    warnings: tuple[str, ...] = ()  # what validation found wrong with an accepted file
 
 
 def source_path(layout: StateLayout, record: SourceRecord) -> Path:
@@ -35,24 +36,31 @@ def register_file(
     gave it, default the path's own); never raises for bad input (it is quarantined instead)."""
     name = name or path.name
     try:
-        fmt = detect_format(path)
+        checked = check_source(path)
     except RejectedSource as exc:
         rejected = f"{name}: {exc.reason}"
         quarantine(layout, path, rejected, name=name)
         return Registration(name, rejected=rejected)
     data = path.read_bytes()
-    return register_bytes(layout, data, fmt, name, library_file or manifest_key_by_sha256().get(sha256_hex(data)))
+    library_file = library_file or manifest_key_by_sha256().get(sha256_hex(data))
+    return register_bytes(layout, data, checked.format, name, library_file, checked.warnings)
 
 
 def register_bytes(
-    layout: StateLayout, data: bytes, fmt: str, name: str, library_file: str | None = None
+    layout: StateLayout,
+    data: bytes,
+    fmt: str,
+    name: str,
+    library_file: str | None = None,
+    warnings: tuple[str, ...] = (),
 ) -> Registration:
     """Record validated source bytes under their content id: the source first, then its registry
-    entry (the commit point). Bytes already registered are left as they are."""
+    entry (the commit point), which keeps validation's `warnings`. Bytes already registered are
+    left as they are."""
     document_id = document_id_for_bytes(data)
     entry = layout.registry_entry(document_id)
     if entry.exists():
-        return Registration(name, document_id=document_id)
+        return Registration(name, document_id=document_id, warnings=warnings)
     record = SourceRecord(
         document_id=document_id,
         format=fmt,
@@ -61,10 +69,11 @@ def register_bytes(
         original_name=name,
         library_file=library_file,
         registered_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        warnings=list(warnings),
     )
     atomic_write_bytes(source_path(layout, record), data)
     atomic_write_json(entry, record.model_dump(mode="json"))
-    return Registration(name, document_id=document_id, new=True)
+    return Registration(name, document_id=document_id, new=True, warnings=warnings)
 
 
 def quarantine(layout: StateLayout, path: Path, reason: str, name: str | None = None, copy: bool = True) -> Path:
