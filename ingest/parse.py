@@ -25,7 +25,7 @@ def parse_document(layout: StateLayout, document_id: str) -> ParsedDocument:
         output = parse_source(path, record.format)
         canonical, blocks = assemble_canonical(output.raw_blocks)
     if not canonical.strip():
-        raise ValueError("no text could be extracted (scanned or empty document)")
+        raise ValueError(output.no_text_reason())
     canonical_path = layout.canonical_text(document_id)
     same_version = is_parsed(layout, document_id, output.parser_version)
     if same_version and read_text_exact(canonical_path) != canonical:

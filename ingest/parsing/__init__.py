@@ -38,6 +38,19 @@ class ParseOutput:
     garbled_text: bool
     garbled_score: float
     quality: TextQuality | None = None
+    read_chars: int | None = None  # readable characters the PDF parser read (None: not counted)
+
+    def no_text_reason(self) -> str:
+        """Why a parse that yields no text yields none, for the person who reads the set-aside list."""
+        pages = f" on its {self.pages} page(s)" if self.pages else ""
+        if self.read_chars:
+            return (
+                f"no text kept: the {self.read_chars} characters pdfium read{pages} were all taken for "
+                "page furniture (running headers, page numbers, plot labels)"
+            )
+        if self.parser == MARKDOWN_PARSER:
+            return "no text could be extracted (the Markdown holds only comments, rules or markup)"
+        return f"no text could be extracted (scanned or empty document: no readable character{pages})"
 
 
 def parser_version(parser: str) -> str:
@@ -54,12 +67,13 @@ def pdf_parser_name(parser: str | None = None) -> str:
     return name
 
 
-def _parse_pdf(path: Path, name: str, repair: bool) -> tuple[list[RawBlock], int, dict]:
-    """Blocks, pages, and what the parser repaired or dropped (measure_quality's keywords)."""
+def _parse_pdf(path: Path, name: str, repair: bool) -> tuple[list[RawBlock], int, dict, int | None]:
+    """Blocks, pages, what the parser repaired or dropped (measure_quality's keywords), and the
+    characters it read (None: not counted)."""
     if name == "mineru":
         from ingest.parsing.mineru import parse_pdf_mineru
 
-        return *parse_pdf_mineru(path), {}
+        return *parse_pdf_mineru(path), {}, None
     from ingest.parsing.pdf import parse_pdf
     from ingest.parsing.pdf_figures import add_figure_regions
 
@@ -68,6 +82,7 @@ def _parse_pdf(path: Path, name: str, repair: bool) -> tuple[list[RawBlock], int
         add_figure_regions(path, result.blocks),
         result.pages,
         {"repairs": result.repairs, "joined_words": result.joined_words, "dropped_glyphs": result.dropped_glyphs},
+        result.read_chars,
     )
 
 
@@ -77,13 +92,14 @@ def parse_source(path: Path, fmt: str, parser: str | None = None, repair: bool =
     measuring what the repairs change; never for the served text)."""
     path = Path(path)
     done: dict = {}
+    read_chars = None
     if fmt == "markdown":
         name, pages = MARKDOWN_PARSER, None
         # The canonical rule before markdown-it, which would turn a NUL into U+FFFD on its own.
         blocks = parse_markdown(clean_text(path.read_text(encoding="utf-8")))
     elif fmt == "pdf":
         name = pdf_parser_name(parser)
-        blocks, pages, done = _parse_pdf(path, name, repair)
+        blocks, pages, done, read_chars = _parse_pdf(path, name, repair)
         blocks = recognise_formulas(path, blocks)
     else:
         raise ValueError(f"unknown source format {fmt!r} (expected 'pdf' or 'markdown')")
@@ -94,6 +110,5 @@ def parse_source(path: Path, fmt: str, parser: str | None = None, repair: bool =
     ]
     score = garbled_score("\n".join(b.text for b in blocks))
     quality = measure_quality(blocks, **done)
-    return ParseOutput(
-        blocks, name, parser_version(name), pages, is_garbled(score) or quality.low_quality, score, quality
-    )
+    garbled = is_garbled(score) or quality.low_quality
+    return ParseOutput(blocks, name, parser_version(name), pages, garbled, score, quality, read_chars)

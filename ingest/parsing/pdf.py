@@ -3,6 +3,7 @@ re-read by pdfplumber only on the regions that look tabular."""
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,9 @@ PARSER_NAME = "pdfium"
 BASE_SECONDS, SECONDS_PER_PAGE = 30.0, 1.0
 
 
+_UNREADABLE = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")  # what canonical text drops or cannot show
+
+
 class ParseTimeout(ValueError):
     """The parse ran past its time bound; the document is set aside with this reason."""
 
@@ -38,6 +42,7 @@ class PdfParse:
     repairs: dict[str, int] = field(default_factory=dict)  # 'Ą→fi': occurrences restored
     joined_words: int = 0  # words rejoined across a blank line (page or column break)
     dropped_glyphs: int = 0  # table cells' glyphs without a Unicode map ('(cid:N)'), dropped
+    read_chars: int = 0  # readable characters pdfium gave (no space, no control), before furniture went
 
 
 def read_lines(path: Path) -> tuple[list[list[Line]], list[float]]:
@@ -77,6 +82,7 @@ def repair_glyphs(pages: list[list[Line]]) -> tuple[dict[int, str], dict[str, in
 def parse_pdf(path: Path, tables: bool = True, repair: bool = True) -> PdfParse:
     """`repair=False` keeps pdfium's characters and block breaks as they are (for measuring)."""
     pages, heights = read_lines(path)
+    read_chars = sum(len(_UNREADABLE.sub("", ln.text)) for lines in pages for ln in lines)
     glyphs, repairs = repair_glyphs(pages) if repair else ({}, {})
     pages = drop_running_lines(pages, heights)
     fonts, body = prose_fonts(pages), body_size(pages)
@@ -107,4 +113,4 @@ def parse_pdf(path: Path, tables: bool = True, repair: bool = True) -> PdfParse:
     if repair:
         known = library_vocabulary() | words_of("\n".join(b.text for b in blocks))
         blocks, joined = join_broken_blocks(blocks, known, keep_hyphen)
-    return PdfParse(blocks, len(heights), repairs, joined, dropped)
+    return PdfParse(blocks, len(heights), repairs, joined, dropped, read_chars)

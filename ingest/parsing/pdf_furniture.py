@@ -36,7 +36,10 @@ def _edge_lines(lines: list[Line], page_height: float, body: float) -> list[Line
 
 
 def drop_running_lines(pages: list[list[Line]], heights: list[float]) -> list[list[Line]]:
-    """Remove edge lines repeated across pages (digits ignored) and bare page numbers."""
+    """Remove edge lines repeated across pages (digits ignored) and bare page numbers. A repeated
+    line is a running header or footer only on a page that holds other text too: on a page where
+    it is all there is (besides a page number), it is the page's content, kept (a file of one
+    record a page, 'Record 17: ...', would otherwise lose every line)."""
     body = body_size(pages)
     seen: Counter = Counter()
     edges = [_edge_lines(lines, height, body) for lines, height in zip(pages, heights)]
@@ -45,11 +48,9 @@ def drop_running_lines(pages: list[list[Line]], heights: list[float]) -> list[li
     threshold = max(2, REPEAT_SHARE * len(pages))
     kept: list[list[Line]] = []
     for lines, candidates in zip(pages, edges):
-        drop = {
-            id(ln)
-            for ln in candidates
-            if _PAGE_NUMBER.match(ln.text) or any(seen[k] >= threshold for k in _keys(ln.text))
-        }
+        numbers = {id(ln) for ln in candidates if _PAGE_NUMBER.match(ln.text)}
+        repeated = {id(ln) for ln in candidates if any(seen[k] >= threshold for k in _keys(ln.text))} - numbers
+        drop = numbers | repeated if any(id(ln) not in numbers | repeated for ln in lines) else numbers
         kept.append([ln for ln in lines if id(ln) not in drop])
     return kept
 
@@ -71,9 +72,11 @@ def _plot_fragment(line: Line, fonts: set[str], body: float) -> bool:
     tokens = line.text.split()
     if len(tokens) <= 2 and all(_TICK.match(t) for t in tokens):
         return True  # a bare axis tick, whatever its font
-    # short lines in a font no prose uses, not larger than the body (a title block is larger)
+    # short lines in a font no prose uses, not larger than the body (a title block is larger); in a
+    # document without prose (no line of six words) no font tells a plot from the text itself
     return (
-        line.font not in fonts
+        bool(fonts)
+        and line.font not in fonts
         and line.mono_share < 0.5
         and line.math_share < 0.2
         and len(tokens) <= 6
