@@ -4,7 +4,7 @@ A search's default answer shows, per hit, the sentences that hold most of the se
 rather than the whole passage, so an agent decides what to read from a few hundred characters.
 The passage is split into units at safe cut positions (corpus.text.safe_cut): sentence ends and
 line ends, never inside a word, a formula, a table row or fenced code; a unit longer than the
-window is split further at the safe positions find_cut picks. The window is the run of
+window is split further at its last safe position within the window. The window is the run of
 consecutive units, at most `window` characters, whose distinct terms weigh most; a term of any
 searched input (the question, a rephrasing, the hypothetical passage) weighs its library IDF
 (weighing the caller's inputs below the question showed fewer gold quotes on dev).
@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from corpus.text.safe_cut import find_cut, forbidden_mask
+from corpus.text.safe_cut import forbidden_mask
 
 _BOUNDARY_RE = re.compile(r"[.!?;:][\"')\]»”’]*[ \t]+|\n+")
 
@@ -37,9 +37,11 @@ def _units(text: str, window: int, mask: bytearray) -> list[tuple[int, int]]:
     units = []
     for start, end in zip(bounds, bounds[1:]):
         while end - start > window:  # a long sentence or a paragraph without one: cut it safely
-            cut = start + find_cut(text[start:end], window)
-            while cut < end and mask[cut]:  # a structure longer than the window stays whole
-                cut += 1
+            # the last safe position within the window, else (a structure longer than the window,
+            # which stays whole) the first one after it
+            cut = next((q for q in range(start + window, start, -1) if not mask[q]), None)
+            if cut is None:
+                cut = next((q for q in range(start + window, end) if not mask[q]), end)
             if cut >= end:
                 break
             units.append((start, cut))

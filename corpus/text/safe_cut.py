@@ -17,6 +17,9 @@ _SENTENCE_END_RE = re.compile(r"[.!?][\"')\]»”’]*\s+")
 # Only these characters can open a construct; the scan jumps between them (served passages are
 # scanned on every search, and a character-by-character loop cost ~0.5 ms per passage).
 _TRIGGER_RE = re.compile(r"[`\\$]")
+# \w is str.isalnum() or "_" (the re module's definition), so these agree with _is_word.
+_INSIDE_WORD_RE = re.compile(r"(?<=[\w\\])\w")
+_TABLE_ROW_RE = re.compile(r"(?m)^[^\S\n]*\|[^\n]*")
 MAX_TOLERANCE = 400
 
 
@@ -140,19 +143,14 @@ def forbidden_mask(text: str) -> bytearray:
     n = len(text)
     mask = bytearray(n + 1)
     for start, end, _ in scan(text).spans:
-        for p in range(start + 1, end):
-            mask[p] = 1
-    for p in range(1, n):
-        if text[p] != "\n" and _is_word(text[p]) and (_is_word(text[p - 1]) or text[p - 1] == "\\"):
-            mask[p] = 1
-    line_start = 0
-    while line_start < n:
-        line_end = text.find("\n", line_start)
-        line_end = n if line_end < 0 else line_end
-        if text[line_start:line_end].lstrip().startswith("|"):
-            for p in range(line_start + 1, line_end):
-                mask[p] = 1
-        line_start = line_end + 1
+        if end > start + 1:
+            mask[start + 1 : end] = b"\x01" * (end - start - 1)
+    for m in _INSIDE_WORD_RE.finditer(text):  # a word character after a word character or a backslash
+        mask[m.start()] = 1
+    for m in _TABLE_ROW_RE.finditer(text):  # strictly inside a table row
+        start, end = m.start() + 1, m.end()
+        if end > start:
+            mask[start:end] = b"\x01" * (end - start)
     return mask
 
 
