@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 
 REPLACEMENT = "\ufffd"
 CID_MARK = re.compile(r"\(cid:\d+\)")  # pdfplumber's name for a glyph without a Unicode map
@@ -22,7 +23,7 @@ def unknown_glyph(ch: str) -> bool:
 
 def unknown_glyphs(text: str) -> int:
     """Unquotable characters, plus the '(cid:N)' marks pdfplumber writes in table cells."""
-    return sum(1 for ch in text if unknown_glyph(ch)) + len(CID_MARK.findall(text))
+    return sum(n for ch, n in Counter(text).items() if unknown_glyph(ch)) + sum(1 for _ in CID_MARK.finditer(text))
 
 
 def join_surrogates(high: int, low: int) -> int:

@@ -5,7 +5,9 @@ could not see), whatever the garbled-character score says."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
+from collections import Counter
 
 from corpus.models import BlockKind, RawBlock, TextQuality
 from corpus.text.canonical import CONTROL_CHARS
@@ -15,27 +17,40 @@ from ingest.parsing.vocabulary import library_vocabulary
 ATTESTED_FLOOR = 0.5  # measured on the library: the 2 garbled PDFs <= 0.01, every other document >= 0.83
 _PROSE = {BlockKind.paragraph, BlockKind.heading, BlockKind.list, BlockKind.caption, BlockKind.footnote}
 _EDGE = ".,;:!?()[]{}\"'`*“”‘’«»<>|/\\–—-"
+_TOKEN = re.compile(r"\S+")
 
 
-def _prose_words(text: str) -> list[str]:
-    """Whitespace tokens without surrounding punctuation that read as words: two characters or
-    more, no digit, a letter or a symbol in them (a garbled font gives symbols for letters)."""
-    words = []
-    for token in unicodedata.normalize("NFKC", text).split():
-        word = token.strip(_EDGE).casefold()
-        for suffix in ("'s", "’s"):
-            word = word.removesuffix(suffix)
-        if (
-            len(word) >= 2
-            and not any(c.isdigit() for c in word)
-            and any(unicodedata.category(c)[0] == "L" or unicodedata.category(c) == "So" for c in word)
-        ):
-            words.append(word)
-    return words
+def _prose_word(token: str) -> str | None:
+    """A whitespace token without surrounding punctuation, when it reads as a word: two characters
+    or more, no digit, a letter or a symbol in it (a garbled font gives symbols for letters)."""
+    word = token.strip(_EDGE).casefold()
+    for suffix in ("'s", "’s"):
+        word = word.removesuffix(suffix)
+    if (
+        len(word) >= 2
+        and not any(c.isdigit() for c in word)
+        and any(unicodedata.category(c)[0] == "L" or unicodedata.category(c) == "So" for c in word)
+    ):
+        return word
+    return None
+
+
+def _tokens(blocks: list[RawBlock]) -> Counter:
+    """The prose blocks' whitespace tokens (NFKC), counted: memory grows with the vocabulary, not
+    with the text (a hostile source may hold millions of tokens)."""
+    tokens: Counter = Counter()
+    for block in blocks:
+        if block.kind in _PROSE:
+            tokens.update(m.group() for m in _TOKEN.finditer(unicodedata.normalize("NFKC", block.text)))
+    return tokens
 
 
 def _attested(word: str, vocabulary: frozenset[str]) -> bool:
     return all(part in vocabulary for part in word.split("-") if part) if "-" in word else word in vocabulary
+
+
+def _count(pattern: re.Pattern, text: str) -> int:
+    return sum(1 for _ in pattern.finditer(text))
 
 
 def measure_quality(
@@ -44,14 +59,16 @@ def measure_quality(
     """The record of `blocks` as the parser emits them (before the canonical rule drops control
     characters, which are glyphs without a Unicode map: they are counted as unknown)."""
     vocabulary = library_vocabulary()
-    words = [w for b in blocks if b.kind in _PROSE for w in _prose_words(b.text)]
-    attested = sum(1 for w in words if _attested(w, vocabulary))
-    share = round(attested / len(words), 4) if words else 1.0
+    words = attested = 0
+    for token, n in _tokens(blocks).items():
+        if (word := _prose_word(token)) is not None:
+            words += n
+            attested += n * _attested(word, vocabulary)
+    share = round(attested / words, 4) if words else 1.0
     return TextQuality(
-        words=len(words),
+        words=words,
         attested_share=share,
-        unknown_glyphs=dropped_glyphs
-        + sum(unknown_glyphs(b.text) + len(CONTROL_CHARS.findall(b.text)) for b in blocks),
+        unknown_glyphs=dropped_glyphs + sum(unknown_glyphs(b.text) + _count(CONTROL_CHARS, b.text) for b in blocks),
         repairs=dict(repairs or {}),
         joined_words=joined_words,
         low_quality=share < ATTESTED_FLOOR,

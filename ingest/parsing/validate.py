@@ -21,6 +21,12 @@ PDF_MAGIC = b"%PDF-"
 TAIL_BYTES = 2048  # where a complete PDF keeps its trailer
 MAX_PAGES = 5000  # the library's longest PDF has 50; a page tree claiming more is refused
 # before a parse spends minutes on it
+# A Markdown source above this size is refused unread: 100 times the library's largest (41 kB),
+# ~1,500 pages of prose. Parsing and chunking one at the bound, one line or paragraphs, peaks under
+# MARKDOWN_PEAK_MB resident (measured 59 and 72 MB; tests/ingest/test_source_bounds.py holds it);
+# an 18 MB one-line file became 15,000 passages and a 5.6 GB batch.
+MAX_MARKDOWN_BYTES = 4_000_000
+MARKDOWN_PEAK_MB = 150
 _STARTXREF = re.compile(rb"startxref\s+(\d+)")
 _XREF_AT = re.compile(rb"\s*(xref|\d+\s+\d+\s+obj)")
 _ENCRYPT = re.compile(rb"/Encrypt\b")
@@ -144,6 +150,8 @@ def check_source(path: Path) -> SourceCheck:
     if suffix not in PDF_SUFFIXES | MARKDOWN_SUFFIXES:
         accepted = ", ".join(sorted(PDF_SUFFIXES | MARKDOWN_SUFFIXES))
         raise RejectedSource(path, f"unsupported file type '{suffix or '(none)'}' (accepted: {accepted})")
+    if suffix in MARKDOWN_SUFFIXES and (size := path.stat().st_size) > MAX_MARKDOWN_BYTES:
+        raise RejectedSource(path, f"Markdown file too large ({size:,} bytes > {MAX_MARKDOWN_BYTES:,})")
     data = path.read_bytes()
     if not data:
         raise RejectedSource(path, "empty file (0 bytes)")
