@@ -13,6 +13,7 @@ from corpus.vectors.vector_store import open_vector_store
 from ingest.corpus_view import indexed_documents
 from ingest.embed import load_document_embeddings
 from ingest.passage_store import passage_store_signature
+from ingest.register import load_source
 
 BRUTE_FORCE_SAMPLE = 20
 BRUTE_FORCE_DEPTH = 50
@@ -48,6 +49,33 @@ def metadata_coverage(layout: StateLayout) -> dict[str, float | int]:
         "authors": sum(1 for d in documents if d.authors) / n,
         "documents": len(documents),
     }
+
+
+def missing_metadata(layout: StateLayout) -> dict[str, list[str]]:
+    """{field: the file names (as registered) of the documents without it}, for title, year and
+    authors, each list sorted."""
+    missing: dict[str, list[str]] = {"title": [], "year": [], "authors": []}
+    for document in indexed_documents(layout):
+        name = load_source(layout, document.document_id)[0].original_name
+        for key, value in (("title", document.title), ("year", document.year), ("authors", document.authors)):
+            if not value:
+                missing[key].append(name)
+    return {key: sorted(names) for key, names in missing.items()}
+
+
+def metadata_gaps(missing: dict[str, list[str]], documents: int, fields: tuple[str, ...], shown: int = 10) -> str:
+    """'of 480 documents, 7 without a title: a.pdf, b.pdf, …; 30 without a year: …' for `fields`
+    (the first `shown` names of each), or '' when none lacks any."""
+    parts = []
+    for key in fields:
+        names = missing.get(key, [])
+        if names:
+            more = f" and {len(names) - shown} more" if len(names) > shown else ""
+            article = "" if key == "authors" else "a "
+            parts.append(f"{len(names)} without {article}{key}: {', '.join(names[:shown])}{more}")
+    if not parts:
+        return ""
+    return f"of {documents} documents, " + "; ".join(parts)
 
 
 def index_counts(layout: StateLayout, config) -> dict[str, int]:

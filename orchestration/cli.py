@@ -65,6 +65,8 @@ def ingest(argv: list[str]) -> int:
                     "skipped": report.skipped,
                     "signature": report.signature,
                     "checks_failed": failed,
+                    "check_warnings": report.check_warnings,
+                    "source_warnings": report.source_warnings,
                 },
                 indent=1,
             )

@@ -59,7 +59,8 @@ def next_steps(layout: StateLayout) -> list[str]:
 
 
 def closing_summary(layout: StateLayout, report, failed_checks: list[str]) -> str:
-    """What the state now holds, what was set aside and why, and the three commands to go on."""
+    """What the state now holds, what was set aside and why, what was accepted or checked with a
+    warning, and the three commands to go on."""
     lines = [f"{corpus_line(layout)} ({len(report.registered)} new, {len(report.already_known)} already known)"]
     if report.set_aside:
         lines.append(f"set aside: {len(report.set_aside)} file(s), copies and reasons in {layout.quarantine}")
@@ -67,6 +68,11 @@ def closing_summary(layout: StateLayout, report, failed_checks: list[str]) -> st
     if report.skipped:
         lines.append(f"skipped (not read): {len(report.skipped)} path(s)")
         lines += [f"  {path}: {reason}" for path, reason in report.skipped.items()]
+    if report.source_warnings:
+        lines.append(f"accepted with warnings: {len(report.source_warnings)} file(s)")
+        lines += [f"  {name}: {'; '.join(warnings)}" for name, warnings in report.source_warnings.items()]
+    for check, warning in report.check_warnings.items():
+        lines.append(f"check warning {check}: {warning}")
     if failed_checks:
         lines.append(f"checks FAILED: {', '.join(failed_checks)} (see the runs in Dagster)")
     return "\n".join(lines + next_steps(layout))

@@ -42,7 +42,10 @@ class RunFailed(RuntimeError):
 
 @dataclass
 class RunOutcome:
+    # check -> passed; a check of WARN severity counts as passed here (the state may be served) and
+    # is listed in `warnings` with its description when it did not pass
     checks: dict[str, bool] = field(default_factory=dict)
+    warnings: dict[str, str] = field(default_factory=dict)
     set_aside: dict[str, tuple[str, str]] = field(default_factory=dict)  # document_id -> (file, reason)
     stages: list[tuple[str, float, list[Metadata]]] = field(default_factory=list)
     failure: str = ""
@@ -64,9 +67,13 @@ class RunOutcome:
             rows.setdefault(materialization.asset_key.to_user_string(), []).append(
                 {k: v.value for k, v in materialization.metadata.items()}
             )
-        checks = {
-            f"{e.asset_key.to_user_string()}:{e.check_name}": e.passed for e in result.get_asset_check_evaluations()
-        }
+        checks, warnings = {}, {}
+        for e in result.get_asset_check_evaluations():
+            name = f"{e.asset_key.to_user_string()}:{e.check_name}"
+            warned = not e.passed and e.severity == dg.AssetCheckSeverity.WARN
+            checks[name] = e.passed or warned
+            if warned:
+                warnings[name] = e.description or "did not pass"
         failures = [e.step_failure_data for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_FAILURE]
         failure = "; ".join(
             (
@@ -82,12 +89,14 @@ class RunOutcome:
         step = {a: catalogue_models.op.name if a.startswith(f"{MODEL_PREFIX}/") else a for a in rows}
         return cls(
             checks=checks,
+            warnings=warnings,
             stages=[(asset, seconds.get(step[asset], 0.0), found) for asset, found in rows.items()],
             failure=failure,
         )
 
     def merge(self, other: RunOutcome) -> None:
         self.checks.update(other.checks)
+        self.warnings.update(other.warnings)
         self.set_aside.update(other.set_aside)
         self.stages.extend(other.stages)
 

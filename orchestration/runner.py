@@ -44,7 +44,9 @@ class IngestReport:
     skipped: dict[str, str] = field(default_factory=dict)  # paths not read (not regular files, …)
     documents: int = 0
     signature: str | None = None
-    checks: dict[str, bool] = field(default_factory=dict)
+    checks: dict[str, bool] = field(default_factory=dict)  # a check that only warns counts as passed
+    check_warnings: dict[str, str] = field(default_factory=dict)  # check -> what it found (WARN severity)
+    source_warnings: dict[str, list[str]] = field(default_factory=dict)  # file -> what validation accepted
 
 
 def instance_for(layout: StateLayout) -> dg.DagsterInstance:
@@ -119,7 +121,12 @@ def consecutive_blocks(keys: list[str], wanted: list[str]) -> list[list[str]]:
 
 
 def refresh_corpus(layout: StateLayout, instance, profile: str = "") -> dict[str, bool]:
-    return _run(layout, instance, corpus_job.name, profile=profile).checks
+    return refresh_corpus_outcome(layout, instance, profile).checks
+
+
+def refresh_corpus_outcome(layout: StateLayout, instance, profile: str = "") -> RunOutcome:
+    """The `refresh_corpus` run: its checks and their warnings, its stages."""
+    return _run(layout, instance, corpus_job.name, profile=profile)
 
 
 def evaluate(
@@ -236,6 +243,8 @@ def ingest_registered(
                 report.registered.append(registration.document_id)
             else:
                 report.already_known.append(registration.document_id)
+            if registration.warnings and not registration.rejected:
+                report.source_warnings[registration.name] = list(registration.warnings)
         pending = _incomplete(layout, instance)
         if registration_order:
             position = {r.document_id: n for n, r in enumerate(registrations)}
@@ -244,8 +253,10 @@ def ingest_registered(
         documents = run_documents(layout, instance, pending, profile)
         report.set_aside.update(dict(documents.set_aside.values()))
         report.registered = [d for d in report.registered if d not in documents.set_aside]
-        report.checks.update(documents.checks)
-        report.checks.update(refresh_corpus(layout, instance, profile))
+        refreshed = refresh_corpus_outcome(layout, instance, profile)
+        for outcome in (documents, refreshed):
+            report.checks.update(outcome.checks)
+            report.check_warnings.update(outcome.warnings)
         close_intent(intent)
     report.set_aside.update(quarantined_since(layout, started))  # a repair's retirements included
     report.signature = recorded_signature(layout)

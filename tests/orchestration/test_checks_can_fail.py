@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 
 import numpy as np
 
@@ -12,7 +13,8 @@ from corpus.state.layout import StateLayout, atomic_write_bytes, atomic_write_js
 from corpus.vectors.vector_store import open_vector_store
 from ingest.checks import brute_force_agreement, index_counts, index_signatures
 from ingest.integrity import anchor_mismatches, load_passages
-from orchestration.runner import instance_for, refresh_corpus
+from ingest.register import load_source
+from orchestration.runner import instance_for, refresh_corpus_outcome
 
 
 def _first_document(layout: StateLayout) -> str:
@@ -78,15 +80,45 @@ def test_brute_force_check_fails_when_stored_vectors_differ(state_copy):
     assert agreement["disagreements"] > 0 and agreement["recall_at_10"] < 0.98  # fails the hnsw floor too
 
 
-def test_metadata_coverage_check_fails_without_a_title(state_copy):
-    layout = StateLayout(state_copy)
+def _drop_title(layout: StateLayout) -> str:
+    """Remove the first document's title (its metadata and the titles overlay); returns its file name."""
     document_id = _first_document(layout)
     meta = read_json(layout.metadata(document_id))
     meta["title"] = {"value": None, "provenance": "none"}
     atomic_write_json(layout.metadata(document_id), meta)
     (layout.overlays / "titles.json").unlink()
-    checks = refresh_corpus(layout, instance_for(layout))
-    assert checks["catalogue:metadata_coverage"] is False
+    return load_source(layout, document_id)[0].original_name
+
+
+def test_metadata_coverage_warns_without_a_title_and_names_the_document(state_copy):
+    """A document without a title is still served: the check warns (WARN severity), it does not fail."""
+    layout = StateLayout(state_copy)
+    name = _drop_title(layout)
+    outcome = refresh_corpus_outcome(layout, instance_for(layout))
+    assert outcome.checks["catalogue:metadata_coverage"] is True
+    assert all(outcome.checks.values()), outcome.checks
+    documents = len(layout.registered_document_ids())
+    assert outcome.warnings == {"catalogue:metadata_coverage": f"of {documents} documents, 1 without a title: {name}"}
+
+
+def test_ingest_exits_0_and_its_summary_names_the_untitled_document(state_copy, monkeypatch, capsys):
+    from orchestration import console
+    from orchestration.cli import ingest as ingest_command
+
+    layout = StateLayout(state_copy)
+    name = _drop_title(layout)
+    monkeypatch.setenv("QUANT_RAG_HOME", str(state_copy))
+    monkeypatch.setattr(console.CONSOLE, "echo", None)  # use_terminal sets them; restored after the test
+    monkeypatch.setattr(console.CONSOLE, "verbose", False)
+    known = next(layout.sources.glob("doc-*"))  # bytes already registered: nothing new to ingest
+    assert ingest_command(["--json", str(known)]) == 0
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert report["checks_failed"] == [] and report["already_known"] == 1
+    assert name in report["check_warnings"]["catalogue:metadata_coverage"]
+    warning = f"of {report['documents']} documents, 1 without a title: {name}"
+    assert f"check warning catalogue:metadata_coverage: {warning}" in err
+    assert "checks FAILED" not in err
 
 
 def test_a_swap_counts_only_between_passages_whose_scores_tie():

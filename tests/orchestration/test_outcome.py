@@ -41,3 +41,51 @@ def test_a_step_failure_without_an_error_is_still_reported():
         all_events=[failed], get_asset_materialization_events=lambda: [], get_asset_check_evaluations=lambda: []
     )
     assert RunOutcome.of(result).failure == NO_ERROR_MESSAGE
+
+
+def test_a_check_of_warn_severity_is_a_warning_not_a_failure():
+    from types import SimpleNamespace
+
+    import dagster as dg
+
+    def evaluation(name: str, passed: bool, severity, description=None):
+        return SimpleNamespace(
+            asset_key=dg.AssetKey("catalogue"),
+            check_name=name,
+            passed=passed,
+            severity=severity,
+            description=description,
+        )
+
+    evaluations = [
+        evaluation("metadata_coverage", False, dg.AssetCheckSeverity.WARN, "of 3 documents, 1 without a title: a.pdf"),
+        evaluation("anchors_round_trip", False, dg.AssetCheckSeverity.ERROR),
+        evaluation("passages_whole", True, dg.AssetCheckSeverity.ERROR),
+    ]
+    result = SimpleNamespace(
+        all_events=[], get_asset_materialization_events=lambda: [], get_asset_check_evaluations=lambda: evaluations
+    )
+    outcome = RunOutcome.of(result)
+    assert outcome.checks == {
+        "catalogue:metadata_coverage": True,
+        "catalogue:anchors_round_trip": False,
+        "catalogue:passages_whole": True,
+    }
+    assert outcome.warnings == {"catalogue:metadata_coverage": "of 3 documents, 1 without a title: a.pdf"}
+
+
+def test_the_closing_summary_names_warnings_apart_from_failures(tmp_path):
+    from corpus.state.layout import StateLayout
+    from orchestration.console import closing_summary
+    from orchestration.runner import IngestReport
+
+    layout = StateLayout(tmp_path / "state")
+    layout.ensure()
+    report = IngestReport(
+        check_warnings={"catalogue:metadata_coverage": "of 3 documents, 1 without a title: a.pdf"},
+        source_warnings={"gregmisc.pdf": ["damaged PDF: 'startxref' does not point to a cross-reference table"]},
+    )
+    summary = closing_summary(layout, report, [])
+    assert "check warning catalogue:metadata_coverage: of 3 documents, 1 without a title: a.pdf" in summary
+    assert "accepted with warnings: 1 file(s)\n  gregmisc.pdf: damaged PDF: 'startxref'" in summary
+    assert "FAILED" not in summary
