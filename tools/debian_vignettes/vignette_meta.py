@@ -11,7 +11,8 @@ Per field, the first candidate that gives a value wins:
   Date/Publication, Packaged.
 
 A title is never made from a file name: a one-word candidate equal to the PDF's or the source's
-file stem, or one ending in .pdf/.Rnw/.Rmd/.tex, is passed over. Values holding code that only R
+file stem or joined like a file name ('Rcpp-FAQ'), or one ending in .pdf/.Rnw/.Rmd/.tex, is passed
+over. Values holding code that only R
 would evaluate (\\Sexpr{}, `r ...`) are passed over.
 """
 
@@ -25,7 +26,8 @@ from pathlib import Path
 
 YEAR_RE = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 _NOT_A_NAME_RE = re.compile(
-    r"\b(universit\w*|department|institute|school|college|laboratory|centre|center|inc|ltd|gmbh|"
+    r"\b(universit\w*|department|institut\w*|school|college|laborator\w*|centre|center|inc|ltd|gmbh|research|"
+    r"faculty|fakult\w*|dipartimento|hospital|division|"
     r"foundation|corporation|project|team|group|contributors|others)\b|@|https?:|www\.",
     re.IGNORECASE,
 )
@@ -84,9 +86,9 @@ _LETTERS |= {"textendash": "–", "textemdash": "—", "textquoteright": "'", "t
 _DROP_ARGUMENT = {
     "thanks", "footnote", "footnotetext", "vspace", "hspace", "label", "inst", "email", "url", "includegraphics",
     "affil", "affiliation", "address", "orcid", "ref", "cite", "fnref", "titlenote", "tnoteref", "footnotemark",
-    "setlength", "color", "textcolor", "raisebox",
+    "setlength", "color", "textcolor", "raisebox", "selectlanguage", "foreignlanguage",
 }  # fmt: skip
-_FIRST_DROPPED = {"href", "textcolor"}  # \href{url}{text}: the text stays
+_FIRST_DROPPED = {"href", "textcolor", "foreignlanguage"}  # \href{url}{text}: the text stays
 
 
 def braced(text: str, start: int) -> tuple[str, int] | None:
@@ -181,7 +183,12 @@ def latex_to_text(tex: str) -> str:
         if c in "{}$":
             i += 1
             continue
-        if c == "~":
+        if c in "^_":  # a superscript or subscript (footnote marks: Hothorn$^1$, $^\dag$): dropped with its argument
+            group = braced(tex, i + 1)
+            command = re.match(r"\\[A-Za-z]+", tex[i + 1 :])
+            i = group[1] if group else i + 1 + (len(command.group(0)) if command else 1)
+            continue
+        if c == "~" or c.isspace():  # a line break is `\\`; the source's own are spaces
             out.append(" ")
         elif tex.startswith("---", i):
             out.append("—")
@@ -195,7 +202,7 @@ def latex_to_text(tex: str) -> str:
         else:
             out.append(c)
         i += 1
-    return "\n".join(" ".join(line.split()) for line in "".join(out).split("\n")).strip()
+    return "\n".join(" ".join(line.split()) for line in "".join(out).split("\n")).strip(" ")
 
 
 def _accent_target(tex: str, i: int, letter_command: bool) -> tuple[int, str]:
@@ -217,26 +224,49 @@ def one_line(text: str) -> str:
 
 
 def latex_authors(tex: str) -> list[str]:
-    """Names from an \\author{} argument: people split at \\and (\\And, \\AND) and at commas or
-    'and'; each person's lines after the first (affiliation, address) dropped."""
-    people = re.split(r"\\(?:and|And|AND)(?![A-Za-z])", tex)
+    """Names from an \\author{} argument: people split at \\and (\\And, \\AND) or at spacing
+    between names (\\hspace, \\quad, \\hfill), then at commas or 'and'; each person's lines after the
+    first (affiliation, address) dropped."""
+    people = re.split(r"\\(?:and|And|AND|quad|qquad|hfill)(?![A-Za-z])|\\hspace\*?\{[^}]*\}", tex)
     names: list[str] = []
     for person in people:
-        first_line = latex_to_text(person).split("\n")[0]
-        names += split_names(first_line)
+        lines = [line for line in latex_to_text(person).split("\n") if line.strip()] or [""]  # a logo's line: none
+        kept = lines[0]
+        for line in lines[1:]:  # a list of names broken over lines goes on ('…, \\ and X'); an affiliation does not
+            if re.search(r"(,|\band|&)\s*$", kept) or re.match(r"\s*(and\b|&|,)", line):
+                kept = f"{kept} {line}"
+            else:
+                break
+        names += split_names(kept)
     return names
 
 
+_CREDITS_RE = re.compile(
+    r"[,;]?\s*\b(with\b|based on\b|derived from\b|contributions? (from|by)\b|for this version\b|et al\b"
+    r"|(?:and\s+)?others\b).*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_SUFFIXES = {"Jr", "Jr.", "Sr", "Sr.", "II", "III", "IV"}
+
+
 def split_names(text: str) -> list[str]:
-    """Names from a plain author string: split at ';', ',', '&', ' and '; e-mail addresses, bracketed
-    roles, parenthesised notes and honorifics (Dr., Prof.) removed; institutions and e-mail-like parts
-    left out."""
+    """People's names from a plain author string: split at ';', ',', '&', ' and '; e-mail addresses,
+    bracketed roles, parenthesised notes, footnote marks and honorifics removed; credits after the
+    first sentence or after 'with …', 'based on …' dropped; a name is two to eight words, no
+    institution ('Development Team', 'University of …') and no lone word."""
     text = re.sub(r"<[^>]*>|\[[^\]]*\]|\([^)]*\)|\^[^^]*\^", " ", text)
-    text = re.sub(r"\b(?:Dr|Prof|Professor)\.?\s+(?=[A-Z])", "", text)
-    names = []
-    for part in _AUTHOR_SPLIT_RE.split(text):
-        name = one_line(part.strip(" .*\t\n"))
-        if name and any(ch.isalpha() for ch in name) and len(name.split()) <= 8 and not _NOT_A_NAME_RE.search(name):
+    text = re.sub(r"\b(?:Dr|Prof|Professor)\.?\s+(?=[A-Z])|^\s*by\s+", "", text, flags=re.IGNORECASE)
+    text = _CREDITS_RE.sub("", re.split(r"(?<=[a-z]{2})\.\s+(?=[A-Z])", text, maxsplit=1)[0])
+    names: list[str] = []
+    # an affiliation goes whole ('Institute for Analysis and Stochastics' is not split at its 'and')
+    segments = [seg for seg in re.split(r"\s*[;,]\s*", text) if not _NOT_A_NAME_RE.search(seg)]
+    for part in (p for seg in segments for p in _AUTHOR_SPLIT_RE.split(seg)):
+        name = one_line(re.sub(r"\^?\d+", " ", part).strip(" .*\t\n"))
+        if name in _SUFFIXES or f"{name}." in _SUFFIXES:
+            if names:
+                names[-1] = f"{names[-1]} {name.rstrip('.')}."
+            continue
+        if 2 <= len(name.split()) <= 8 and not _NOT_A_NAME_RE.search(name):
             names.append(name)
     return names
 
@@ -252,7 +282,8 @@ def latex_metadata(tex: str, meta: Metadata, stems: set[str]) -> None:
         ("\\VignetteIndexEntry", entries),
     ):
         for value in values:
-            meta.offer("title", usable_title(latex_to_text(value), stems), source)
+            if not _R_CODE_RE.search(value):  # 'Version \Sexpr{...}': this candidate is passed over whole
+                meta.offer("title", usable_title(latex_to_text(value), stems), source)
     for source, values in (
         ("\\Plainauthor", command_arguments(body, "Plainauthor")),
         ("\\author", command_arguments(body, "author")),
@@ -269,8 +300,9 @@ def latex_metadata(tex: str, meta: Metadata, stems: set[str]) -> None:
 
 
 def usable_title(text: str | None, stems: set[str]) -> str | None:
-    """A title, or None for what is no title: empty, R code, a file name, or one word equal to the
-    file's stem (a declared title that reads as a phrase is kept even where the file is named after it)."""
+    """A title, or None for what is no title: empty, R code, a file name, one word equal to the file's
+    stem or joined like a file name by '-', '_' or '.' (a declared title that reads as a phrase is
+    kept even where the file is named after it)."""
     if not text:
         return None
     title = one_line(text).strip(" :")
@@ -278,8 +310,8 @@ def usable_title(text: str | None, stems: set[str]) -> str | None:
         return None
     if re.search(r"\.(pdf|rnw|rmd|rtex|tex)$", title, re.IGNORECASE):
         return None  # a file's name
-    if " " not in title and _normal(title) in {_normal(stem) for stem in stems}:
-        return None  # one word that is the file's stem ('zoo-faq' for zoo-faq.pdf) says no more than the name
+    if " " not in title and (_normal(title) in {_normal(stem) for stem in stems} or re.search(r"[-_.]", title)):
+        return None  # one word that is the file's stem, or reads as a file name ('Rcpp-FAQ', 'zoo_intro')
     return title
 
 
