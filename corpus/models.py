@@ -84,12 +84,32 @@ class TextQuality(BaseModel):
     )
     repairs: dict[str, int] = Field(default_factory=dict, description="'wrong→restored': occurrences, per document.")
     joined_words: int = Field(0, description="Words rejoined across a page or column break.")
+    ligatures: dict[str, int] = Field(
+        default_factory=dict,
+        description=(
+            "Words whose lost ligature (ff, fi, fl, ffi, ffl: a font without a Unicode map for it) was "
+            "restored, 'as read before→restored': occurrences, per document."
+        ),
+    )
     low_quality: bool = Field(description="attested_share under the floor: the text is not what the author wrote.")
 
     def quote_table(self) -> dict[int, str]:
         """str.translate table of the glyph repairs ('Ą→fi'): a quote copied through the file's
         own broken map ('Ąnancial') reads, after it, as the canonical text does."""
         return {ord(key[0]): key[2:] for key in self.repairs if len(key) >= 3 and key[1] == "\u2192"}
+
+    def ligature_table(self) -> dict[str, str]:
+        """{word as read before, case-folded: restored word} of the ligature restorations ('coecient':
+        'coefficient'): a quote copied from an older copy or through the broken map reads through it.
+        A word restored two different ways ('o' as 'off' and as 'fio') is left out."""
+        table: dict[str, str] = {}
+        clashes: set[str] = set()
+        for key in self.ligatures:
+            was, arrow, now = key.partition("\u2192")
+            if arrow and was and now:
+                if table.setdefault(was.casefold(), now).casefold() != now.casefold():
+                    clashes.add(was.casefold())
+        return {was: now for was, now in table.items() if was not in clashes}
 
 
 class ParsedDocument(BaseModel):

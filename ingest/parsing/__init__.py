@@ -81,7 +81,12 @@ def _parse_pdf(path: Path, name: str, repair: bool) -> tuple[list[RawBlock], int
     return (
         add_figure_regions(path, result.blocks),
         result.pages,
-        {"repairs": result.repairs, "joined_words": result.joined_words, "dropped_glyphs": result.dropped_glyphs},
+        {
+            "repairs": result.repairs,
+            "joined_words": result.joined_words,
+            "dropped_glyphs": result.dropped_glyphs,
+            "ligatures": result.ligatures,
+        },
         result.read_chars,
     )
 

@@ -13,6 +13,7 @@ import pypdfium2 as pdfium
 from corpus.models import RawBlock
 from ingest.parsing.glyph_repair import count_repairs, infer_repairs, repair_table
 from ingest.parsing.glyphs import CID_MARK
+from ingest.parsing.ligatures import LigatureRepair, restore_ligatures
 from ingest.parsing.pdf_blocks import group_lines
 from ingest.parsing.pdf_furniture import drop_plot_text, drop_running_lines, prose_fonts
 from ingest.parsing.pdf_lines import Line, page_lines
@@ -43,6 +44,7 @@ class PdfParse:
     joined_words: int = 0  # words rejoined across a blank line (page or column break)
     dropped_glyphs: int = 0  # table cells' glyphs without a Unicode map ('(cid:N)'), dropped
     read_chars: int = 0  # readable characters pdfium gave (no space, no control), before furniture went
+    ligatures: dict[str, int] = field(default_factory=dict)  # 'rst→first': words whose lost ligature was restored
 
 
 def read_lines(path: Path) -> tuple[list[list[Line]], list[float]]:
@@ -84,6 +86,8 @@ def parse_pdf(path: Path, tables: bool = True, repair: bool = True) -> PdfParse:
     pages, heights = read_lines(path)
     read_chars = sum(len(_UNREADABLE.sub("", ln.text)) for lines in pages for ln in lines)
     glyphs, repairs = repair_glyphs(pages) if repair else ({}, {})
+    ligatures = restore_ligatures(pages) if repair else LigatureRepair()
+    repairs.update(ligatures.characters)  # control characters read as ligatures ('\x1c→fi')
     pages = drop_running_lines(pages, heights)
     fonts, body = prose_fonts(pages), body_size(pages)
     pages = [drop_plot_text(lines, fonts, body) for lines in pages]
@@ -113,4 +117,4 @@ def parse_pdf(path: Path, tables: bool = True, repair: bool = True) -> PdfParse:
     if repair:
         known = library_vocabulary() | words_of("\n".join(b.text for b in blocks))
         blocks, joined = join_broken_blocks(blocks, known, keep_hyphen)
-    return PdfParse(blocks, len(heights), repairs, joined, dropped, read_chars)
+    return PdfParse(blocks, len(heights), repairs, joined, dropped, read_chars, ligatures.words)

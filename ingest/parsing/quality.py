@@ -54,7 +54,11 @@ def _count(pattern: re.Pattern, text: str) -> int:
 
 
 def measure_quality(
-    blocks: list[RawBlock], repairs: dict[str, int] | None = None, joined_words: int = 0, dropped_glyphs: int = 0
+    blocks: list[RawBlock],
+    repairs: dict[str, int] | None = None,
+    joined_words: int = 0,
+    dropped_glyphs: int = 0,
+    ligatures: dict[str, int] | None = None,
 ) -> TextQuality:
     """The record of `blocks` as the parser emits them (before the canonical rule drops control
     characters, which are glyphs without a Unicode map: they are counted as unknown)."""
@@ -71,5 +75,6 @@ def measure_quality(
         unknown_glyphs=dropped_glyphs + sum(unknown_glyphs(b.text) + _count(CONTROL_CHARS, b.text) for b in blocks),
         repairs=dict(repairs or {}),
         joined_words=joined_words,
+        ligatures=dict(ligatures or {}),
         low_quality=share < ATTESTED_FLOOR,
     )
