@@ -23,6 +23,7 @@ from corpus.ids import InvalidIdError, validate_chunk_id, validate_document_id
 from corpus.reading.reader import CorpusReader
 from serving.citation_closest import BUDGET_REASON, Budget, OverBudget, closest_window
 from serving.citation_places import covering_chunk
+from serving.citation_repairs import read_through_repairs
 from serving.citation_result import (
     MAX_BATCH,
     MAX_BATCH_BYTES,
@@ -206,11 +207,11 @@ def _load(reader: CorpusReader, document_id: str) -> NormalisedDocument | tuple[
         return "unreadable", f"canonical text of {document_id} unreadable: {exc.__class__.__name__}"
 
 
-def _repair_table(reader: CorpusReader, document_id: str) -> dict[int, str]:
-    """The document's glyph repairs as a translate table: a quote copied from the PDF through its
-    broken font map ('Ąnancial') reads as the repaired canonical text does ('financial')."""
-    quality = reader.documents[document_id].parsed.text_quality
-    return quality.quote_table() if quality is not None else {}
+def _read_through_repairs(reader: CorpusReader, doc: NormalisedDocument, document_id: str, quote: str) -> str:
+    """The quote read through the document's recorded repairs (serving.citation_repairs): copied from
+    the PDF through its broken font map ('Ąnancial') or from a copy made before a ligature was
+    restored ('coecient'), it reads as the repaired canonical text does ('financial', 'coefficient')."""
+    return read_through_repairs(quote, reader.documents[document_id].parsed.text_quality, doc)
 
 
 def verify_quote(
@@ -261,7 +262,7 @@ def verify_batch(reader: CorpusReader, items: list[dict], budget: Budget | None 
         if isinstance(doc, tuple):
             result = _result(document_id, quote, reason_code=doc[0], reason=doc[1])
         else:
-            repaired = quote.translate(_repair_table(reader, document_id))
+            repaired = _read_through_repairs(reader, doc, document_id, quote)
             result = _verify(reader, doc, document_id, repaired, chunk_id, budget)
             if repaired != quote and result.status == "verified":  # not the raw text any more
                 result = result.model_copy(update={"status": "verified_normalised"})
