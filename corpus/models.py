@@ -69,6 +69,9 @@ class SourceRecord(BaseModel):
     # what validation found wrong with the file yet accepted (ingest.parsing.validate: a damaged
     # PDF envelope that pdfium opens and reads)
     warnings: list[str] = Field(default_factory=list)
+    # what the manifest.csv of the folder it came from declares of it (ingest.folder_manifest):
+    # title, authors, year, venue, licence; None for a file without one
+    declared: dict[str, str] | None = None
 
 
 class TextQuality(BaseModel):

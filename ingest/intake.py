@@ -19,6 +19,7 @@ from pathlib import Path
 from corpus.state.journal import close_intent, open_intent
 from corpus.state.layout import StateLayout
 from corpus.state.lock import writer_lock
+from ingest.folder_manifest import MANIFEST_NAME, NOT_LISTED, THE_MANIFEST, read_manifest
 from ingest.register import Registration, quarantine, register_file
 
 OUTSIDE_INBOX = "symbolic link leading outside the inbox: refused, not followed (drop the file itself)"
@@ -37,6 +38,7 @@ class Intake:
     files: list[tuple[Path, str | None]] = field(default_factory=list)  # (resolved path, manifest key)
     skipped: dict[str, str] = field(default_factory=dict)  # path as met -> reason
     met: dict[Path, Path] = field(default_factory=dict)  # resolved path -> path as met
+    declared: dict[Path, dict[str, str]] = field(default_factory=dict)  # resolved path -> its folder manifest's row
 
 
 def classify(path: Path, inside: Path | None = None) -> Path | str:
@@ -60,15 +62,23 @@ def classify(path: Path, inside: Path | None = None) -> Path | str:
 
 
 def collect_paths(paths: list[Path]) -> Intake:
-    """The CLI's files: each given file, each file under each given folder (sorted)."""
+    """The CLI's files: each given file, each file under each given folder (sorted); a folder with
+    a manifest.csv gives the files it lists, with what it declares of each (ingest.folder_manifest)."""
     intake = Intake()
     for root in paths:
         walked = sorted(root.rglob("*")) if root.is_dir() else [root]
+        listed = read_manifest(root) if root.is_dir() else None
         met = len(intake.files) + len(intake.skipped)
         for path in walked:
             if path.is_dir() and not path.is_symlink():
                 continue  # a folder met in a walk is walked (rglob does not follow linked folders)
+            if listed is not None and path.resolve() not in listed:
+                is_manifest = path.parent == root and path.name == MANIFEST_NAME
+                intake.skipped[str(path)] = THE_MANIFEST if is_manifest else NOT_LISTED
+                continue
             _take(intake, path, None)
+            if listed is not None and path.resolve() in listed:
+                intake.declared[path.resolve()] = listed[path.resolve()]
         if root.is_dir() and len(intake.files) + len(intake.skipped) == met:
             intake.skipped[str(root)] = "a folder with no file in it"
     return intake
@@ -94,7 +104,10 @@ def _take(intake: Intake, path: Path, inside: Path | None) -> None:
 
 def register_batch(layout: StateLayout, intake: Intake) -> list[Registration]:
     """Register the intake's files (the caller holds the writer lock inside an open intent)."""
-    return [register_file(layout, path, key, name=intake.met.get(path, path).name) for path, key in intake.files]
+    return [
+        register_file(layout, path, key, name=intake.met.get(path, path).name, declared=intake.declared.get(path))
+        for path, key in intake.files
+    ]
 
 
 def take_inbox(layout: StateLayout) -> tuple[Intake, list[Registration]]:

@@ -17,6 +17,6 @@ def extract_stored_metadata(layout: StateLayout, document_id: str, manifest: dic
         return
     parsed = ParsedDocument(**read_json(layout.parsed_blocks(document_id)))
     canonical = read_text_exact(layout.canonical_text(document_id))
-    row = manifest.get(record.library_file or "")
+    row = manifest.get(record.library_file or "") or record.declared  # the bundled manifest, else the folder's
     meta = extract_metadata(document_id, path, record.format, canonical, parsed.blocks, row)
     atomic_write_json(layout.metadata(document_id), meta.model_dump(mode="json"))

@@ -30,10 +30,15 @@ def source_path(layout: StateLayout, record: SourceRecord) -> Path:
 
 
 def register_file(
-    layout: StateLayout, path: Path, library_file: str | None = None, name: str | None = None
+    layout: StateLayout,
+    path: Path,
+    library_file: str | None = None,
+    name: str | None = None,
+    declared: dict[str, str] | None = None,
 ) -> Registration:
     """Validate and register one file (`path`: the resolved path read; `name`: the name the user
-    gave it, default the path's own); never raises for bad input (it is quarantined instead)."""
+    gave it, default the path's own; `declared`: what its folder's manifest says of it); never
+    raises for bad input (it is quarantined instead)."""
     name = name or path.name
     try:
         checked = check_source(path)
@@ -43,7 +48,7 @@ def register_file(
         return Registration(name, rejected=rejected)
     data = path.read_bytes()
     library_file = library_file or manifest_key_by_sha256().get(sha256_hex(data))
-    return register_bytes(layout, data, checked.format, name, library_file, checked.warnings)
+    return register_bytes(layout, data, checked.format, name, library_file, checked.warnings, declared)
 
 
 def register_bytes(
@@ -53,6 +58,7 @@ def register_bytes(
     name: str,
     library_file: str | None = None,
     warnings: tuple[str, ...] = (),
+    declared: dict[str, str] | None = None,
 ) -> Registration:
     """Record validated source bytes under their content id: the source first, then its registry
     entry (the commit point), which keeps validation's `warnings`. Bytes already registered are
@@ -68,6 +74,7 @@ def register_bytes(
         bytes=len(data),
         original_name=name,
         library_file=library_file,
+        declared=declared or None,
         registered_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         warnings=list(warnings),
     )
