@@ -11,8 +11,9 @@ read 'coecient', 'first' 'rst'. The PDF's own evidence comes first:
   ligature TeX's encodings put at that code (ENCODING_SLOTS: the code itself is evidence). A math
   font uses the same codes ('Xu' would read 'Xflu'), so an occurrence is restored only where its
   word then reads as an attested word, or inside a word (a letter before it, a lower-case letter
-  after it: 'shape\x1cle') when the reading is strong (MIN_EVIDENCE words, and TeX's slot or
-  MIN_SHARE of the character's words). Recorded with the glyph repairs ('\x1c→fi': occurrences).
+  after it: 'shape\\x1cle'; ff also at the end of one: 'roundo\\x1b') when the reading is strong
+  (TeX's slot with two attested words, or MIN_EVIDENCE that make MIN_SHARE of the character's
+  words). Recorded with the glyph repairs ('\\x1c→fi': occurrences).
 * No character is left (`restore_words`: OT1's fl sits at 0x0D, which pdfium reads as a carriage
   return). A word becomes the one word that a ligature inserted at one position makes ('inuences'
   -> 'influences'), when that word is written by the document or the library (the English list
@@ -139,18 +140,20 @@ class Reading:
 
     @property
     def strong(self) -> bool:
-        """Believed inside unattested words too ('shape\\x1cle', a file format's name)."""
-        return self.attested >= MIN_EVIDENCE and (self.slot or self.share >= MIN_SHARE)
+        """Believed inside unattested words too ('shape\\x1cle', a file format's name): TeX's slot
+        with two attested words, or MIN_EVIDENCE making MIN_SHARE of the character's words."""
+        return (self.slot and self.attested >= 2) or (self.attested >= MIN_EVIDENCE and self.share >= MIN_SHARE)
 
 
 def _forms(word: str, reading: dict[str, str]) -> list[str]:
     """What a word holding control characters reads as, with `reading` applied: the whole word
-    (across a line-end hyphen), then each of its pieces that holds a restored character."""
+    (across a line-end hyphen), then, across a hyphen of the text's own (not pdfium's mark of a
+    word it split), each of its pieces that holds a restored character ('coe\\x1ecient-\\nbased')."""
     translated = "".join(reading.get(ch, ch) for ch in word)
     whole = _BREAK.sub("", translated)
-    if _BREAK.search(word) is None:
+    if "-\n" not in word:
         return [whole]
-    return [whole, *(p for p, raw in zip(_BREAK.split(translated), _BREAK.split(word)) if p != raw)]
+    return [whole, *(p for p, raw in zip(translated.split("-\n"), word.split("-\n")) if p != raw)]
 
 
 def _attested(word: str, reading: dict[str, str], evidence: Evidence) -> bool:
@@ -171,10 +174,10 @@ def infer_characters(text: str, evidence: Evidence) -> dict[str, Reading]:
     'Xflu', 'X' 'fiX'). Either needs twice as many as any other reading."""
     holders: dict[str, list[str]] = {}
     for m in _WORD.finditer(text):
-        word = m.group()
-        if any(c.isalpha() for c in word):
-            for ch in set(_CONTROL.findall(word)):
-                holders.setdefault(ch, []).append(word)
+        if any(c.isalpha() for c in m.group()):
+            for ch in set(_CONTROL.findall(m.group())):
+                if word := _core(m.group(), {ch}):
+                    holders.setdefault(ch, []).append(word)
     readings: dict[str, Reading] = {}
     for ch, words in holders.items():
         # TeX's ligature at this code is believed on any word; another reading only on long ones
@@ -193,12 +196,37 @@ def infer_characters(text: str, evidence: Evidence) -> dict[str, Reading]:
     return readings
 
 
-def _inside(text: str, at: int) -> bool:
-    """A letter before the character and a lower-case letter after it (a line-end hyphen between)."""
+def _core(word: str, keep: set[str] | dict[str, str]) -> str:
+    """`word` without the control characters at its edges that are not in `keep` (a T1 quotation
+    mark before a word, '\\x10\\x1cnish': the word is '\\x1cnish'); empty when `keep` is not in it."""
+    start, end = 0, len(word)
+    while start < end and _CONTROL.match(word[start]) and word[start] not in keep:
+        start += 1
+    while end > start and _CONTROL.match(word[end - 1]) and word[end - 1] not in keep:
+        end -= 1
+    core = word[start:end]
+    return core if any(ch in keep for ch in core) and any(c.isalpha() for c in core) else ""
+
+
+def _inside(text: str, at: int, ligature: str) -> bool:
+    """A letter before the character and a lower-case letter after it (a line-end hyphen between);
+    or, for ff, which ends English words ('roundoff', 'cutoff'), three lower-case letters before it
+    (the last no f) and no letter after."""
     after = text[at + 1 : at + 4]
     after = after[2:3] if after[:2] in ("-\n", HYPHEN_MARK + "\n") else after[:1]
-    before = text[at - 1 : at] if at else ""
-    return before.isascii() and before.isalpha() and after.isascii() and after.islower()
+    before = text[max(at - 3, 0) : at]
+    if not (before[-1:].isascii() and before[-1:].isalpha()):
+        return False
+    if after.isascii() and after.isalpha():
+        return after.islower()
+    return (
+        ligature == "ff"
+        and len(before) == 3
+        and before.isascii()
+        and before.isalpha()
+        and before.islower()
+        and before[-1] != "f"
+    )
 
 
 def restore_characters(text: str, evidence: Evidence, repair: LigatureRepair) -> str:
@@ -211,17 +239,18 @@ def restore_characters(text: str, evidence: Evidence, repair: LigatureRepair) ->
     characters: Counter = Counter()
     words: Counter = Counter()
     for m in _WORD.finditer(text):
-        word = m.group()
-        reading = {ch: readings[ch].ligature for ch in set(word) if ch in readings}
-        if not reading or not any(c.isalpha() for c in word):
+        reading = {ch: readings[ch].ligature for ch in set(m.group()) if ch in readings}
+        word = _core(m.group(), reading)
+        if not word:
             continue
+        start = m.start() + m.group().index(word)
         if not _attested(word, reading, evidence) and not all(
-            readings[ch].strong and _inside(text, m.start() + i) for i, ch in enumerate(word) if ch in reading
+            readings[ch].strong and _inside(text, start + i, reading[ch]) for i, ch in enumerate(word) if ch in reading
         ):
             continue
         restored = "".join(reading.get(ch, ch) for ch in word)
-        parts += [text[pos : m.start()], restored]
-        pos = m.end()
+        parts += [text[pos:start], restored]
+        pos = start + len(word)
         characters.update(ch for ch in word if ch in reading)
         now = _BREAK.sub("", restored)
         if _CONTROL.search(now) is None:

@@ -133,6 +133,35 @@ def test_a_math_symbol_at_a_ligature_code_stays():
     assert repair.characters == {"\x0c→fi": 5}
 
 
+def test_a_quotation_mark_before_a_word_is_not_part_of_it():
+    """T1's opening quotation mark (0x10) has no Unicode map either: '\\x10\\x1cnish' is 'finish'."""
+    evidence = _evidence(library={"finish", "first"})
+    repair = LigatureRepair()
+    assert (
+        restore_characters("\x10\x1cnish\x11 and \x10\x1crst\x11", evidence, repair)
+        == "\x10finish\x11 and \x10first\x11"
+    )
+    assert repair.words == {"nish→finish": 1, "rst→first": 1}
+
+
+def test_ff_ends_a_word_and_fi_does_not():
+    """A strong ff reading is restored at the end of an unattested word ('roundoff'); a strong fi
+    reading is not ('else' before a math symbol at fi's code)."""
+    evidence = _evidence(library={"effect", "different", "first", "final", "find"})
+    text = "the e\x1bect is di\x1berent; roundo\x1b error; the \x1crst and \x1cnal; we \x1cnd else\x1c x"
+    out = restore_characters(text, evidence, LigatureRepair())
+    assert out == "the effect is different; roundoff error; the first and final; we find else\x1c x"
+
+
+def test_a_word_pdfium_split_must_be_attested_whole():
+    """Across pdfium's mark of a word it split, the joined word must be attested ('fixoh' is no
+    word even if 'fix' is); across a hyphen of the text's own, each piece may be."""
+    evidence = _evidence(library={"fix", "effect", "based"})
+    assert restore_characters("a \x16x\u00ad\noh b", evidence, LigatureRepair()) == "a \x16x\u00ad\noh b"
+    repair = LigatureRepair()
+    assert restore_characters("an e\x1bect-\nbased model", evidence, repair) == "an effect-\nbased model"
+
+
 def test_a_code_no_word_attests_is_left_alone():
     evidence = _evidence(library={"first"})
     text = "the \x14u and \x14y and \x14X"  # a math symbol before single letters: 'flu', 'fly', 'fiX'
