@@ -58,6 +58,25 @@ def next_steps(layout: StateLayout) -> list[str]:
     ]
 
 
+SKIPPED_SHOWN = 3  # paths named per reason; `--json` lists them all
+
+
+def skipped_lines(skipped: dict[str, str]) -> list[str]:
+    """The skipped paths grouped by reason: a reason shared by many (a corpus folder's sources)
+    is one line with a count and its first paths, not hundreds of lines."""
+    by_reason: dict[str, list[str]] = {}
+    for path, reason in skipped.items():
+        by_reason.setdefault(reason, []).append(path)
+    lines = []
+    for reason, paths in by_reason.items():
+        if len(paths) == 1:
+            lines.append(f"  {paths[0]}: {reason}")
+            continue
+        more = f", … ({len(paths) - SKIPPED_SHOWN} more)" if len(paths) > SKIPPED_SHOWN else ""
+        lines.append(f"  {len(paths)} path(s): {reason}: {', '.join(paths[:SKIPPED_SHOWN])}{more}")
+    return lines
+
+
 def closing_summary(layout: StateLayout, report, failed_checks: list[str]) -> str:
     """What the state now holds, what was set aside and why, what was accepted or checked with a
     warning, and the three commands to go on."""
@@ -67,7 +86,7 @@ def closing_summary(layout: StateLayout, report, failed_checks: list[str]) -> st
         lines += [f"  {name}: {reason}" for name, reason in report.set_aside.items()]
     if report.skipped:
         lines.append(f"skipped (not read): {len(report.skipped)} path(s)")
-        lines += [f"  {path}: {reason}" for path, reason in report.skipped.items()]
+        lines += skipped_lines(report.skipped)
     if report.source_warnings:
         lines.append(f"accepted with warnings: {len(report.source_warnings)} file(s)")
         lines += [f"  {name}: {'; '.join(warnings)}" for name, warnings in report.source_warnings.items()]

@@ -89,3 +89,13 @@ def test_the_closing_summary_names_warnings_apart_from_failures(tmp_path):
     assert "check warning catalogue:metadata_coverage: of 3 documents, 1 without a title: a.pdf" in summary
     assert "accepted with warnings: 1 file(s)\n  gregmisc.pdf: damaged PDF: 'startxref'" in summary
     assert "FAILED" not in summary
+
+
+def test_skipped_paths_are_grouped_by_reason_in_the_summary():
+    from orchestration.console import SKIPPED_SHOWN, skipped_lines
+
+    sources = {f"corpus/sources/v{i}.Rnw": "not listed in its folder's manifest.csv" for i in range(40)}
+    lines = skipped_lines({**sources, "corpus/link.pdf": "dangling symbolic link"})
+    assert lines[0].startswith("  40 path(s): not listed in its folder's manifest.csv: corpus/sources/v0.Rnw")
+    assert lines[0].endswith(f"… ({40 - SKIPPED_SHOWN} more)") and lines[0].count(".Rnw") == SKIPPED_SHOWN
+    assert lines[1] == "  corpus/link.pdf: dangling symbolic link" and len(lines) == 2
