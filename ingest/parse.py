@@ -54,6 +54,16 @@ def expected_parser_version(fmt: str) -> str:
     return parser_version(MARKDOWN_PARSER if fmt == "markdown" else pdf_parser_name())
 
 
+def parse_is_stale(layout: StateLayout, document_id: str) -> bool:
+    """True when the document was parsed by another version of its parser than this code's (a
+    PARSER_VERSION bump): its canonical text must be made again."""
+    parsed = layout.parsed_blocks(document_id)
+    if not parsed.exists():
+        return False  # not parsed yet: the missing artefacts already make it incomplete
+    record, _ = load_source(layout, document_id)
+    return read_json(parsed).get("parser_version") != expected_parser_version(record.format)
+
+
 def is_parsed(layout: StateLayout, document_id: str, version: str) -> bool:
     """True when the canonical text exists and was made by parser `version` (else re-parse)."""
     parsed = layout.parsed_blocks(document_id)

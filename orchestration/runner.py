@@ -21,6 +21,7 @@ from corpus.state.layout import StateLayout
 from corpus.state.lock import writer_lock
 from corpus.state.signature import recorded_signature
 from ingest.intake import Intake, register_batch
+from ingest.parse import parse_is_stale
 from ingest.register import Registration
 from ingest.retire import retire_document
 from ingest.setaside import quarantined_since
@@ -150,13 +151,14 @@ def evaluate(
 
 
 def _incomplete(layout: StateLayout, instance) -> list[str]:
-    """Registered documents whose last per-document artefact (their vectors) is missing."""
+    """Registered documents whose last per-document artefact (their vectors) is missing, or whose
+    parse another parser version made (re-parsed, re-cut and re-embedded from the cache)."""
     config = ServedConfig.from_env()
     known = set(instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS))
     return [
         d
         for d in layout.registered_document_ids()
-        if d not in known or not layout.embeddings(d, config.model_key).exists()
+        if d not in known or not layout.embeddings(d, config.model_key).exists() or parse_is_stale(layout, d)
     ]
 
 
