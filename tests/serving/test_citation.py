@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex
-from corpus.models import BlockKind, DocumentMetadata, ParsedDocument, Passage, RawBlock, SourceRecord
+from corpus.models import BlockKind, DocumentMetadata, ParsedDocument, Passage, RawBlock, SourceRecord, TextQuality
 from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_jsonl, atomic_write_text
 from corpus.text.canonical import assemble_canonical
@@ -41,9 +41,16 @@ PASSAGE_CHARS = 1500
 UNHURRIED = 60.0
 
 
-def _write_document(layout: StateLayout, name: str, text_blocks: list[str] | list[RawBlock], fmt: str) -> str:
+def _write_document(
+    layout: StateLayout,
+    name: str,
+    text_blocks: list[str] | list[RawBlock],
+    fmt: str,
+    quality: TextQuality | None = None,
+) -> str:
     """A served document of these blocks (plain strings are paragraphs), cut into passages of
-    about PASSAGE_CHARS; returns its document_id."""
+    about PASSAGE_CHARS, with the parse's text quality (its recorded repairs) when given;
+    returns its document_id."""
     text, blocks = assemble_canonical(
         [RawBlock(kind=BlockKind.paragraph, text=b) if isinstance(b, str) else b for b in text_blocks]
     )
@@ -69,6 +76,7 @@ def _write_document(layout: StateLayout, name: str, text_blocks: list[str] | lis
             parser_version=PARSER_VERSION,
             canonical_sha256=sha256_hex(text),
             canonical_chars=len(text),
+            text_quality=quality,
             blocks=blocks,
         ).model_dump(mode="json"),
     )

@@ -6,25 +6,15 @@ writes as it is ('t') is never read as a restored one ('fit')."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
-from corpus.ids import chunk_id_for, document_id_for_bytes, sha256_hex
 from corpus.models import (
-    BlockKind,
-    DocumentMetadata,
-    ParsedDocument,
-    Passage,
-    RawBlock,
-    SourceRecord,
     TextQuality,
 )
 from corpus.reading.reader import CorpusReader
-from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_jsonl, atomic_write_text
-from corpus.text.canonical import assemble_canonical
-from corpus.versions import CHUNKER_VERSION, PARSER_VERSION
+from corpus.state.layout import StateLayout
 from serving.citation import verify_batch, verify_quote
+from tests.serving.test_citation import _write_document
 
 RESTORED = [
     "The first coefficient of the effect is estimated by the fitted model of Kalbfleisch.",
@@ -48,51 +38,11 @@ QUALITY = TextQuality(
 )
 
 
-def _write(layout: StateLayout, name: str, paragraphs: list[str], quality: TextQuality | None) -> str:
-    text, blocks = assemble_canonical([RawBlock(kind=BlockKind.paragraph, text=p) for p in paragraphs])
-    document_id = document_id_for_bytes(f"{name}\x00{text}".encode())
-    atomic_write_json(
-        layout.registry_entry(document_id),
-        SourceRecord(
-            document_id=document_id,
-            format="pdf",
-            source_sha256=sha256_hex(text),
-            bytes=len(text),
-            original_name=name,
-            registered_at=datetime.now(UTC).isoformat(),
-        ).model_dump(mode="json"),
-    )
-    atomic_write_text(layout.canonical_text(document_id), text)
-    atomic_write_json(
-        layout.parsed_blocks(document_id),
-        ParsedDocument(
-            document_id=document_id,
-            parser="pdfium",
-            parser_version=PARSER_VERSION,
-            canonical_sha256=sha256_hex(text),
-            canonical_chars=len(text),
-            text_quality=quality,
-            blocks=blocks,
-        ).model_dump(mode="json"),
-    )
-    atomic_write_json(layout.metadata(document_id), DocumentMetadata(document_id=document_id).model_dump(mode="json"))
-    passage = Passage(
-        chunk_id=chunk_id_for(document_id, 0, len(text), CHUNKER_VERSION),
-        document_id=document_id,
-        ordinal=0,
-        text=text,
-        ranges=[(0, len(text))],
-        granularity="exact",
-    )
-    atomic_write_jsonl(layout.passages(document_id), [passage.model_dump(mode="json")])
-    return document_id
-
-
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> tuple[CorpusReader, str, str]:
     layout = StateLayout(tmp_path_factory.mktemp("state")).ensure()
-    restored = _write(layout, "restored.pdf", RESTORED, QUALITY)
-    unrecorded = _write(layout, "unrecorded.pdf", RESTORED, None)
+    restored = _write_document(layout, "restored.pdf", RESTORED, "pdf", QUALITY)
+    unrecorded = _write_document(layout, "unrecorded.pdf", RESTORED, "pdf")
     return CorpusReader.open(layout), restored, unrecorded
 
 
