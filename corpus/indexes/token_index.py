@@ -20,10 +20,12 @@ import logging
 import os
 import shutil
 from collections.abc import Iterable
+from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
 
+from corpus.indexes.npy_stream import NpyAppender
 from corpus.indexes.token_product import GRAPH_FILE, IntegerProduct, gather_shifted, write_product_graph
 from corpus.state.layout import StateLayout, _fsync_dir, atomic_write_json, read_json
 
@@ -48,27 +50,31 @@ def quantise_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def write_token_index(
     path: Path, signature: str, model_key: str, passages: Iterable[tuple[str, np.ndarray, np.ndarray]]
 ) -> dict[str, int]:
-    """Write (chunk id, int8 rows, scales) per passage into a new folder at `path` (atomically)."""
-    spans: dict[str, list[int]] = {}
-    codes, scales, rows = [], [], 0
-    for chunk_id, code, scale in passages:
-        spans[chunk_id] = [rows, rows + len(code)]
-        codes.append(code)
-        scales.append(scale)
-        rows += len(code)
-    dimension = codes[0].shape[1] if codes else 0
+    """Write (chunk id, int8 rows, scales) per passage into a new folder at `path` (atomically),
+    streamed: memory holds one passage's rows, never the whole index."""
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = path.with_name(f".{path.name}.{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
-    np.save(staging / TOKENS_FILE, np.concatenate(codes) if codes else np.zeros((0, dimension), np.int8))
-    np.save(staging / SCALES_FILE, np.concatenate(scales) if scales else np.zeros(0, np.float32))
+    spans: dict[str, list[int]] = {}
+    with ExitStack() as files:
+        codes_out = scales_out = None
+        for chunk_id, code, scale in passages:
+            if codes_out is None:
+                codes_out = files.enter_context(NpyAppender(staging / TOKENS_FILE, np.int8, code.shape[1:]))
+                scales_out = files.enter_context(NpyAppender(staging / SCALES_FILE, np.float32, ()))
+            spans[chunk_id] = [codes_out.rows, codes_out.rows + len(code)]
+            codes_out.append(code)
+            scales_out.append(scale)  # type: ignore[union-attr]  # opened with codes_out
+    if not spans:
+        np.save(staging / TOKENS_FILE, np.zeros((0, 0), np.int8))
+        np.save(staging / SCALES_FILE, np.zeros(0, np.float32))
     write_product_graph(staging / GRAPH_FILE)
     atomic_write_json(staging / INDEX_FILE, {"signature": signature, "model_key": model_key, "chunks": spans})
     shutil.rmtree(path, ignore_errors=True)
     os.replace(staging, path)
     _fsync_dir(path.parent)
-    return {"passages": len(spans), "tokens": rows}
+    return {"passages": len(spans), "tokens": sum(end - start for start, end in spans.values())}
 
 
 class TokenIndex:
