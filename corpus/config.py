@@ -64,6 +64,23 @@ def formula_recogniser_setting() -> str | None:
     return os.environ.get(FORMULA_RECOGNISER_ENV, "").strip() or None
 
 
+# OCR of scanned PDFs (no text layer on any page) at ingest (ingest/parsing/ocr.py): "auto" reads
+# them with Tesseract when it is on the PATH, "off" sets them aside. Documents with a text layer
+# never pass through OCR, so the setting does not enter the parser version.
+OCR_ENV = "QUANT_RAG_OCR"
+OcrSetting = Literal["auto", "off"]
+OCR_SETTINGS: tuple[OcrSetting, ...] = ("auto", "off")
+
+
+def ocr_setting() -> OcrSetting:
+    """The configured OCR mode ("auto" unless QUANT_RAG_OCR says otherwise); ValueError for another value."""
+    value = os.environ.get(OCR_ENV, "").strip().lower() or "auto"
+    for setting in OCR_SETTINGS:
+        if value == setting:
+            return setting
+    raise ValueError(f"{OCR_ENV}={value!r}: choose one of {', '.join(OCR_SETTINGS)}")
+
+
 class ServedConfig(BaseModel):
     """Everything that changes what the server answers; hashed into the config hash."""
 

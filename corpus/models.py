@@ -74,6 +74,15 @@ class SourceRecord(BaseModel):
     declared: dict[str, str] | None = None
 
 
+class OcrRecord(BaseModel):
+    """Pages whose text an OCR engine read from their image (ingest.parsing.ocr): a scanned PDF,
+    with no text layer on any page."""
+
+    engine: str  # the OCR engine and its version, e.g. 'tesseract 5.3.0'
+    pages: list[int]  # the 1-based pages whose text came from OCR
+    mean_confidence: float  # the engine's mean word confidence, 0 to 100
+
+
 class TextQuality(BaseModel):
     """A parse's measured text quality (ingest.parsing.quality)."""
 
@@ -127,6 +136,7 @@ class ParsedDocument(BaseModel):
     garbled_text: bool = False
     garbled_score: float = 0.0
     text_quality: TextQuality | None = None  # None: parsed before quality was measured
+    ocr: OcrRecord | None = None  # set when the text was read by OCR from page images (a scan)
     blocks: list[Block]
 
 
