@@ -41,6 +41,7 @@ def parse_document(layout: StateLayout, document_id: str) -> ParsedDocument:
         garbled_text=output.garbled_text,
         garbled_score=output.garbled_score,
         text_quality=output.quality,
+        ocr=output.ocr,
         blocks=blocks,
     )
     atomic_write_text(canonical_path, canonical)

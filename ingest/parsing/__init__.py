@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from corpus.models import RawBlock, TextQuality
+from corpus.models import OcrRecord, RawBlock, TextQuality
 from corpus.text.canonical import clean_text
 from corpus.versions import PARSER_VERSION
 from ingest.parsing.formula_recogniser import configured as configured_recogniser
@@ -39,10 +39,14 @@ class ParseOutput:
     garbled_score: float
     quality: TextQuality | None = None
     read_chars: int | None = None  # readable characters the PDF parser read (None: not counted)
+    scan_reason: str | None = None  # why a PDF without a text layer was not read by OCR
+    ocr: OcrRecord | None = None  # what OCR read of a PDF without a text layer
 
     def no_text_reason(self) -> str:
         """Why a parse that yields no text yields none, for the person who reads the set-aside list."""
         pages = f" on its {self.pages} page(s)" if self.pages else ""
+        if self.scan_reason:
+            return self.scan_reason
         if self.read_chars:
             return (
                 f"no text kept: the {self.read_chars} characters pdfium read{pages} were all taken for "
@@ -98,6 +102,7 @@ def parse_source(path: Path, fmt: str, parser: str | None = None, repair: bool =
     path = Path(path)
     done: dict = {}
     read_chars = None
+    scan = None
     if fmt == "markdown":
         name, pages = MARKDOWN_PARSER, None
         # The canonical rule before markdown-it, which would turn a NUL into U+FFFD on its own.
@@ -105,6 +110,11 @@ def parse_source(path: Path, fmt: str, parser: str | None = None, repair: bool =
     elif fmt == "pdf":
         name = pdf_parser_name(parser)
         blocks, pages, done, read_chars = _parse_pdf(path, name, repair)
+        if read_chars == 0:  # no text layer on any page: a scan, read by OCR where Tesseract is
+            from ingest.parsing.ocr import read_scan
+
+            scan = read_scan(path, pages)
+            blocks = scan.blocks
         blocks = recognise_formulas(path, blocks)
     else:
         raise ValueError(f"unknown source format {fmt!r} (expected 'pdf' or 'markdown')")
@@ -116,4 +126,5 @@ def parse_source(path: Path, fmt: str, parser: str | None = None, repair: bool =
     score = garbled_score("\n".join(b.text for b in blocks))
     quality = measure_quality(blocks, **done)
     garbled = is_garbled(score) or quality.low_quality
-    return ParseOutput(blocks, name, parser_version(name), pages, garbled, score, quality, read_chars)
+    reason, ocr = (scan.reason, scan.record) if scan is not None else (None, None)
+    return ParseOutput(blocks, name, parser_version(name), pages, garbled, score, quality, read_chars, reason, ocr)
