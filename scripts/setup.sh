@@ -6,6 +6,16 @@
 # goes to .venv/install.log; the terminal gets one line, and the log's end if the install fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Scanned PDFs are read by Tesseract (ingest/parsing/ocr.py): installed where it is missing and
+# apt-get runs as root. Without it such files are set aside at ingest, so a failure only warns.
+if ! command -v tesseract >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  APT_LOG=${TMPDIR:-/tmp}/quant-rag-apt.log
+  echo "installing tesseract-ocr for scanned PDFs (apt-get's log: $APT_LOG)"
+  apt_install() { DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -q tesseract-ocr; }
+  if ! { apt_install || { timeout 300 apt-get update -q && apt_install; }; } > "$APT_LOG" 2>&1; then
+    echo "warning: tesseract-ocr not installed (see $APT_LOG): scanned PDFs will be set aside" >&2
+  fi
+fi
 PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
