@@ -28,7 +28,7 @@ from ingest.parsing.ocr_blocks import Word, blocks_of, parse_tsv
 TESSERACT = "tesseract"
 INSTALL_STEP = "install Tesseract (apt-get install tesseract-ocr) to OCR scanned pages"
 DPI = 300  # Tesseract reads body text best at 300 dpi
-MAX_PIXELS = 40_000_000  # a larger page is rendered at a lower resolution (an A4 page at 300 dpi: 8.7 M)
+MAX_PIXELS = 20_000_000  # a larger page is rendered at a lower resolution (A4 at 300 dpi: 8.7 M; A3: 17.4 M)
 MAX_OCR_PAGES = 200  # a scan with more pages is set aside rather than read for an hour
 PAGE_SECONDS = 60.0  # one page's bound (a 300-dpi page of prose takes a few seconds)
 BASE_SECONDS, SECONDS_PER_PAGE = 30.0, 15.0  # the document's bound, as for a text-layer parse
