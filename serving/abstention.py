@@ -270,7 +270,9 @@ def semantic_of(engine, text: str, found, statistics: TermStatistics) -> float |
 
     index, encoder = engine.tokens
     hits = list(found.question_top) or [h.chunk_id for h in found.hits][:COVERAGE_PASSAGES]
-    return semantic_coverage(text, found.question_tokens, encoder, index, hits, content_weight(statistics))
+    return semantic_coverage(
+        text, found.question_tokens, encoder, index, hits, content_weight(statistics), found.question_rows
+    )
 
 
 def content_weight(statistics: TermStatistics):

@@ -13,7 +13,7 @@ questions): 0.965, against 0.864 for the share of the question's terms the libra
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -52,12 +52,13 @@ def semantic_coverage(
     index: TokenIndex,
     chunk_ids: list[str],
     weight: WordWeight,
+    scored: Mapping[str, np.ndarray] | None = None,
 ) -> float | None:
     """The `weight`-weighted mean, over the content words of `text` (`tokens`: its token vectors
     from `encoder.query`), of each word's best cosine to a token of the passages `chunk_ids` (a
     search's first COVERAGE_PASSAGES); None when no passage is indexed or the question has no
-    content word."""
-    best = index.best_per_token(tokens, chunk_ids)
+    content word. `scored`: the search's MaxSim rows of the question (TokenIndex.best_rows)."""
+    best = index.best_per_token(tokens, chunk_ids, scored)
     if best is None:
         return None
     weights, cover = [], []

@@ -98,6 +98,8 @@ class Ordering:
         ]
         self.tokens = [t for i in self.scored if (t := tokens[i]) is not None]
         self.scores: list[dict[str, float]] = [{} for _ in self.scored]
+        # the question's best cosine per token in each scored passage (abstention's coverage)
+        self.question_rows: dict[str, np.ndarray] = {}
         self.rankings: list[list[Candidate]] = []
 
     @property
@@ -115,8 +117,11 @@ class Ordering:
         """MaxSim of the scored inputs for the candidates not scored yet."""
         missing = [c for c in chunk_ids if c not in self.scores[0]] if self.scored else []
         if missing and self.index is not None:
-            for known, found in zip(self.scores, self.index.maxsim_groups(self.tokens, missing)):
+            groups, rows = self.index.best_rows(self.tokens, missing)
+            for known, found in zip(self.scores, groups):
                 known.update(found)
+            if self.scored[0] == 0:  # the first scored matrix is the question's
+                self.question_rows.update(rows)
 
     def order(self, pool: list[Candidate]) -> list[Candidate]:
         """The pool in its final order; each input's own order is kept in `rankings`."""

@@ -80,6 +80,8 @@ class Retrieval:
     question_tokens: np.ndarray | None = field(default=None, compare=False, repr=False)
     # the question's own first passages when other inputs were fused (its order over the pool)
     question_top: tuple[str, ...] = ()
+    # per scored passage, the question's best cosine per token (MaxSim's rows; abstention's coverage)
+    question_rows: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
 
 class _Part:
@@ -399,10 +401,11 @@ class Engine:
         if allowed is not None and not allowed:
             return Retrieval([], 0, 0, False, inputs=contributions(inputs, [], [], self.config.rrf_k, limit))
         reranked, late, question_tokens = False, False, None
+        question_rows: dict[str, np.ndarray] = {}
         denses: list[list[Candidate]] = []
         rankings: list[list[Candidate]] = []
         if mode == "hybrid":
-            ranked, denses, late, rankings, question_tokens = self._hybrid(inputs, size, allowed, scope)
+            ranked, denses, late, rankings, question_tokens, question_rows = self._hybrid(inputs, size, allowed, scope)
             if self.reranker_name != "none":
                 ranked, reranked = self.rerank(text, ranked), True
         else:
@@ -444,6 +447,7 @@ class Engine:
             contributions(inputs, rankings, hits, self.config.rrf_k, limit),
             question_tokens,
             tuple(c.chunk_id for c in rankings[0][:COVERAGE_PASSAGES]) if len(inputs) > 1 and rankings else (),
+            question_rows,
         )
 
     def _first_stage(
@@ -466,9 +470,11 @@ class Engine:
 
     def _hybrid(
         self, inputs: list[QueryInput], size: int, allowed: set[str] | None, scope: Scope
-    ) -> tuple[list[Candidate], list[list[Candidate]], bool, list[list[Candidate]], np.ndarray | None]:
+    ) -> tuple[
+        list[Candidate], list[list[Candidate]], bool, list[list[Candidate]], np.ndarray | None, dict[str, np.ndarray]
+    ]:
         """(pool, each input's dense ranking, whether MaxSim ordered the pool, each input's own
-        order, the question's token vectors): every input's dense and BM25 fused, the inputs
+        order, the question's token vectors and its MaxSim rows): every input's dense and BM25 fused, the inputs
         fused by weight and cut to `size`, reordered by late interaction when its index is there
         (serving.cooperative), the second stage (serving.rescan), then the opt-in document rule.
         Inputs are embedded with their tokens when late interaction runs (`_encode`)."""
@@ -495,7 +501,14 @@ class Engine:
             )
         if self.config.document_best_weight:
             ranked = with_document_best(ranked, passages, self.config.document_best_weight)
-        return ranked, [dense for _, dense in stages], ordering.late, ordering.rankings, encoded[0][1]
+        return (
+            ranked,
+            [dense for _, dense in stages],
+            ordering.late,
+            ordering.rankings,
+            encoded[0][1],
+            ordering.question_rows,
+        )
 
     def hypothetical_vector(self, text: str) -> np.ndarray | None:
         """The vector a caller's hypothetical passage is searched with (serving.input_encoding)."""

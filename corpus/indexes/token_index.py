@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -105,11 +105,23 @@ class TokenIndex:
         start, end = self.spans[chunk_id]
         return self.codes[start:end].astype(np.float32) * self.scales[start:end, None]
 
-    def best_per_token(self, question: np.ndarray, chunk_ids: list[str]) -> np.ndarray | None:
+    def best_per_token(
+        self, question: np.ndarray, chunk_ids: list[str], scored: Mapping[str, np.ndarray] | None = None
+    ) -> np.ndarray | None:
         """Each question token's best cosine over every token row of the indexed passages of
-        `chunk_ids` (how well those passages cover it), or None when none is indexed."""
+        `chunk_ids` (how well those passages cover it), or None when none is indexed. `scored`:
+        each passage's row of `best_rows` for this question, when MaxSim already computed them
+        (the same values: a maximum does not depend on the rows multiplied beside it)."""
+        known = [c for c in chunk_ids if self.indexed(c)]
+        if scored is not None and known and len(question) and all(c in scored for c in known):
+            return np.max([scored[c] for c in known], axis=0)
         best = self._best(question, chunk_ids)
         return None if best is None else best[1].max(axis=0)
+
+    def indexed(self, chunk_id: str) -> bool:
+        """Whether the passage has token rows."""
+        span = self.spans.get(chunk_id)
+        return span is not None and span[1] > span[0]
 
     def maxsim(self, question: np.ndarray, chunk_ids: list[str]) -> dict[str, float]:
         """MaxSim of each indexed passage of `chunk_ids` for the question's token vectors
@@ -120,33 +132,50 @@ class TokenIndex:
     def _best(self, question: np.ndarray, chunk_ids: list[str]) -> tuple[list[str], np.ndarray] | None:
         """(indexed chunk ids, [passages, question tokens] best cosine of each question token), or
         None when no candidate is indexed or the question has no token."""
-        known = [c for c in chunk_ids if c in self.spans and self.spans[c][1] > self.spans[c][0]]
+        known = [c for c in chunk_ids if self.indexed(c)]
         if not known or not len(question):
             return None
         spans = [self.spans[c] for c in known]
         scales = np.concatenate([self.scales[a:b] for a, b in spans])
-        similarity = self._integer_similarity(spans, scales, question)
-        if similarity is None:  # (codes × scale) · q = (codes · q) × scale: dequantise after the product
+        starts = np.cumsum([0] + [b - a for a, b in spans[:-1]])
+        best = self._integer_best(spans, scales, starts, question)
+        if best is None:  # (codes × scale) · q = (codes · q) × scale: dequantise after the product
             codes = np.concatenate([self.codes[a:b] for a, b in spans])
             similarity = (codes.astype(np.float32) @ np.asarray(question, dtype=np.float32).T) * scales[:, None]
-        starts = np.cumsum([0] + [b - a for a, b in spans[:-1]])
-        return known, np.maximum.reduceat(similarity, starts, axis=0)  # [passages, question tokens]
+            best = np.maximum.reduceat(similarity, starts, axis=0)
+        return known, best  # [passages, question tokens]
 
     def maxsim_groups(self, questions: list[np.ndarray], chunk_ids: list[str]) -> list[dict[str, float]]:
         """`maxsim` for several token matrices (a question and its rephrasings) in one product:
         the candidates' rows are gathered once and multiplied by all the columns together."""
+        return self.best_rows(questions, chunk_ids)[0]
+
+    def best_rows(
+        self, questions: list[np.ndarray], chunk_ids: list[str]
+    ) -> tuple[list[dict[str, float]], dict[str, np.ndarray]]:
+        """(`maxsim_groups`, each indexed passage's best cosine per token of the first matrix,
+        the rows `best_per_token` reduces): abstention's semantic coverage reads the question's
+        top passages from them instead of multiplying their rows again. Only the integer product
+        gives a column the same values whatever columns share its product, so without it the
+        second part is empty."""
         if len(questions) == 1:
-            return [self.maxsim(questions[0], chunk_ids)]
+            best = self._best(questions[0], chunk_ids)
+            if best is None:
+                return [{}], {}
+            known, matrix = best
+            rows = dict(zip(known, matrix)) if self.product is not None else {}
+            return [dict(zip(known, matrix.mean(axis=1).tolist()))], rows
         widths = [len(q) for q in questions]
         best = self._best(np.concatenate(questions), chunk_ids)
         if best is None:
-            return [{} for _ in questions]
+            return [{} for _ in questions], {}
         known, matrix = best
         edges = np.cumsum([0] + widths)
+        rows = dict(zip(known, matrix[:, : widths[0]])) if self.product is not None and widths[0] else {}
         return [
             dict(zip(known, matrix[:, a:b].mean(axis=1).tolist())) if b > a else {}
             for a, b in zip(edges[:-1], edges[1:])
-        ]
+        ], rows
 
     def open_product(self, threads: int = 1) -> None:
         """Open the integer product's session now, on `threads` threads (≈ 20 ms; the server's
@@ -163,13 +192,16 @@ class TokenIndex:
         log.warning("token index %s: integer product unusable (%s); scoring in float32", self.path, exc)
         self.product = None
 
-    def _integer_similarity(self, spans: list, scales: np.ndarray, question: np.ndarray) -> np.ndarray | None:
-        """The integer product's similarities, or None without a usable graph: one that cannot be
-        opened or run (a damaged file) is dropped with a warning and the float product serves."""
+    def _integer_best(
+        self, spans: list, scales: np.ndarray, starts: np.ndarray, question: np.ndarray
+    ) -> np.ndarray | None:
+        """Each passage's best similarity per question token by the integer product, or None
+        without a usable graph: one that cannot be opened or run (a damaged file) is dropped with
+        a warning and the float product serves."""
         if self.product is None:
             return None
         try:
-            return self.product.similarity(gather_shifted(self.codes, spans), scales, question)
+            return self.product.best(gather_shifted(self.codes, spans), scales, starts, question)
         except Exception as exc:  # noqa: BLE001 — a slower search beats a failed one
             self._drop_product(exc)
             return None

@@ -93,6 +93,27 @@ class IntegerProduct:
     def similarity(self, rows: np.ndarray, row_scales: np.ndarray, question: np.ndarray) -> np.ndarray:
         """float32 [rows, tokens]: the cosine of each stored row with each question token vector.
         `rows` are the stored int8 codes shifted to uint8 (gather_shifted)."""
+        scaled, column_scales = self._row_scaled(rows, row_scales, question)
+        scaled *= column_scales[None, :]
+        return scaled
+
+    def best(self, rows: np.ndarray, row_scales: np.ndarray, starts: np.ndarray, question: np.ndarray) -> np.ndarray:
+        """float32 [groups, tokens]: `similarity`'s maximum over each group of rows (a passage's,
+        from `starts`), the same values: the question token's scale multiplies the maxima, not
+        every row (rounding a product by a positive number keeps its order, so the maximum of the
+        products is the product of the maximum)."""
+        scaled, column_scales = self._row_scaled(rows, row_scales, question)
+        if not (column_scales > 0).all():  # a token of zeros: keep the order of the operations
+            scaled *= column_scales[None, :]
+            return np.maximum.reduceat(scaled, starts, axis=0)
+        best = np.maximum.reduceat(scaled, starts, axis=0)
+        best *= column_scales[None, :]
+        return best
+
+    def _row_scaled(
+        self, rows: np.ndarray, row_scales: np.ndarray, question: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(the integer products × each row's scale, each question token's scale)."""
         q_codes, q_scales = quantise_question(question)
         product = self.session().run(None, {"rows": rows, "question": q_codes})[0]
         # high × 64 + low in int32 (exact: |value| < 2^21), then one float pass per scale. The float
@@ -100,10 +121,9 @@ class IntegerProduct:
         tokens = q_scales.shape[0]
         joined = product[:, :tokens] * LOW_STEPS
         joined += product[:, tokens:]
-        similarity = joined.astype(np.float32)
-        similarity *= row_scales[:, None]
-        similarity *= (q_scales / LOW_STEPS)[None, :]
-        return similarity
+        # widened to float32 (exact) and multiplied in one pass, as astype then *= would
+        scaled = np.multiply(joined, row_scales[:, None], dtype=np.float32)
+        return scaled, q_scales / LOW_STEPS
 
 
 def gather_shifted(codes: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:

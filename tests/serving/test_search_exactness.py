@@ -1,0 +1,71 @@
+"""The shortcuts a search takes for speed give the values of the computation they replace, bit
+for bit: MaxSim's maxima scaled after the reduction, and semantic coverage read from the rows MaxSim
+already computed instead of multiplying the top passages' rows again."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from corpus.config import ServedConfig
+from corpus.indexes.token_index import quantise_rows
+from corpus.indexes.token_product import GRAPH_FILE, IntegerProduct, gather_shifted, write_product_graph
+from corpus.state.layout import StateLayout
+from corpus.state.signature import recorded_signature
+from serving import abstention
+from serving.cooperative import QueryInput
+from serving.engine import Engine
+from serving.scope import Scope
+
+QUESTIONS = (
+    "How does kurtosis describe the tails of a return distribution?",
+    "How do stablecoin issuers hold reserves to avoid a depeg?",
+    "variance of a portfolio",
+)
+
+
+def _unit_rows(rng: np.random.Generator, count: int, dim: int = 384) -> np.ndarray:
+    rows = rng.standard_normal((count, dim)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("zero_token", [False, True])
+def test_group_maxima_equal_the_maxima_of_the_similarities(tmp_path, zero_token):
+    rng = np.random.default_rng(7)
+    codes, scales = quantise_rows(_unit_rows(rng, 500))
+    question = _unit_rows(rng, 19)
+    if zero_token:
+        question[4] = 0.0
+    write_product_graph(tmp_path / GRAPH_FILE)
+    product = IntegerProduct(tmp_path / GRAPH_FILE)
+    spans = [(0, 37), (37, 38), (38, 260), (260, 500)]
+    rows = gather_shifted(codes, spans)
+    starts = np.array([0, 37, 38, 260])
+    expected = np.maximum.reduceat(product.similarity(rows, scales, question), starts, axis=0)
+    got = product.best(rows, scales, starts, question)
+    assert got.dtype == expected.dtype and np.array_equal(got.view(np.int32), expected.view(np.int32))
+
+
+@pytest.fixture(scope="module")
+def engine(served_home):
+    layout = StateLayout(served_home)
+    return Engine(layout, ServedConfig(), signature=recorded_signature(layout))
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+@pytest.mark.parametrize("rephrased", [False, True])
+def test_coverage_from_maxsim_rows_equals_the_coverage_computed_again(engine, question, rephrased):
+    others = [QueryInput("alternative", "fat tails and excess kurtosis")] if rephrased else []
+    found = engine.retrieve(question, "hybrid", Scope(), limit=5, others=others)
+    assert found.question_rows  # MaxSim kept the question's rows of every passage it scored
+    statistics = abstention.term_statistics(engine.bm25)
+    shortcut = abstention.semantic_of(engine, question, found, statistics)
+    again = abstention.semantic_of(engine, question, dataclasses.replace(found, question_rows={}), statistics)
+    assert shortcut is not None and shortcut == again
+    index = engine.tokens[0]
+    alone = index._best(found.question_tokens, list(found.question_rows))
+    assert alone is not None
+    for chunk_id, row in zip(*alone):
+        assert np.array_equal(found.question_rows[chunk_id], row)
