@@ -14,7 +14,14 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.partitions import DOCUMENTS_PARTITIONS, retire_set_aside_partitions
+from assets.partitions import (
+    DOCUMENTS_PARTITIONS,
+    add_document_partitions,
+    consecutive_blocks,
+    drop_document_partitions,
+    range_tags,
+    retire_set_aside_partitions,
+)
 from corpus.config import ServedConfig
 from corpus.state.journal import close_intent, open_intent, open_intents
 from corpus.state.layout import StateLayout
@@ -32,9 +39,6 @@ from orchestration.pipeline import ASSET_CHECKS, ASSETS
 from orchestration.resources import production_resources
 
 DAGSTER_YAML = "telemetry:\n  enabled: false\n"
-# Dagster's documented run tags for one run over a partition range (single-run backfill policy).
-PARTITION_RANGE_START_TAG = "dagster/asset_partition_range_start"
-PARTITION_RANGE_END_TAG = "dagster/asset_partition_range_end"
 
 
 @dataclass
@@ -103,22 +107,9 @@ def run_documents(layout: StateLayout, instance, document_ids: list[str], profil
     keys = instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS)
     outcome = RunOutcome()
     for block in consecutive_blocks(keys, document_ids):
-        tags = {PARTITION_RANGE_START_TAG: block[0], PARTITION_RANGE_END_TAG: block[-1]}
-        outcome.merge(_run(layout, instance, document_job.name, tags, profile=profile))
+        outcome.merge(_run(layout, instance, document_job.name, range_tags(block), profile=profile))
         outcome.set_aside.update(retire_set_aside_partitions(layout, instance))
     return outcome
-
-
-def consecutive_blocks(keys: list[str], wanted: list[str]) -> list[list[str]]:
-    """`wanted` keys grouped into runs of consecutive positions in `keys` (order of `keys`)."""
-    wanted_set, blocks, current = set(wanted), [], []
-    for key in keys:
-        if key in wanted_set:
-            current.append(key)
-        elif current:
-            blocks.append(current)
-            current = []
-    return blocks + ([current] if current else [])
 
 
 def refresh_corpus(layout: StateLayout, instance, profile: str = "") -> dict[str, bool]:
@@ -169,21 +160,15 @@ def repair(layout: StateLayout, instance, profile: str = "") -> int:
         if intent["action"] == "remove":
             for document_id in intent["document_ids"]:
                 retire_document(layout, document_id)
-                if instance.has_dynamic_partition(DOCUMENTS_PARTITIONS, document_id):
-                    instance.delete_dynamic_partition(DOCUMENTS_PARTITIONS, document_id)
+            drop_document_partitions(instance, intent["document_ids"])
         _drop_orphan_sources(layout)
         retire_set_aside_partitions(layout, instance)  # a crash after the run, before its retirement
         pending = _incomplete(layout, instance)
-        _add_partitions(instance, pending)
+        add_document_partitions(instance, pending)
         run_documents(layout, instance, pending, profile)
         refresh_corpus(layout, instance, profile)
         close_intent(path)
     return len(intents)
-
-
-def _add_partitions(instance, document_ids: list[str]) -> None:
-    new = [d for d in document_ids if not instance.has_dynamic_partition(DOCUMENTS_PARTITIONS, d)]
-    instance.add_dynamic_partitions(DOCUMENTS_PARTITIONS, new)
 
 
 def _drop_orphan_sources(layout: StateLayout) -> None:
@@ -251,7 +236,7 @@ def ingest_registered(
         if registration_order:
             position = {r.document_id: n for n, r in enumerate(registrations)}
             pending.sort(key=lambda d: position.get(d, len(position)))
-        _add_partitions(instance, pending)
+        add_document_partitions(instance, pending)
         documents = run_documents(layout, instance, pending, profile)
         report.set_aside.update(dict(documents.set_aside.values()))
         report.registered = [d for d in report.registered if d not in documents.set_aside]
@@ -273,8 +258,7 @@ def remove(layout: StateLayout, document_id: str) -> str | None:
         repair(layout, instance)
         intent = open_intent(layout, "remove", [document_id])
         retire_document(layout, document_id)
-        if instance.has_dynamic_partition(DOCUMENTS_PARTITIONS, document_id):
-            instance.delete_dynamic_partition(DOCUMENTS_PARTITIONS, document_id)
+        drop_document_partitions(instance, [document_id])
         refresh_corpus(layout, instance)
         close_intent(intent)
     return recorded_signature(layout)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.partitions import DOCUMENTS_PARTITIONS, documents_partitions
+from assets.partitions import DOCUMENTS_PARTITIONS, documents_partitions, range_tags
 from corpus.state.layout import StateLayout
 from corpus.state.lock import WriterBusyError
 from ingest.intake import take_inbox
@@ -15,11 +15,16 @@ from orchestration.jobs import corpus_job, document_job
     job=document_job,
     minimum_interval_seconds=15,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Registers new files dropped in $QUANT_RAG_HOME/inbox and requests their ingestion.",
+    description="Registers new files dropped in $QUANT_RAG_HOME/inbox and requests one run that ingests them.",
 )
 def inbox_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
     """Registration goes through the writer's own path (writer lock, journal intent); while
-    another writer holds the lock the tick is skipped and the files wait in the inbox."""
+    another writer holds the lock the tick is skipped and the files wait in the inbox.
+
+    The new documents' partitions are added at the end of the partition list, so they form one
+    block of consecutive keys: one run over that range ingests them all, as the CLI does (one model
+    load, one corpus refresh after it), where a run per document would load the model and refresh
+    the whole corpus once per file."""
     layout = StateLayout.from_env().ensure()
     try:
         intake, registrations = take_inbox(layout)
@@ -37,9 +42,13 @@ def inbox_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.Sk
             context.log.warning(f"{registration.name} set aside: {registration.rejected}")
         elif document_id is not None and document_id not in known and document_id not in new_ids:
             new_ids.append(document_id)
+    if not new_ids:
+        return dg.SkipReason("no new document in the inbox (every file was known or set aside)")
     return dg.SensorResult(
-        run_requests=[dg.RunRequest(partition_key=d, run_key=f"ingest:{d}") for d in new_ids],
-        dynamic_partitions_requests=[documents_partitions.build_add_request(new_ids)] if new_ids else [],
+        # No run key: the inbox, emptied by the tick, is what keeps a file from being requested twice,
+        # and a key would skip the run of a document removed and dropped in again.
+        run_requests=[dg.RunRequest(tags=range_tags(new_ids))],
+        dynamic_partitions_requests=[documents_partitions.build_add_request(new_ids)],
     )
 
 

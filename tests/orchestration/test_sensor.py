@@ -1,4 +1,4 @@
-"""The inbox sensor registers new files, requests their runs and sets bad files aside."""
+"""The inbox sensor registers new files, requests one run over them and sets bad files aside."""
 
 import os
 import subprocess
@@ -6,6 +6,7 @@ import sys
 
 import dagster as dg
 
+from assets.partitions import range_tags
 from corpus.state.layout import StateLayout, read_json
 from ingest.intake import DANGLING, OUTSIDE_INBOX
 from ingest.library import LIBRARY_ROOT
@@ -13,25 +14,30 @@ from orchestration.sensors import inbox_sensor
 from tests.corpus.test_lock import HOLD
 
 
-def test_inbox_sensor_adds_partitions_and_requests_runs(tmp_path, monkeypatch):
+def test_inbox_sensor_adds_partitions_and_requests_one_run_over_them(tmp_path, monkeypatch):
     monkeypatch.setenv("QUANT_RAG_HOME", str(tmp_path / "state"))
     layout = StateLayout(tmp_path / "state").ensure()
-    good = LIBRARY_ROOT / "markdown/quantopian_lecture07_variance.md"
-    (layout.inbox / good.name).write_bytes(good.read_bytes())
+    names = [f"quantopian_lecture{n}.md" for n in ("07_variance", "06_means", "40_var_and_cvar")]
+    for name in names:
+        (layout.inbox / name).write_bytes((LIBRARY_ROOT / "markdown" / name).read_bytes())
     (layout.inbox / "broken.pdf").write_bytes(b"%PDF-1.4 garbage")
     with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("documents", [f"doc-{n:016x}" for n in range(600)])  # a library before
         result = inbox_sensor(dg.build_sensor_context(instance=instance))
         registered = layout.registered_document_ids()
-        assert len(registered) == 1
-        assert [r.partition_key for r in result.run_requests] == registered
-        assert result.dynamic_partitions_requests[0].partition_keys == registered
+        assert len(registered) == len(names)
+        [request] = result.run_requests  # one run (one model load, one refresh after it), not one per file
+        [added] = result.dynamic_partitions_requests
+        assert sorted(added.partition_keys) == registered
+        assert request.partition_key is None and request.tags == range_tags(list(added.partition_keys))
         assert (layout.quarantine / "broken.pdf.reason.json").exists()
         assert list(layout.inbox.iterdir()) == []
         # The same file dropped again is known: no new partition, no new run.
-        instance.add_dynamic_partitions("documents", registered)
+        instance.add_dynamic_partitions("documents", list(added.partition_keys))
+        good = LIBRARY_ROOT / "markdown" / names[0]
         (layout.inbox / good.name).write_bytes(good.read_bytes())
         again = inbox_sensor(dg.build_sensor_context(instance=instance))
-        assert again.run_requests == [] and not again.dynamic_partitions_requests
+        assert isinstance(again, dg.SkipReason) and "no new document" in again.skip_message
 
 
 def test_inbox_sensor_refuses_links_out_and_sets_odd_entries_aside_with_reasons(tmp_path, monkeypatch):
@@ -45,7 +51,7 @@ def test_inbox_sensor_refuses_links_out_and_sets_odd_entries_aside_with_reasons(
     os.mkfifo(layout.inbox / "pipe.pdf")
     with dg.instance_for_test() as instance:
         result = inbox_sensor(dg.build_sensor_context(instance=instance))
-    assert result.run_requests == [] and layout.registered_document_ids() == []
+    assert isinstance(result, dg.SkipReason) and layout.registered_document_ids() == []
     reasons = {
         p.name.removesuffix(".reason.json"): read_json(p)["reason"] for p in layout.quarantine.glob("*.reason.json")
     }
@@ -77,7 +83,8 @@ def test_inbox_sensor_registers_under_the_writer_lock_and_journal(tmp_path, monk
         holder.wait()
     with dg.instance_for_test() as instance:
         result = inbox_sensor(dg.build_sensor_context(instance=instance))
-    assert [r.partition_key for r in result.run_requests] == layout.registered_document_ids()
+    [request] = result.run_requests
+    assert request.tags == range_tags(layout.registered_document_ids())
     [intent] = (layout.journal / "done").glob("*.json")
     assert read_json(intent)["action"] == "ingest"
     assert read_json(intent)["detail"]["files"] == [str((layout.inbox / good.name).resolve())]
