@@ -33,6 +33,7 @@ product over 5 passages' token rows.
 
 from __future__ import annotations
 
+import itertools
 import math
 import weakref
 from dataclasses import dataclass
@@ -63,6 +64,9 @@ against also am any because before during does further here just make makes made
     | SCAFFOLDING
 )
 _STEM = Stemmer.Stemmer("english").stemWords  # "loadings" meets "loading", "priced" meets "price"
+# A vocabulary's words, each stemmed once: without the stemmer's cache, which a hundred thousand
+# distinct words only churn (a quarter of the time).
+_STEM_ONCE = Stemmer.Stemmer("english", 0).stemWords
 
 
 def stem(word: str) -> str:
@@ -111,12 +115,16 @@ class TermStatistics:
     takes the IDF of its most common form)."""
 
     def __init__(self, vocabulary: dict[str, int], document_frequency: np.ndarray, documents: int):
-        terms = [t for t, i in vocabulary.items() if i < len(document_frequency)]
-        frequency = [int(document_frequency[vocabulary[t]]) for t in terms]
+        columns = np.fromiter(vocabulary.values(), dtype=np.int64, count=len(vocabulary))
+        kept = columns < len(document_frequency)
+        terms = list(itertools.compress(vocabulary, kept.tolist()))
+        # one idf per distinct document frequency (a few thousand), read back per term
+        distinct, which = np.unique(np.asarray(document_frequency)[columns[kept]], return_inverse=True)
+        idf_of_df = [self.idf(int(df), documents) for df in distinct.tolist()]
         self._idf_of: dict[str, float] = {}
-        for stem, df in zip(_STEM(terms), frequency):
-            idf = self.idf(df, documents)
-            if idf < self._idf_of.get(stem, math.inf):
+        get = self._idf_of.get
+        for stem, idf in zip(_STEM_ONCE(terms), [idf_of_df[k] for k in which.tolist()]):
+            if idf < get(stem, math.inf):
                 self._idf_of[stem] = idf
         self.unseen_idf = self.idf(0, documents)
 

@@ -69,3 +69,18 @@ def test_coverage_from_maxsim_rows_equals_the_coverage_computed_again(engine, qu
     assert alone is not None
     for chunk_id, row in zip(*alone):
         assert np.array_equal(found.question_rows[chunk_id], row)
+
+
+def test_term_statistics_equal_each_terms_idf_taken_one_by_one(engine):
+    """Built per distinct document frequency and stemmed without the stemmer's cache: the same
+    stems, in the same order, with the same IDF as the term-by-term definition."""
+    vocabulary, frequency = engine.bm25.term_document_counts()
+    documents = engine.bm25.doc_count
+    expected: dict[str, float] = {}
+    for term, column in vocabulary.items():
+        if column < len(frequency):
+            stem, idf = abstention.stem(term), abstention.TermStatistics.idf(int(frequency[column]), documents)
+            expected[stem] = min(idf, expected.get(stem, idf))
+    got = abstention.TermStatistics(vocabulary, frequency, documents)
+    assert list(got._idf_of.items()) == list(expected.items())
+    assert got.unseen_idf == abstention.TermStatistics.idf(0, documents)
