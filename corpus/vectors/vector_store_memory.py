@@ -158,15 +158,29 @@ class MemoryVectorStore:
     ) -> list[tuple[str, float]]:
         if document_ids is not None and not document_ids:
             return []
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape[0] != self.dimension:
-            raise VectorStoreError(f"vector of dimension {query.shape[0]}, store holds {self.dimension}")
-        norm = float(np.linalg.norm(query))
-        query = query / norm if norm > 0 else query
+        query = self.unit_query(vector)
         rows = self._rows(document_ids, year_min, year_max)
         matrix = self._vectors if rows is None else self._vectors[rows]
         chunk_index = self._chunk_index if rows is None else self._chunk_index[rows]
         return best_chunks(matrix @ query, chunk_index, self._chunks, limit)
+
+    def unit_query(self, vector: np.ndarray) -> np.ndarray:
+        """The query as `search` multiplies it: float32, unit length."""
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape[0] != self.dimension:
+            raise VectorStoreError(f"vector of dimension {query.shape[0]}, store holds {self.dimension}")
+        norm = float(np.linalg.norm(query))
+        return query / norm if norm > 0 else query
+
+    @property
+    def chunk_index(self) -> np.ndarray:
+        """Each point's row in `chunks` (read, never write)."""
+        return self._chunk_index
+
+    @property
+    def chunks(self) -> np.ndarray:
+        """The distinct chunk ids, sorted."""
+        return self._chunks
 
     def count_points(self) -> int:
         return int(self._vectors.shape[0])
