@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # opened lazily: the server must start without duckdb, bm25s 
     from corpus.graph.graph_store import GraphStore
     from corpus.indexes.bm25_store import BM25Index
     from corpus.indexes.token_index import TokenIndex
+    from serving.dense_prefilter import DensePrefilter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -143,6 +144,7 @@ class Engine:
         self._reranker = _Part()  # sentence_transformers.CrossEncoder, when configured
         self._tokens = _Part()  # (TokenIndex, TokenEncoder), or () when not built
         self._callers = _Part()  # the TokenEncoder of a caller's rephrasings and hypothetical passage
+        self._prefilter = _Part()  # (DensePrefilter,) once built, () where there is none
         # Hybrid mode over a large corpus embeds the query and searches vectors here while BM25
         # scores in the caller's thread (ONNX Runtime and numpy release the GIL).
         self._dense_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="engine-dense")
@@ -245,23 +247,32 @@ class Engine:
             if part.value is not None:
                 part.value.close()
                 part.value = None
+        with self._prefilter.lock:
+            self._prefilter.value = None
 
     def warm_up(self) -> None:
         """Open everything a search in any mode needs: the reader, the model and vector store, BM25
         (its files are named by the signature, so only when that is known) and, when configured,
         the token index. Each part on its own, so one that fails leaves the others loaded."""
-        parts = ["reader", "vectors"]  # the vector store loads the model (it asks its dimension)
-        if self.signature is not None:
-            parts.append("bm25")
+        parts = ["reader"]
+        if self.signature is not None:  # with the abstention's term statistics, which read it
+            parts += ["bm25", "term_statistics"]
+        parts.append("vectors")  # the vector store loads the model (it asks its dimension)
         if self.config.late_interaction:
             parts += ["tokens", "caller_encoder"]  # the caller's graph last: a bare search needs none of it
-        for part in parts:
-            try:
+        for part in parts + ["dense_prefilter"]:
+            self.open_part(part)
+
+    def open_part(self, part: str) -> None:
+        """Open one part (a property of this engine, or the BM25 term statistics), logging a
+        failure instead of raising it: best effort, the request path reports errors properly."""
+        try:
+            if part == "term_statistics":
+                term_statistics(self.bm25)
+            else:
                 getattr(self, part)
-            except Exception:  # best effort; the request path reports errors properly
-                log.warning("warm-up could not open %s", part, exc_info=True)
-        if self.is_open("bm25"):  # the abstention's term statistics (~0.1 s at 24k terms)
-            term_statistics(self.bm25)
+        except Exception:
+            log.warning("warm-up could not open %s", part, exc_info=True)
 
     # -- scope --------------------------------------------------------------------------
     def documents_in_scope(self, scope: Scope) -> set[str] | None:
@@ -324,7 +335,10 @@ class Engine:
         when already embedded (late interaction embeds it with its tokens)."""
         if vector is None:
             vector = self.embedder.embed_query(text)
-        if allowed is not None and scope is not None and not scope.authors and scope.document_ids is None:
+        prefilter = self._prefilter.value  # used once built, never waited for
+        if allowed is None and prefilter:
+            found = prefilter[0].search(vector, pool)
+        elif allowed is not None and scope is not None and not scope.authors and scope.document_ids is None:
             found = self.vectors.search(vector, pool, year_min=scope.year_min, year_max=scope.year_max)
         else:
             ids = sorted(allowed) if allowed is not None else None
@@ -369,6 +383,31 @@ class Engine:
             return index, encoder
 
         return self._lazy("tokens", load)
+
+    @property
+    def dense_prefilter(self) -> tuple[DensePrefilter] | tuple[()]:
+        """(the int8 prescore of the unfiltered dense scan,), or () where it cannot serve: no
+        in-memory vector store, no integer product beside the token index, or a BLAS whose
+        gathered rows do not score as the scan's (serving.dense_prefilter). Built by the warm-up
+        after the vectors (its own session of the product graph: it waits for nothing else);
+        until then the full scan answers, with the same results."""
+
+        def load() -> tuple:
+            from corpus.indexes.token_index import index_path
+            from corpus.indexes.token_product import GRAPH_FILE, IntegerProduct
+            from corpus.vectors.vector_store_memory import MemoryVectorStore
+            from serving.dense_prefilter import DensePrefilter
+
+            store = self.vectors
+            if not isinstance(store, MemoryVectorStore) or self.signature is None:
+                return ()
+            graph = index_path(self.layout, self.config.weights_key, self.signature) / GRAPH_FILE
+            if not graph.exists():
+                return ()
+            built = DensePrefilter.build(store, IntegerProduct(graph, QUERY_THREADS))
+            return (built,) if built is not None else ()
+
+        return self._lazy("prefilter", load)
 
     @property
     def caller_encoder(self) -> TokenEncoder | None:

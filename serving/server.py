@@ -291,11 +291,29 @@ def tool_specs() -> dict[str, ToolSpec]:
 
 def _warm_up(context: ServingContext) -> None:
     """While the SDK loads and the client connects: bm25s, the tool set, the coherence check, then
-    every part a search needs (searches answer on the event loop once all are open)."""
+    every part a search needs (searches answer on the event loop once all are open). The query
+    model and the vectors load in a second thread meanwhile (_warm_up_model)."""
+    threading.Thread(target=_warm_up_model, args=(context,), daemon=True, name="warm-up-model").start()
     import_bm25s_without_scipy()  # first: until `initialize` is answered only the SDK is imported meanwhile
     tool_specs()
     if context.coherence.coherent:
         context.engine.warm_up()
+
+
+def _warm_up_model(context: ServingContext) -> None:
+    """The query model, which needs neither the tool set nor the coherence check, then the vector
+    store and its int8 prescore (serving.dense_prefilter): mostly native work (ONNX Runtime
+    building its sessions, numpy reading, normalising and quantising the vectors), which runs on
+    the other core while the first thread parses JSON and passages."""
+    from corpus.encoding.query_encoder import load_query_encoder
+
+    try:  # the engine's own loader asks for it again and finds it in the process's cache
+        load_query_encoder(context.config, context.layout)
+    except Exception:  # the engine reports it on the request path
+        log.warning("warm-up could not load the query model", exc_info=True)
+    if context.coherence.coherent:
+        context.engine.open_part("vectors")
+        context.engine.open_part("dense_prefilter")
 
 
 def serve(layout: StateLayout | None = None, config: ServedConfig | None = None, warm_up: bool = True) -> None:
