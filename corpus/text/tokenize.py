@@ -46,8 +46,10 @@ def tokenize(text: str) -> list[str]:
     """Tokens of `text` in order: case-folded identifiers, then the parts of compound ones."""
     folded = unicodedata.normalize("NFKC", text).translate(_FOLD).casefold()
     tokens: list[str] = []
-    for match in _TOKEN_RE.finditer(folded):
-        token = match.group()
+    for token in _TOKEN_RE.findall(folded):
+        if token.isalnum():  # a plain word or number (most tokens): nothing below applies to it
+            tokens.append(token)
+            continue
         if token.endswith(_POSSESSIVE) and len(token) > len(_POSSESSIVE):
             token = token[: -len(_POSSESSIVE)]  # Engle's → engle: a name, not a new word
         if "," in token and _NUMBER_RE.fullmatch(number := _THOUSANDS_RE.sub("", token)):

@@ -8,6 +8,8 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from corpus.config import ServedConfig
 from corpus.indexes.token_index import quantise_rows
@@ -84,3 +86,39 @@ def test_term_statistics_equal_each_terms_idf_taken_one_by_one(engine):
     got = abstention.TermStatistics(vocabulary, frequency, documents)
     assert list(got._idf_of.items()) == list(expected.items())
     assert got.unseen_idf == abstention.TermStatistics.idf(0, documents)
+
+
+def _tokenize_by_matches(text: str) -> list[str]:
+    """corpus.text.tokenize.tokenize as written before its plain-token shortcut: one match at a
+    time (the oracle of the test below)."""
+    import unicodedata
+
+    from corpus.text import tokenize as module
+
+    folded = unicodedata.normalize("NFKC", text).translate(module._FOLD).casefold()
+    tokens: list[str] = []
+    for match in module._TOKEN_RE.finditer(folded):
+        token = match.group()
+        if token.endswith("'s") and len(token) > 2:
+            token = token[:-2]
+        if "," in token and module._NUMBER_RE.fullmatch(number := module._THOUSANDS_RE.sub("", token)):
+            token = number
+        tokens.append(token)
+        if not token.isalnum():
+            tokens.extend(part for part in module._PART_RE.findall(token) if part != token)
+    return tokens
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="aZ19,.'s-/&_()’é²ﬁßİ \n\t:;%", max_size=60))
+def test_tokens_equal_the_match_by_match_definition(text):
+    from corpus.text.tokenize import tokenize
+
+    assert tokenize(text) == _tokenize_by_matches(text)
+
+
+def test_tokens_of_hard_cases_equal_the_match_by_match_definition():
+    from corpus.text.tokenize import tokenize
+
+    for text in ("Engle's GARCH(1,1) at 1,234.5 and 12%", "S&P 500's t-statistic", "ﬁnance İstanbul Straße x²"):
+        assert tokenize(text) == _tokenize_by_matches(text)
