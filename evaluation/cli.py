@@ -40,6 +40,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = {
     "library": REPO_ROOT / "evaluation" / "questions" / "library_dev.jsonl",
     "library-test": REPO_ROOT / "evaluation" / "questions" / "library_test.jsonl",  # frozen: measure once
+    "vignettes": REPO_ROOT / "evaluation" / "questions" / "vignettes_dev.jsonl",  # Debian's R vignettes
+    "vignettes-test": REPO_ROOT / "evaluation" / "questions" / "vignettes_test.jsonl",  # frozen: measure once
     "scifact": REPO_ROOT / "bench" / "scifact",
     "tatqa": REPO_ROOT / "bench" / "tatqa",
 }

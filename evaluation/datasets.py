@@ -161,8 +161,15 @@ def questions_hash(path: Path) -> str:
 
 
 def library_file_map(reader: CorpusReader) -> dict[str, str]:
-    """Manifest `file` path -> document_id, for the bundled documents of a corpus state."""
-    return {e.source.library_file: d for d, e in reader.documents.items() if e.source.library_file}
+    """A gold `file` -> document_id: a bundled document by its manifest `file` path; any other by
+    the name it was ingested under (a folder's file name, e.g. a Debian vignette's), unless two
+    documents share that name."""
+    by_name: dict[str, list[str]] = {}
+    for document_id, entry in reader.documents.items():
+        if not entry.source.library_file:
+            by_name.setdefault(entry.source.original_name, []).append(document_id)
+    named = {name: ids[0] for name, ids in by_name.items() if len(ids) == 1}
+    return named | {e.source.library_file: d for d, e in reader.documents.items() if e.source.library_file}
 
 
 def chunk_documents(reader: CorpusReader) -> dict[str, str]:

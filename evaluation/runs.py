@@ -172,12 +172,13 @@ def _library_target(layout: StateLayout, config: ServedConfig, path: Path, limit
 
 
 def absent_companion(path: Path) -> Path | None:
-    """The absent-topic questions beside a library split (library_dev.jsonl ->
-    library_absent_dev.jsonl), when there: negatives ranked and scored for abstention only."""
-    prefix = "library_"
-    if not path.name.startswith(prefix) or path.name.startswith(prefix + "absent_"):
+    """The absent-topic questions beside a question split (library_dev.jsonl ->
+    library_absent_dev.jsonl, vignettes_test.jsonl -> vignettes_absent_test.jsonl), when there:
+    negatives ranked and scored for abstention only."""
+    stem, _, split = path.stem.rpartition("_")
+    if not stem or stem.endswith("_absent"):
         return None
-    companion = path.with_name(f"{prefix}absent_{path.name[len(prefix) :]}")
+    companion = path.with_name(f"{stem}_absent_{split}{path.suffix}")
     return companion if companion.exists() else None
 
 

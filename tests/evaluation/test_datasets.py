@@ -83,8 +83,9 @@ PARAGRAPHS = [
 ]
 
 
-def _state(tmp_path: Path) -> CorpusReader:
-    """One document, three paragraphs, two passages (paragraphs 1–2 and 3)."""
+def _state(tmp_path: Path, library_file: str | None = "markdown/a.md") -> CorpusReader:
+    """One document, three paragraphs, two passages (paragraphs 1–2 and 3); `library_file` None:
+    a document from a folder of the user's, known by the name it was ingested under."""
     layout = StateLayout(tmp_path / "state").ensure()
     data = "\n\n".join(PARAGRAPHS).encode()
     doc = document_id_for_bytes(data)
@@ -97,7 +98,7 @@ def _state(tmp_path: Path) -> CorpusReader:
             source_sha256=sha256_hex(data),
             bytes=len(data),
             original_name="a.md",
-            library_file="markdown/a.md",
+            library_file=library_file,
             registered_at="2026-11-30T00:00:00Z",
         ).model_dump(),
     )
@@ -130,6 +131,11 @@ def _state(tmp_path: Path) -> CorpusReader:
         ],
     )
     return CorpusReader.open(layout)
+
+
+def test_a_document_outside_the_library_is_known_by_its_ingested_name(tmp_path):
+    reader = _state(tmp_path, library_file=None)
+    assert library_file_map(reader) == {"a.md": next(iter(reader.documents))}
 
 
 def test_gold_passages_follow_canonical_offsets(tmp_path):
