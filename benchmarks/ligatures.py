@@ -37,11 +37,17 @@ from corpus.text.canonical import assemble_canonical  # noqa: E402
 from ingest.parsing import parse_source  # noqa: E402
 from ingest.parsing.fidelity import word_recall  # noqa: E402
 from ingest.parsing.ligatures import LIGATURES, LigatureRepair  # noqa: E402
-from ingest.parsing.source_prose import source_words  # noqa: E402
+from ingest.parsing.source_prose import WORD, source_words  # noqa: E402
 
-# A word as a reader sees it: letters between anything but a letter, a digit or an apostrophe
-# ('nd' of '2nd' and 'll' of "we'll" are no words).
-_WORD = re.compile(r"(?<![A-Za-z0-9'’])[A-Za-z]{2,}(?![A-Za-z0-9])")
+# A word as a reader sees it: ASCII letters between anything but a letter (of any script), a digit,
+# an underscore or an apostrophe ('nd' of '2nd', 'll' of "we'll" or 'Köll' are no words).
+_WORD = re.compile(r"(?<![\w'’])[A-Za-z]{2,}(?!\w)")
+# Letter-spaced text (code set in fixed columns: 'quant i le i s', ') , le gendA r g s') is no prose:
+# a word with SPACED_TOKENS one-character tokens (not 'a', 'A', 'I' or a dash) among the two on
+# either side of it is not counted.
+_TOKENS = re.compile(r"\S+")
+SPACED_TOKENS = 2
+_ONE_CHARACTER = re.compile(r"[^aAI\-–—]")
 # Where a missing ligature is counted: prose (a table cell's 'nt' of 'pri nt', a formula's 'O(nd)'
 # or a code line's 'tt()' is no prose word the source writes).
 PROSE = {BlockKind.paragraph, BlockKind.heading, BlockKind.list, BlockKind.caption, BlockKind.footnote}
@@ -58,23 +64,37 @@ def corpus_pairs(corpus: Path) -> list[tuple[Path, Path]]:
     return pairs
 
 
-def dropped_words(canonical: str, source: list[str]) -> Counter:
-    """{word: occurrences} of the canonical text's words still missing a ligature (module docstring)."""
+def dropped_words(canonical: str, source: list[str], written: set[str] | frozenset[str] = frozenset()) -> Counter:
+    """{word: occurrences} of the canonical text's words still missing a ligature (module docstring);
+    a word the source writes anywhere (`written`, case-folded: code and mathematics too, 'tt(x)',
+    'O(nd)') or a piece of letter-spaced text is none."""
     prose = {w.casefold() for w in source}
     holders = {w for w in prose if any(lig in w for lig in LIGATURES)}
     found: Counter = Counter()
-    for word, n in Counter(_WORD.findall(canonical)).items():
-        folded = word.casefold()
-        if folded in prose:
+    for m in _WORD.finditer(canonical):
+        word, folded = m.group(), m.group().casefold()
+        if folded in prose or folded in written:
+            continue
+        if _letter_spaced(canonical, m.start(), m.end()):
             continue
         for at in range(len(word) + 1):
             after = word[at : at + 1]
             if after.isupper() or (not after and not word[-1].islower()):
                 continue  # a ligature is lower-case letters
             if any(folded[:at] + lig + folded[at:] in holders for lig in LIGATURES):
-                found[word] += n
+                found[word] += 1
                 break
     return found
+
+
+def _letter_spaced(text: str, start: int, end: int) -> bool:
+    around = _TOKENS.findall(text[max(start - 12, 0) : start])[-2:] + _TOKENS.findall(text[end : end + 12])[:2]
+    return sum(1 for t in around if len(t) == 1 and _ONE_CHARACTER.fullmatch(t)) >= SPACED_TOKENS
+
+
+def source_written(source: Path) -> set[str]:
+    """The case-folded words (two letters or more) a source file writes anywhere: prose, code, math."""
+    return {w.casefold() for w in WORD.findall(source.read_text(encoding="utf-8", errors="replace"))}
 
 
 @contextlib.contextmanager
@@ -96,7 +116,7 @@ def measure(pdf: Path, source: Path) -> dict:
             output = parse_source(pdf, "pdf")
         canonical, _ = assemble_canonical(output.raw_blocks)
         prose, _ = assemble_canonical([b for b in output.raw_blocks if b.kind in PROSE])
-        dropped = dropped_words(prose, words)
+        dropped = dropped_words(prose, words, source_written(source))
         row[label] = {
             "recall": round(word_recall(words, canonical), 4),
             "dropped": sum(dropped.values()),

@@ -1,5 +1,6 @@
-"""Text fidelity of a parse against the author's source: word recall, unknown glyphs, and words
-left broken by a hyphen before a blank line. Used by the tests and benchmarks/text_fidelity.py."""
+"""Text fidelity of a parse against the author's source: word recall, unknown glyphs, words left
+broken by a hyphen before a blank line, mojibake, and whether a source can judge its PDF at all.
+Used by the tests, benchmarks/text_fidelity.py and benchmarks/fidelity.py."""
 
 from __future__ import annotations
 
@@ -13,6 +14,14 @@ from ingest.parsing.glyphs import unknown_glyphs
 from ingest.parsing.source_prose import WORD, source_file, source_words
 
 _BROKEN = re.compile(r"([A-Za-z]+)-\n\n+([a-z]+)")
+# UTF-8 read as Windows-1252 or Latin-1: a lead byte's character (Â-ô) then continuation bytes'
+# characters ('Ã©' for 'é', 'â€™' for '’'); `mojibake` keeps the runs that decode back.
+_CONTINUATION_BYTES = "".join(bytes([b]).decode("cp1252", "ignore") or chr(b) for b in range(0x80, 0xC0))
+_MORE = f"[{re.escape(_CONTINUATION_BYTES)}]"
+_MOJIBAKE = re.compile(f"[\u00c2-\u00df]{_MORE}|[\u00e0-\u00ef]{_MORE}{{2}}|[\u00f0-\u00f4]{_MORE}{{3}}")
+# A source that typesets another PDF (\includepdf outside a comment): the PDF is mostly not its source.
+_INCLUDES_PDF = re.compile(r"^[^%\n]*\\includepdf\s*[\[{]", re.M)
+MIN_SOURCE_WORDS = 50  # fewer prose words in a source judge nothing (a stub that inputs the real text)
 
 
 def served_words(canonical: str) -> set[str]:
@@ -38,6 +47,39 @@ def missing_words(source: list[str], canonical: str, top: int = 10) -> list[tupl
 def broken_words(text: str, vocabulary: set[str] | frozenset[str]) -> list[str]:
     """Words split by a hyphen before a blank line whose joined form is in `vocabulary`."""
     return [f"{a}-{b}" for a, b in _BROKEN.findall(text) if (a + b).casefold() in vocabulary]
+
+
+def hyphen_breaks(text: str) -> list[str]:
+    """Every word left split by a hyphen before a blank line ('volatil-ity'), attested or not."""
+    return [f"{a}-{b}" for a, b in _BROKEN.findall(text)]
+
+
+def mojibake(text: str) -> list[str]:
+    """The runs of `text` that are UTF-8 read as Windows-1252 or Latin-1 ('Ã©' for 'é'), beside a
+    letter as a misread letter or quotation mark stands (a formula's 'È˜(' is an accent and a letter)."""
+    found = []
+    for m in _MOJIBAKE.finditer(text):
+        if not (text[m.start() - 1 : m.start()].isalpha() or text[m.end() : m.end() + 1].isalpha()):
+            continue
+        for codec in ("cp1252", "latin-1"):
+            try:
+                m.group().encode(codec).decode("utf-8")
+            except UnicodeError:
+                continue
+            found.append(m.group())
+            break
+    return found
+
+
+def unjudged(source: Path) -> str | None:
+    """Why `source` cannot judge its PDF's text (None: it can): it typesets another PDF, or it
+    holds fewer than MIN_SOURCE_WORDS prose words."""
+    text = Path(source).read_text(encoding="utf-8", errors="replace")
+    if m := _INCLUDES_PDF.search(text):
+        return f"the source typesets another PDF ({m.group().strip()[:40]}...)"
+    if (n := len(source_words(source))) < MIN_SOURCE_WORDS:
+        return f"the source holds {n} prose words (< {MIN_SOURCE_WORDS})"
+    return None
 
 
 @dataclass

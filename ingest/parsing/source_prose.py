@@ -10,6 +10,7 @@ on macro-heavy sources: a word that only a user macro produces is missed, never 
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 
 SOURCE_SUFFIXES = (".Rnw", ".Rmd", ".rnw", ".rmd")
@@ -54,23 +55,55 @@ _MD_CHUNK = re.compile(r"^\s*(```|~~~).*?^\s*\1", re.S | re.M)
 _COMMENT = re.compile(r"(?<!\\)%.*")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _DISPLAY_MATH = re.compile(r"\$\$.*?\$\$|\\\[.*?\\\]|\\\(.*?\\\)", re.S)
-_INLINE_MATH = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$", re.S)
+# Inline mathematics, with the letters glued to it ('the $i$th row': the reader sees 'ith').
+_INLINE_MATH = re.compile(r"(?<!\\)\$[^$]+?(?<!\\)\$[A-Za-z]*", re.S)
 _SEXPR = re.compile(r"\\Sexpr\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
 _INLINE_R = re.compile(r"`r [^`]*`")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _MD_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _MD_CITE = re.compile(r"\[?-?@[\w:.-]+\]?")
-# Commands whose arguments are not prose (keys, labels, addresses, files, lengths, macro bodies).
+# Commands whose arguments are not prose (keys, labels, addresses, files, lengths, counters,
+# colours, page styles, listing and verbatim settings, macro bodies); the name ends the command
+# ('\\references' is no '\\ref', '\\definecolor' no '\\def'), its optional and mandatory
+# arguments come in any order ('\\begin{figure}[htbp]').
 _DROP_ARGS = re.compile(
-    r"\\(?:cite\w*|ref|eqref|autoref|cref|Cref|pageref|label|url|href|include\w*|input|bibliography\w*|"
-    r"usepackage|documentclass|newcommand|renewcommand|providecommand|DeclareMathOperator|def|"
-    r"setlength|setcounter|addtolength|vspace|hspace|newenvironment|renewenvironment|"
-    r"SweaveOpts|opts_chunk|VignetteIndexEntry|VignetteEngine|VignetteKeyword|hypersetup|"
-    r"graphicspath|DeclareGraphicsExtensions|newtheorem|bibitem|begin|end)\*?"
-    r"(?:\s*\[[^\]]*\])*(?:\s*\{[^{}]*(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}[^{}]*)*\})*"
+    r"\\(?:\w*cite\w*|ref|eqref|autoref|cref|Cref|pageref|label|url|href|include\w*|input|inputencoding|"
+    r"bibliography\w*|usepackage|documentclass|newcommand|renewcommand|providecommand|DeclareMathOperator|def|"
+    r"setlength|setcounter|addtolength|addtocounter|newcounter|stepcounter|refstepcounter|value|arabic|"
+    r"vspace|hspace|newenvironment|renewenvironment|pagestyle|thispagestyle|addcontentsline|"
+    r"definecolor|colorlet|color|setkeys|fontsize|captionsetup|geometry|fvset|"
+    r"\w*VerbatimEnvironment|lst\w+|SweaveOpts|opts_chunk|VignetteIndexEntry|VignetteEngine|VignetteKeyword|"
+    r"hypersetup|graphicspath|DeclareGraphicsExtensions|newtheorem|bibitem|begin|end)(?![A-Za-z@])\*?"
+    r"(?:\s*\[[^\]]*\]|\s*\{[^{}]*(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}[^{}]*)*\})*"
 )
 _COMMAND = re.compile(r"\\[A-Za-z@]+\*?|\\.")
-_YAML = re.compile(r"\A---\n.*?\n---\n", re.S)
+# A length ('0mm', '.5\\textwidth' once the command is gone): typeset as space, never as words.
+_DIMENSION = re.compile(r"(?<![A-Za-z])-?(?:\d+\.?\d*|\.\d+)(?:pt|mm|cm|in|em|ex|bp|pc|dd|cc|sp)(?![A-Za-z])")
+# An initial set apart by a command ('\\textbf{S}tructural'): the typeset word is whole.
+_SPLIT_INITIAL = re.compile(r"(?<![A-Za-z])([A-Za-z])\s*\}+(?=[a-z]{2})")
+# The YAML headers that open an R Markdown file (more than one, HTML comments between them): only
+# the values of their title, subtitle, author and abstract are typeset.
+_YAML = re.compile(r"(\s*(?:<!--.*?-->\s*)*)---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+_YAML_KEY = re.compile(r"([\w-]+):(.*)")
+_YAML_TYPESET = ("title", "subtitle", "author", "abstract")
+_YAML_NESTED_KEY = re.compile(r"^[\s-]*[\w-]+:(?!//)")
+_HTML_SCRIPT = re.compile(r"<(script|style)\b.*?</\1>", re.S | re.I)
+# A TeX accent on a letter ('Universit\\"at', 'Fran\\c{c}ois') is typeset as the accented letter.
+_ACCENT = re.compile(r"""\\([`'^"~=.]|[cvuH](?![A-Za-z]))\s*(?:\{([A-Za-z])\}|([A-Za-z]))""")
+_COMBINING = {
+    "`": "\u0300",
+    "'": "\u0301",
+    "^": "\u0302",
+    "~": "\u0303",
+    "=": "\u0304",
+    "u": "\u0306",
+    ".": "\u0307",
+    '"': "\u0308",
+    "H": "\u030b",
+    "v": "\u030c",
+    "c": "\u0327",
+}
+_MD_EMPHASIS = re.compile(r"\*+")  # '**T**ool' is typeset 'Tool'
 
 
 def _body(text: str) -> str:
@@ -88,12 +121,32 @@ def _body(text: str) -> str:
     return front + "\n" + body
 
 
+def _front_matter(text: str) -> str:
+    """`text` with its opening YAML headers reduced to the typeset values (_YAML_TYPESET), each key's
+    value with its continuation lines."""
+    kept: list[str] = []
+    pos = 0
+    while m := _YAML.match(text, pos):
+        kept.append(m.group(1))
+        typeset = False
+        for line in m.group(2).splitlines():
+            if key := _YAML_KEY.match(line):
+                typeset = key.group(1) in _YAML_TYPESET
+                line = key.group(2)
+            if typeset:  # an author's nested keys ('  - name: ...', '    email: ...') are not typeset
+                kept.append(_YAML_NESTED_KEY.sub("", line))
+        pos = m.end()
+    return "\n".join(kept) + "\n" + text[pos:]
+
+
 def prose_text(text: str, markdown: bool) -> str:
     """The source with everything but prose removed (whitespace not normalised)."""
     if markdown:
-        text = _YAML.sub("", text)
+        text = _front_matter(text)
+        text = _MD_EMPHASIS.sub("", text)
         text = _MD_CHUNK.sub(" ", text)
         text = _HTML_COMMENT.sub(" ", text)
+        text = _HTML_SCRIPT.sub(" ", text)
         text = _INLINE_R.sub(" ", text)
         text = _MD_LINK.sub(r"\1", text)
         text = _MD_CITE.sub(" ", text)
@@ -107,8 +160,11 @@ def prose_text(text: str, markdown: bool) -> str:
     text = _INLINE_MATH.sub(" ", text)
     if markdown:
         text = _INLINE_CODE.sub(lambda m: m.group(0)[1:-1], text)
+    text = _ACCENT.sub(lambda m: unicodedata.normalize("NFC", (m[2] or m[3]) + _COMBINING[m[1]]), text)
     text = _DROP_ARGS.sub(" ", text)
+    text = _DIMENSION.sub(" ", text)
     text = _COMMAND.sub(" ", text)
+    text = _SPLIT_INITIAL.sub(r"\1", text)
     return text.replace("{", " ").replace("}", " ")
 
 
@@ -121,5 +177,5 @@ def source_file(folder: Path) -> Path | None:
 def source_words(path: Path) -> list[str]:
     """The prose words (two letters or more, case kept) of one source file, in order."""
     path = Path(path)
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
     return WORD.findall(prose_text(text, markdown=path.suffix.lower() == ".rmd"))

@@ -95,7 +95,28 @@ def test_source_prose_drops_code_math_and_commands():
     md = prose_text(
         "---\ntitle: x\n---\nReturns `r 1+1` are [fat](http://x) [@cite].\n```{r}\nplot(x)\n```\n", markdown=True
     )
-    assert md.split() == ["Returns", "are", "fat", "."]
+    assert md.split() == ["x", "Returns", "are", "fat", "."]  # the title is typeset
+
+
+def test_source_prose_keeps_only_what_is_typeset():
+    """What the typeset PDF cannot hold is no prose word: lengths, float placements, counters,
+    colours, listing settings, a command that only begins like a reference command; an initial set
+    apart by a command, a TeX accent and letters glued to math are read as typeset."""
+    text = prose_text(
+        "\\begin{document}\\begin{figure}[htbp]\\setkeys{Gin}{width=0.8\\textwidth}\\end{figure}"
+        "\\rule{0mm}{3em}\\pagestyle{headings}\\value{IsInCodeChunk} \\definecolor{darkblue}{rgb}{0,0,1}"
+        "\\lstset{basicstyle=\\small} \\inputencoding{latin9}See \\references{here} the \\textbf{S}tructural "
+        'change at Universit\\"at Fran\\c{c}ois, the $i$th row.\\end{document}',
+        markdown=False,
+    )
+    typeset = ["See", "here", "the", "Structural", "change", "at", "Universität", "François,", "the", "row."]
+    assert text.split() == typeset
+    md = prose_text(
+        '---\r\noutput: pdf_document\r\n---\r\n<!-- c -->\r\n\n---\ntitle: "T"\nauthor:\n  - name: Ann\n'
+        "    affiliation: Uni\nreferences:\n- id: k\n  family: Smith\n---\nA **T**ool.\n".replace("\r\n", "\n"),
+        markdown=True,
+    )
+    assert md.split() == ['"T"', "Ann", "Uni", "A", "Tool."]
 
 
 def test_recall_reads_ligature_characters_as_letters_and_sees_broken_words():
@@ -114,7 +135,7 @@ def test_repairs_need_evidence():
     assert quotes == {"Ş": "\u201c", "Ť": "\u201d", "Ű": "\u2013"}
 
 
-def test_a_page_broken_word_is_rejoined_only_when_attested():
+def test_a_page_broken_word_is_rejoined_across_floats():
     from corpus.models import BlockKind, RawBlock
     from ingest.parsing.pdf_text import join_broken_blocks
 
@@ -132,10 +153,10 @@ def test_a_page_broken_word_is_rejoined_only_when_attested():
         RawBlock(kind=BlockKind.footnote, text="1 A note.", page_start=1, page_end=1),
         para("ity of returns", 2),
         para("a zorb-", 2),
-        para("qux rest", 2),
+        para("Qux rest", 2),
     ]
     out, joins = join_broken_blocks(blocks, {"volatility"}, set())
-    assert joins == 1 and [b.text for b in out] == ["the volatility of returns", "1 A note.", "a zorb-", "qux rest"]
+    assert joins == 1 and [b.text for b in out] == ["the volatility of returns", "1 A note.", "a zorb-", "Qux rest"]
     assert out[0].page_start == 1 and out[0].page_end == 2
     assert out[0].regions == [*blocks[0].regions, *blocks[2].regions]
     kept, _ = join_broken_blocks([para("a non-", 1), para("zero pattern", 2)], set(), {"non-zero"})
