@@ -2,7 +2,7 @@
 
 # Bump on any change to what a parse yields: it enters the signature, so every document is re-parsed
 # (the history of each version: CHANGELOG.md).
-PARSER_VERSION = "parse-v6"
+PARSER_VERSION = "parse-v7"
 CHUNKER_VERSION = "chunk-v2"  # v2: a caption travels with its table or figure (ingest.chunker)
 PASSAGE_ROLES_VERSION = "roles-v1"  # ingest.passage_roles; outside chunk ids: a role never moves a passage
 # Semantic version of the output contract: major on a change a client must handle (CHANGELOG.md).

@@ -32,6 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from corpus.models import Region
+from corpus.reading.pdf_chars import code_points
 from corpus.state.layout import StateLayout, atomic_write_bytes
 
 log = logging.getLogger(__name__)
@@ -130,8 +131,7 @@ def _read_lines(pdf: str, page_no: int) -> tuple[TextLine, ...]:
         buffer, flags = ctypes.create_string_buffer(128), ctypes.c_int()
         fonts: dict[tuple[float, int], bool] = {}
         pieces: list[list[tuple[str, float, float, float, float, float, bool]]] = [[]]
-        for k in range(pdfium_c.FPDFText_CountChars(raw)):
-            code = pdfium_c.FPDFText_GetUnicode(raw, k)
+        for k, code in code_points(raw):  # a character outside the BMP ('𝑥') whole, as the parser reads it
             if code in (0x0A, 0x02, 0xFFFE):  # a line break, or pdfium's mark of a wrapped line
                 pieces.append([])
                 continue

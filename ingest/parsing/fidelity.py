@@ -19,6 +19,9 @@ _BROKEN = re.compile(r"([A-Za-z]+)-\n\n+([a-z]+)")
 _CONTINUATION_BYTES = "".join(bytes([b]).decode("cp1252", "ignore") or chr(b) for b in range(0x80, 0xC0))
 _MORE = f"[{re.escape(_CONTINUATION_BYTES)}]"
 _MOJIBAKE = re.compile(f"[\u00c2-\u00df]{_MORE}|[\u00e0-\u00ef]{_MORE}{{2}}|[\u00f0-\u00f4]{_MORE}{{3}}")
+# The same bytes typeset by LaTeX as T1 (UTF-8's three-byte punctuation: 'âĂŸ' or, its accents
+# read apart, '^a˘A¨Y' for '“'): mojibake in the PDF itself.
+_TEX_MOJIBAKE = re.compile(r"(?:â|\^a)(?:Ă|˘A)\S")
 # A source that typesets another PDF (\includepdf outside a comment): the PDF is mostly not its source.
 _INCLUDES_PDF = re.compile(r"^[^%\n]*\\includepdf\s*[\[{]", re.M)
 MIN_SOURCE_WORDS = 50  # fewer prose words in a source judge nothing (a stub that inputs the real text)
@@ -56,7 +59,8 @@ def hyphen_breaks(text: str) -> list[str]:
 
 def mojibake(text: str) -> list[str]:
     """The runs of `text` that are UTF-8 read as Windows-1252 or Latin-1 ('Ã©' for 'é'), beside a
-    letter as a misread letter or quotation mark stands (a formula's 'È˜(' is an accent and a letter)."""
+    letter as a misread letter or quotation mark stands (a formula's 'È˜(' is an accent and a
+    letter), or as T1 by LaTeX ('âĂŸ')."""
     found = []
     for m in _MOJIBAKE.finditer(text):
         if not (text[m.start() - 1 : m.start()].isalpha() or text[m.end() : m.end() + 1].isalpha()):
@@ -68,7 +72,7 @@ def mojibake(text: str) -> list[str]:
                 continue
             found.append(m.group())
             break
-    return found
+    return found + _TEX_MOJIBAKE.findall(text)
 
 
 def unjudged(source: Path) -> str | None:

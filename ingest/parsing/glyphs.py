@@ -8,10 +8,9 @@ import re
 import unicodedata
 from collections import Counter
 
-REPLACEMENT = "\ufffd"
+from corpus.reading.pdf_chars import REPLACEMENT, join_surrogates
+
 CID_MARK = re.compile(r"\(cid:\d+\)")  # pdfplumber's name for a glyph without a Unicode map
-HIGH_SURROGATES = range(0xD800, 0xDC00)
-LOW_SURROGATES = range(0xDC00, 0xE000)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _PAIR = re.compile("([\ud800-\udbff])([\udc00-\udfff])")
 
@@ -24,11 +23,6 @@ def unknown_glyph(ch: str) -> bool:
 def unknown_glyphs(text: str) -> int:
     """Unquotable characters, plus the '(cid:N)' marks pdfplumber writes in table cells."""
     return sum(n for ch, n in Counter(text).items() if unknown_glyph(ch)) + sum(1 for _ in CID_MARK.finditer(text))
-
-
-def join_surrogates(high: int, low: int) -> int:
-    """The code point a UTF-16 surrogate pair encodes (high in HIGH_SURROGATES, low in LOW_SURROGATES)."""
-    return 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
 
 
 def repair_surrogates(text: str) -> str:

@@ -14,12 +14,13 @@ read 'coecient', 'first' 'rst'. The PDF's own evidence comes first:
   after it: 'shape\\x1cle'; ff also at the end of one: 'roundo\\x1b') when the reading is strong
   (TeX's slot with two attested words, or MIN_EVIDENCE that make MIN_SHARE of the character's
   words). Recorded with the glyph repairs ('\\x1c→fi': occurrences).
-* No character is left (`restore_words`: OT1's fl sits at 0x0D, which pdfium reads as a carriage
-  return). A word becomes the one word that a ligature inserted at one position makes ('inuences'
-  -> 'influences'), when that word is written by the document or the library (the English list
-  alone would attest 'reflated' for a 'created' that lost its c), the word is not English as it is
-  (it exists both ways, 'ow'/'flow', 'dene'/'define': left alone), it has MIN_WORD letters or
-  more ('nd' is too easy to attest), and no second restoration is attested. Only in a document
+* No character is left (`restore_words`: a glyph without any code pdfium hands over; OT1's fl at
+  0x0D does reach the text, under pdf_lines' stand-in, and is read as TeX's slot). A word becomes
+  the one word that a ligature inserted at one position makes ('inuences' -> 'influences'), when
+  that word is written by the document or the library (the English list alone would attest
+  'reflated' for a 'created' that lost its c), the word is not English as it is (it exists both
+  ways, 'ow'/'flow', 'dene'/'define': left alone), it has MIN_WORD letters or more ('nd' is too
+  easy to attest), and no second restoration is attested. Only in a document
   whose characters showed the loss (MIN_EVIDENCE words restored from them), for the ligatures no
   character of it was read as: measured on Debian's 460 R vignettes, the same rule run on every
   document turned a Spanish 'las' into 'filas', an R class 'sts' into 'fists', 'int' into 'flint'.
@@ -45,7 +46,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from ingest.parsing.pdf_lines import HYPHEN_MARK, Line
+from ingest.parsing.pdf_lines import GLYPH_STAND_INS, HYPHEN_MARK, Line
 from ingest.parsing.vocabulary import library_vocabulary, words_of
 
 LIGATURES = ("ff", "fi", "fl", "ffi", "ffl")
@@ -59,6 +60,7 @@ ENCODING_SLOTS = {0x1B: "ff", 0x1C: "fi", 0x1D: "fl", 0x1E: "ffi", 0x1F: "ffl"} 
     0x0D: "fl",
     0x0E: "ffi",
     0x0F: "ffl",
+    ord(GLYPH_STAND_INS[0x0D]): "fl",  # OT1's 0x0D, which pdfium would read as a carriage return
 }
 MIN_WORD = 3  # letters of a word a ligature is inserted into (shorter: 'nd', 'ts', 'ow' are too easy to attest)
 ARROW = "\u2192"

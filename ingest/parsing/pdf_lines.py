@@ -10,18 +10,29 @@ from __future__ import annotations
 import ctypes
 import re
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from ingest.parsing.glyphs import HIGH_SURROGATES, LOW_SURROGATES, REPLACEMENT, join_surrogates
+from corpus.reading.pdf_chars import code_points
+from ingest.parsing.accents import compose_accents
 
 SOFT_HYPHENS = {0x02, 0xFFFE}  # pdfium marks a hyphen it joined at a line end with either
 TABLE_FONT = "<table>"  # font name of a placeholder line standing for an extracted table
 HYPHEN_MARK = "\u00ad"  # kept at the end of such a line; resolved when lines are joined
-_BREAKS = {0x0A, 0x0D}
+_BREAKS = {0x0A, 0x0D}  # pdfium's generated line breaks (CR LF)
+# A glyph whose font hands pdfium code 0x0A or 0x0D without a Unicode map (OT1 sets Omega and the fl
+# ligature there) is no line break: kept under a C1 stand-in, which the canonical text drops like
+# any control character and the ligature restoration reads as the code it stands for. A carriage
+# return left in a line would be read as a line break downstream.
+GLYPH_STAND_INS = {0x0A: "\x8a", 0x0D: "\x8d"}
+# A Type 3 font whose FontMatrix carries the scale (TeX's bitmap fonts, one unit a device pixel)
+# reports a size of a fraction of a point: no text is set that small, so its size is estimated from
+# its lower-case letters' boxes, about half an em high (x-height and bitmap margin).
+MIN_FONT_SIZE = 1.0
+X_HEIGHT_LETTERS = frozenset("acemnorsuvwxz")
+X_BOX_PER_EM = 0.5
 _MONO = re.compile(r"TT|xtt|Mono|MonL|Courier|Typewriter|Consol|SFST|SFIT")
 _MATH = re.compile(r"CMMI|CMSY|CMEX|MSBM|MSAM|Math|Symbol|rsfs|EUFM|LMMI|LMSY|txsy|txmi|pxsy|pxmi")
 
@@ -72,7 +83,7 @@ class _Builder:
             self.fonts[font] += 1
 
     def build(self, page: int, height: float) -> Line | None:
-        text = "".join(self.chars).strip(" \t")
+        text = compose_accents("".join(self.chars).strip(" \t"))
         if not text or not self.boxes:
             return None
         x0 = min(b[0] for b in self.boxes)
@@ -125,23 +136,27 @@ def _merge(a: Line, b: Line) -> Line:
     )
 
 
-def _code_points(raw) -> Iterator[tuple[int, int]]:
-    """(char index, code point) of a text page. pdfium gives one UTF-16 unit per char index, so a
-    character outside the BMP (the mathematical italic '𝑌' of a LaTeX font) comes as a high and a
-    low surrogate at two indexes, each with the glyph's box: the pair is joined into its code point
-    (at the first index), and a surrogate without its other half becomes U+FFFD."""
-    count = pdfium_c.FPDFText_CountChars(raw)
-    k = 0
-    while k < count:
-        code = pdfium_c.FPDFText_GetUnicode(raw, k)
-        if code in HIGH_SURROGATES and k + 1 < count:
-            low = pdfium_c.FPDFText_GetUnicode(raw, k + 1)
-            if low in LOW_SURROGATES:
-                yield k, join_surrogates(code, low)
-                k += 2
-                continue
-        yield k, ord(REPLACEMENT) if code in HIGH_SURROGATES or code in LOW_SURROGATES else code
-        k += 1
+def _font_handle(raw, k: int) -> int:
+    font = pdfium_c.FPDFTextObj_GetFont(pdfium_c.FPDFText_GetTextObject(raw, k))
+    return ctypes.cast(font, ctypes.c_void_p).value or 0
+
+
+def _scaled_font_sizes(raw) -> dict[int, float]:
+    """{font handle: estimated size} for the fonts of a page that report less than MIN_FONT_SIZE
+    (module constants); empty for a page without any."""
+    heights: dict[int, list[float]] = {}
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    for k in range(pdfium_c.FPDFText_CountChars(raw)):
+        if pdfium_c.FPDFText_GetFontSize(raw, k) >= MIN_FONT_SIZE or pdfium_c.FPDFText_IsGenerated(raw, k) == 1:
+            continue
+        box = pdfium_c.FPDFText_GetCharBox(raw, k, left, right, bottom, top)
+        if box and chr(pdfium_c.FPDFText_GetUnicode(raw, k)) in X_HEIGHT_LETTERS:
+            heights.setdefault(_font_handle(raw, k), []).append(top.value - bottom.value)
+    return {font: sorted(h)[len(h) // 2] / X_BOX_PER_EM for font, h in heights.items()}
+
+
+def _is_letter(code: int | None) -> bool:
+    return code is not None and chr(code).isalpha()
 
 
 def page_lines(page: pdfium.PdfPage, number: int) -> list[Line]:
@@ -149,14 +164,22 @@ def page_lines(page: pdfium.PdfPage, number: int) -> list[Line]:
     width, height = page.get_size()
     textpage = page.get_textpage()
     raw = textpage.raw
+    count = pdfium_c.FPDFText_CountChars(raw)
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     buffer, flags = ctypes.create_string_buffer(128), ctypes.c_int()
     lines: list[Line] = []
     builder = _Builder()
     font_of_size: dict[tuple[float, int], str] = {}
-    for k, code in _code_points(raw):
+    scaled: dict[int, float] | None = None
+    previous: int | None = None
+    for k, code in code_points(raw):
+        before, previous = previous, code
         if code in _BREAKS:
-            if code == 0x0A and (line := builder.build(number, height)):
+            if pdfium_c.FPDFText_IsGenerated(raw, k) != 1:  # a glyph's code: kept beside a letter
+                after = pdfium_c.FPDFText_GetUnicode(raw, k + 1) if k + 1 < count else None
+                if _is_letter(before) or _is_letter(after):
+                    builder.add(GLYPH_STAND_INS[code], None, 0.0, "")
+            elif code == 0x0A and (line := builder.build(number, height)):
                 lines.append(line)
                 builder = _Builder()
             continue
@@ -172,6 +195,9 @@ def page_lines(page: pdfium.PdfPage, number: int) -> list[Line]:
             continue
         pdfium_c.FPDFText_GetCharBox(raw, k, left, right, bottom, top)
         size = pdfium_c.FPDFText_GetFontSize(raw, k)
+        if size < MIN_FONT_SIZE:
+            scaled = _scaled_font_sizes(raw) if scaled is None else scaled
+            size = scaled.get(_font_handle(raw, k), size)
         obj = pdfium_c.FPDFText_GetTextObject(raw, k)
         key = (size, ctypes.cast(obj, ctypes.c_void_p).value or 0)
         font = font_of_size.get(key)

@@ -1,7 +1,8 @@
 """The measured text quality of a parse: how much of its prose the library vocabulary attests,
 how many characters no reader can quote, and what the parser repaired. A document whose prose is
 mostly unattested is flagged `garbled_text` (the font map is broken somewhere the glyph repair
-could not see), whatever the garbled-character score says."""
+could not see), whatever the garbled-character score says; so is one that loses a glyph for every
+other prose word (UNKNOWN_GLYPH_CEILING)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ from ingest.parsing.glyphs import unknown_glyphs
 from ingest.parsing.vocabulary import library_vocabulary
 
 ATTESTED_FLOOR = 0.5  # measured on the library: the 2 garbled PDFs <= 0.01, every other document >= 0.83
+# Unknown glyphs per prose word at which a text is garbled whatever its words: a font that maps no
+# punctuation or bracket loses about one a word ('otherwiseit updates'); a readable text loses
+# a few math pieces (docs/measurements.md, the R vignettes of Debian).
+UNKNOWN_GLYPH_CEILING = 0.5
 _PROSE = {BlockKind.paragraph, BlockKind.heading, BlockKind.list, BlockKind.caption, BlockKind.footnote}
 _EDGE = ".,;:!?()[]{}\"'`*“”‘’«»<>|/\\–—-"
 _TOKEN = re.compile(r"\S+")
@@ -69,12 +74,13 @@ def measure_quality(
             words += n
             attested += n * _attested(word, vocabulary)
     share = round(attested / words, 4) if words else 1.0
+    unknown = dropped_glyphs + sum(unknown_glyphs(b.text) + _count(CONTROL_CHARS, b.text) for b in blocks)
     return TextQuality(
         words=words,
         attested_share=share,
-        unknown_glyphs=dropped_glyphs + sum(unknown_glyphs(b.text) + _count(CONTROL_CHARS, b.text) for b in blocks),
+        unknown_glyphs=unknown,
         repairs=dict(repairs or {}),
         joined_words=joined_words,
         ligatures=dict(ligatures or {}),
-        low_quality=share < ATTESTED_FLOOR,
+        low_quality=share < ATTESTED_FLOOR or (words > 0 and unknown / words >= UNKNOWN_GLYPH_CEILING),
     )

@@ -19,6 +19,9 @@ from functools import lru_cache
 from pathlib import Path
 
 VOCABULARY_FILE = Path(__file__).with_name("library_vocabulary.txt.gz")
+# English words of five letters or more (SCOWL; frozen, rebuilt by scripts/rebuild_english_words.py):
+# what a word TeX hyphenated across a page or column break is when the library does not write it.
+DICTIONARY_FILE = Path(__file__).with_name("english_words.txt.gz")
 MIN_DOCUMENTS = 2  # a word one document writes may be its own typo or garbling
 _LETTERS = re.compile(r"[^\W\d_]+")
 _ASCII_WORD = re.compile(r"[a-z]{2,}")
@@ -35,6 +38,13 @@ def words_of(text: str) -> set[str]:
 def library_vocabulary() -> frozenset[str]:
     with gzip.open(VOCABULARY_FILE, "rt", encoding="utf-8") as handle:
         return frozenset(line.strip() for line in handle if line.strip())
+
+
+@lru_cache(maxsize=1)
+def dictionary_words() -> frozenset[str]:
+    """The frozen English list (DICTIONARY_FILE), lower case; its '#' lines are SCOWL's notices."""
+    with gzip.open(DICTIONARY_FILE, "rt", encoding="utf-8") as handle:
+        return frozenset(w for line in handle if (w := line.strip()) and not w.startswith("#"))
 
 
 def build_vocabulary(texts: Iterable[str], min_documents: int = MIN_DOCUMENTS) -> list[str]:

@@ -289,3 +289,23 @@ def test_list_documents_and_corpus_status_carry_the_text_quality(ingested_home):
     status = call_tool(specs["corpus_status"], context, {})
     assert status.structured_content["text"]["flagged_garbled"] == [flagged[0]["document_id"]]
     assert "1 document(s) flagged garbled" in status.content[0].text
+
+
+def test_the_scale_measures_see_mojibake_breaks_and_unjudged_sources(tmp_path):
+    from ingest.parsing.fidelity import hyphen_breaks, mojibake, unjudged
+
+    assert mojibake("caf\u00c3\u00a9, it\u00e2\u20ac\u2122s ^a\u0102\u0178dna; plain \u00e9, \u00c8\u02dc(y)") == [
+        "\u00c3\u00a9",
+        "\u00e2\u20ac\u2122",
+        "^a\u0102\u0178",
+    ]
+    assert hyphen_breaks("a volatil-\n\nity and a model-\n\nBased x-\ny") == ["volatil-ity"]
+    stub = tmp_path / "stub.Rnw"
+    stub.write_text("\\begin{document}\n\\includepdf[pages=-]{real.pdf}\n\\end{document}\n", encoding="utf-8")
+    assert unjudged(stub) is not None and "includepdf" in unjudged(stub)
+    short = tmp_path / "short.Rnw"
+    short.write_text("\\begin{document}Three words here.\\end{document}", encoding="utf-8")
+    assert unjudged(short) == "the source holds 3 prose words (< 50)"
+    prose = tmp_path / "prose.Rmd"
+    prose.write_text("Word " * 60, encoding="utf-8")
+    assert unjudged(prose) is None
