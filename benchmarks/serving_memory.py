@@ -1,6 +1,7 @@
 """The stdio server's resident memory: after `initialize`, after its first search, and after N more
-(the development questions in turn), read from /proc (VmRSS now, VmHWM the peak; file pages the
-process touched, such as the memory-mapped token rows, count in both).
+(the development questions in turn), read from /proc: VmRSS now and VmHWM its peak, and VmRSS's
+two parts, RssAnon (the process's own memory) and RssFile (file pages it touched, such as the
+memory-mapped token rows: the page cache's, shared and reclaimable).
 
     python benchmarks/serving_memory.py --home S [--searches 100] [--tree /tmp/tree-at-main]
 """
@@ -22,9 +23,9 @@ WARM_UP_S = 3.0  # the background warm-up's last parts (the caller's graph, the 
 
 
 def memory_mb(pid: int) -> dict[str, float]:
-    """VmRSS and VmHWM of `pid` in MB."""
+    """VmRSS, VmHWM, RssAnon and RssFile of `pid` in MB."""
     fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
-    return {key: round(int(fields[key].split()[0]) / 1024, 1) for key in ("VmRSS", "VmHWM")}
+    return {key: round(int(fields[key].split()[0]) / 1024, 1) for key in ("VmRSS", "VmHWM", "RssAnon", "RssFile")}
 
 
 def measure(tree: Path, home: Path, searches: int) -> dict:
