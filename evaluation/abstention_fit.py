@@ -1,7 +1,8 @@
 """Fit the abstention models (serving.abstention) on the library dev set: answerable questions
 against the dev negatives and the absent-topic dev questions (library_absent_dev.jsonl).
 
-    QUANT_RAG_HOME=... python -m evaluation.abstention_fit [--split dev|test] [--expansions FILE] [--cv]
+    QUANT_RAG_HOME=... python -m evaluation.abstention_fit [--split dev|test] [--sets library,vignettes]
+                                                           [--expansions FILE] [--cv]
 
 `--split dev` (the default) fits each model by L2-regularised logistic regression and prints its
 coefficients, AUROC and flag rates at the configured threshold (`no_answer_threshold`), plus the
@@ -11,6 +12,8 @@ also estimates the fitting procedure itself on dev: repeated stratified 5-fold c
 each fold fitted and its operating point placed on the other four, flag rates on the held-out fold. The
 cooperative model needs a hypothetical passage per question: the absent-topic files carry theirs;
 the others' are read from the blind expansions beside the questions, or `--expansions FILE`.
+`--sets` names the question sets pooled into one fit (`library`, and `vignettes` on a state that
+holds Debian's R vignettes too): a model fitted across corpora, reported per set as well.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from scipy.optimize import minimize
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
 from evaluation.datasets import expansions_file
-from evaluation.runs import absent_companion, library_target, retrieve
+from evaluation.runs import ABSENT, absent_companion, library_target, retrieve
 from serving import abstention
 from serving.filters import EngineContext, resolve_filters
 from serving.tools.search_documents import SearchDocumentsInput
@@ -50,9 +53,9 @@ def hypotheticals(paths: list[Path]) -> dict[str, str]:
     return out
 
 
-def collect(split: str, mode: str, expansions: Path | None) -> list[dict]:
-    """One row per question: id, negative, features (with the hypothetical's when known)."""
-    path = QUESTIONS / f"library_{split}.jsonl"
+def collect(split: str, mode: str, expansions: Path | None, question_set: str = "library") -> list[dict]:
+    """One row per question: id, set, negative, absent, features (with the hypothetical's when known)."""
+    path = QUESTIONS / f"{question_set}_{split}.jsonl"
     expansions = expansions or expansions_file(path)  # the blind ones beside the questions
     written = hypotheticals([p for p in (absent_companion(path), expansions) if p and p.exists()])
     target = library_target(StateLayout.from_env(), ServedConfig.from_env(), path)
@@ -78,7 +81,8 @@ def collect(split: str, mode: str, expansions: Path | None) -> list[dict]:
                 hypothetical,
                 abstention.semantic_of(engine, searched, found, statistics),
             )
-            rows.append({"id": q.id, "negative": not q.gains, "absent": q.id.startswith("a"), "features": values})
+            row = {"id": q.id, "set": question_set, "negative": not q.gains, "absent": q.family == ABSENT}
+            rows.append(row | {"features": values})
         return rows
     finally:
         target.close()
@@ -169,8 +173,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mode", default="hybrid")
     parser.add_argument("--expansions", type=Path, default=None)
     parser.add_argument("--cv", action="store_true", help="also cross-validate the procedure on dev")
+    parser.add_argument("--sets", default="library", help="question sets pooled: library[,vignettes]")
     args = parser.parse_args(argv)
-    rows = collect(args.split, args.mode, args.expansions)
+    sets = args.sets.split(",")
+    rows = [row for name in sets for row in collect(args.split, args.mode, args.expansions, name)]
     threshold = ServedConfig.from_env().no_answer_threshold
     out = {}
     for name, model in abstention.MODELS.items():
@@ -188,7 +194,15 @@ def main(argv: list[str] | None = None) -> None:
                 absent = np.array([r["absent"] for r in have], dtype=bool)
                 out[name + " (fitted now)"] |= cross_validated(x, negative, absent, threshold)
         out[name] = rates(rows, model, threshold)
+        for each in sets if len(sets) > 1 else []:
+            out[name] |= {f"{each}: {key}": value for key, value in _flags(rows, model, threshold, each)}
     print(json.dumps(out, indent=1))
+
+
+def _flags(rows: list[dict], model: abstention.Model, threshold: float, question_set: str):
+    """(what, count) of `model`'s flags on one question set of a pooled fit."""
+    mine = rates([r for r in rows if r["set"] == question_set], model, threshold)
+    return [(key, mine[key]) for key in ("absent_flagged", "answerable_flagged")]
 
 
 if __name__ == "__main__":

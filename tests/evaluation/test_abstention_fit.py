@@ -39,3 +39,18 @@ def test_cross_validation_tells_a_signal_from_noise():
     assert absent_strong > 30 and absent_noise < 8
     for result in (strong, noise):  # held out, the operating point still flags few answerable questions
         assert float(result["cv_answerable_flagged"].split("/")[0]) <= 0.08 * 80
+
+
+def test_a_pooled_fit_reports_each_question_set_apart():
+    from evaluation.abstention_fit import _flags
+    from serving.abstention import Model
+
+    model = Model(("evidence",), (-10.0,), 5.0)  # flags evidence below about 0.42 at 0.7
+    rows = [
+        {"set": "library", "negative": True, "absent": True, "features": {"evidence": 0.1}},
+        {"set": "library", "negative": False, "absent": False, "features": {"evidence": 0.9}},
+        {"set": "vignettes", "negative": True, "absent": True, "features": {"evidence": 0.8}},
+        {"set": "vignettes", "negative": False, "absent": False, "features": {"evidence": 0.2}},
+    ]
+    assert dict(_flags(rows, model, THRESHOLD, "library")) == {"absent_flagged": "1/1", "answerable_flagged": "0/1"}
+    assert dict(_flags(rows, model, THRESHOLD, "vignettes")) == {"absent_flagged": "0/1", "answerable_flagged": "1/1"}
