@@ -95,6 +95,9 @@ class _Part:
         self.value, self.lock = value, threading.Lock()
 
 
+# Parts a bare search does without: the caller's graph (rephrasings, a hypothetical passage) and the
+# dense scan's int8 prescore (the full scan gives the same answer until it is built).
+EXTRA_PARTS = ("caller_encoder", "dense_prefilter")
 # The parts a caller may hand to the constructor, already open.
 PARTS = ("reader", "embedder", "vectors", "bm25", "graph")
 # The settings each part is opened with beyond the state: a variant shares a part when they are equal
@@ -250,17 +253,19 @@ class Engine:
         with self._prefilter.lock:
             self._prefilter.value = None
 
-    def warm_up(self) -> None:
+    def warm_up(self, extras: bool = True) -> None:
         """Open everything a search in any mode needs: the reader, the model and vector store, BM25
         (its files are named by the signature, so only when that is known) and, when configured,
-        the token index. Each part on its own, so one that fails leaves the others loaded."""
+        the token index; then, with `extras`, what only makes searches cheaper or serves a
+        caller's rephrasings (EXTRA_PARTS). Each part on its own, so one that fails leaves the
+        others loaded."""
         parts = ["reader"]
         if self.signature is not None:  # with the abstention's term statistics, which read it
             parts += ["bm25", "term_statistics"]
         parts.append("vectors")  # the vector store loads the model (it asks its dimension)
         if self.config.late_interaction:
-            parts += ["tokens", "caller_encoder"]  # the caller's graph last: a bare search needs none of it
-        for part in parts + ["dense_prefilter"]:
+            parts.append("tokens")
+        for part in parts + (list(EXTRA_PARTS) if extras else []):
             self.open_part(part)
 
     def open_part(self, part: str) -> None:

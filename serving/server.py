@@ -55,6 +55,9 @@ log = logging.getLogger("quant_rag.server")
 
 SERVER_NAME = "quant-rag"
 WARM_UP_ENV = "QUANT_RAG_WARM_UP"  # "0" skips the background model load (tests, doctor-like uses)
+# The warm-up's extras (serving.engine.EXTRA_PARTS) wait for the first call a worker thread answers
+# (a cold start's first search) or this long, so that they never take a core from that answer.
+EXTRAS_AFTER_S = 5.0
 INSTRUCTIONS = (
     "Retrieval over a closed quantitative-finance library, with verifiable citations. Protocol: (1) "
     "call search_documents with the question, 2-4 `alternatives` in the library's terms and a "
@@ -94,6 +97,7 @@ class ServingContext:
         self._engine: Engine | None = None
         self._lock = threading.Lock()
         self._engine_lock = threading.Lock()
+        self.answered = threading.Event()  # set by the first tool call answered (the warm-up's extras wait)
 
     @property
     def engine(self) -> Engine:
@@ -217,7 +221,15 @@ async def run_tool(spec: ToolSpec, context: ServingContext, arguments: dict[str,
     verification may take seconds: the event loop keeps answering pings and cancellations
     meanwhile), with its cancel flag."""
     if runs_inline(spec, context):
-        return call_tool(spec, context, arguments)
+        result = call_tool(spec, context, arguments)
+    else:
+        result = await _in_worker(spec, context, arguments)
+    context.answered.set()
+    return result
+
+
+async def _in_worker(spec: ToolSpec, context: ServingContext, arguments: dict[str, Any]) -> CallToolResult:
+    """One call in a worker thread, with its cancel flag."""
     # A worker thread cannot be interrupted. When the client gives up, the SDK cancels this task:
     # the watcher raises the flag the thread's work checks, and the task still waits for the
     # thread (so the thread limiter keeps bounding the work).
@@ -291,20 +303,23 @@ def tool_specs() -> dict[str, ToolSpec]:
 
 def _warm_up(context: ServingContext) -> None:
     """While the SDK loads and the client connects: bm25s, the tool set, the coherence check, then
-    every part a search needs (searches answer on the event loop once all are open). The query
-    model and the vectors load in a second thread meanwhile (_warm_up_model)."""
+    every part a search needs (searches answer on the event loop once all are open), and after
+    the first answer the caller's graph. The query model and the vectors load in a second thread
+    meanwhile (_warm_up_model)."""
     threading.Thread(target=_warm_up_model, args=(context,), daemon=True, name="warm-up-model").start()
     import_bm25s_without_scipy()  # first: until `initialize` is answered only the SDK is imported meanwhile
     tool_specs()
     if context.coherence.coherent:
+        context.engine.warm_up(extras=False)
+        context.answered.wait(EXTRAS_AFTER_S)
         context.engine.warm_up()
 
 
 def _warm_up_model(context: ServingContext) -> None:
     """The query model, which needs neither the tool set nor the coherence check, then the vector
-    store and its int8 prescore (serving.dense_prefilter): mostly native work (ONNX Runtime
-    building its sessions, numpy reading, normalising and quantising the vectors), which runs on
-    the other core while the first thread parses JSON and passages."""
+    store, and after the first answer its int8 prescore (serving.dense_prefilter): mostly native
+    work (ONNX Runtime building its sessions, numpy reading, normalising and quantising the
+    vectors), which runs on the other core while the first thread parses JSON and passages."""
     from corpus.encoding.query_encoder import load_query_encoder
 
     try:  # the engine's own loader asks for it again and finds it in the process's cache
@@ -313,6 +328,7 @@ def _warm_up_model(context: ServingContext) -> None:
         log.warning("warm-up could not load the query model", exc_info=True)
     if context.coherence.coherent:
         context.engine.open_part("vectors")
+        context.answered.wait(EXTRAS_AFTER_S)
         context.engine.open_part("dense_prefilter")
 
 

@@ -67,3 +67,29 @@ def test_the_warm_up_opens_every_part_a_search_needs(served_home):
     context.engine.warm_up()
     assert context.search_ready
     assert runs_inline(tool_specs()["search_documents"], context)
+
+
+def test_the_warm_ups_extras_wait_for_the_first_answer(served_home, monkeypatch):
+    """The caller's graph and the dense prescore open after the first call is answered (a cold
+    start's first search never shares the cores with them); what a search needs, before it."""
+    import threading
+    import time
+
+    from serving import server
+
+    monkeypatch.setattr(server, "EXTRAS_AFTER_S", 120.0)
+    context = _context(served_home)
+    engine = context.engine
+    warm = threading.Thread(target=server._warm_up, args=(context,), daemon=True)
+    warm.start()
+    deadline = time.monotonic() + 120
+    while not (context.search_ready and engine.is_open("tokens")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert context.search_ready and engine.is_open("tokens")
+    time.sleep(0.5)
+    assert not engine.is_open("callers") and not engine.is_open("prefilter")
+    context.answered.set()
+    warm.join(timeout=120)
+    while not engine.is_open("prefilter") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert engine.is_open("callers") and engine.is_open("prefilter")
