@@ -317,9 +317,10 @@ def _warm_up(context: ServingContext) -> None:
 
 def _warm_up_model(context: ServingContext) -> None:
     """The query model, which needs neither the tool set nor the coherence check, then the vector
-    store, and after the first answer its int8 prescore (serving.dense_prefilter): mostly native
-    work (ONNX Runtime building its sessions, numpy reading, normalising and quantising the
-    vectors), which runs on the other core while the first thread parses JSON and passages."""
+    store and the token index, and after the first answer the vectors' int8 prescore
+    (serving.dense_prefilter): mostly native work (ONNX Runtime building its sessions, numpy
+    reading, normalising and quantising the vectors), which runs on the other core while the
+    first thread parses JSON and passages."""
     from corpus.encoding.query_encoder import load_query_encoder
 
     try:  # the engine's own loader asks for it again and finds it in the process's cache
@@ -328,6 +329,8 @@ def _warm_up_model(context: ServingContext) -> None:
         log.warning("warm-up could not load the query model", exc_info=True)
     if context.coherence.coherent:
         context.engine.open_part("vectors")
+        if context.config.late_interaction:  # the token index: its spans and its product's session
+            context.engine.open_part("tokens")
         context.answered.wait(EXTRAS_AFTER_S)
         context.engine.open_part("dense_prefilter")
 
