@@ -65,7 +65,7 @@ against also am any because before during does further here just make makes made
 )
 _STEM = Stemmer.Stemmer("english").stemWords  # "loadings" meets "loading", "priced" meets "price"
 # A vocabulary's words, each stemmed once: without the stemmer's cache, which a hundred thousand
-# distinct words only churn (a quarter of the time).
+# distinct words only churn.
 _STEM_ONCE = Stemmer.Stemmer("english", 0).stemWords
 
 

@@ -1,15 +1,15 @@
 """The unfiltered dense scan of an in-memory vector store, exactly, from an int8 prescore.
 
-The scan multiplies every stored vector (float32) by the question: memory-bound, a quarter of a
-search's CPU at 31,500 points. Here every point is first prescored in int8 by the token index's
-integer product (corpus.indexes.token_product: a quarter of the bytes, exact integer sums). A
-prescore is within a per-point bound of the float score (the rounding of the point's int8 codes
-and of the question's 13-bit codes, plus the float product's own rounding), so a point whose
-prescore plus bound is below the K-th best prescore minus bound scores below K other points: the
-top K points are among the rest. Their float scores are computed as the scan computes them, by
-the same BLAS product (a point's score does not depend on the rows multiplied beside it once the
-rows fill blocks of four; a check at build compares every point gathered this way against the full
-scan, and a difference disables the shortcut), then ranked by
+The scan multiplies every stored vector (float32) by the question: memory-bound, and after the
+model the largest part of a search's CPU at tens of thousands of points. Here every point is first
+prescored in int8 by the token index's integer product (corpus.indexes.token_product: a quarter of
+the bytes, exact integer sums). A prescore is within a per-point bound of the float score (the
+rounding of the point's int8 codes and of the question's 13-bit codes, plus the float product's
+own rounding), so a point whose prescore plus bound is below the K-th best prescore minus bound
+scores below K other points: the top K points are among the rest. Their float scores are computed
+as the scan computes them, by the same BLAS product (a point's score does not depend on the rows
+multiplied beside it once the rows fill blocks of four; a check at build compares every point
+gathered this way against the full scan, and a difference disables the shortcut), then ranked by
 corpus.vectors.vector_store_memory.best_chunks. When its last hit does not clear every excluded
 point's bound, the full scan answers instead.
 """
@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 BLOCK = 16  # gathered rows padded to a multiple of this (BLAS kernels take rows in blocks of 4 or 8)
 ROW_ROUNDING = 0.5 + 1e-5  # |stored - code × scale| in units of the scale (float32 division included)
 QUESTION_ROUNDING = 1 / 128 + 1e-5  # |question - its 13-bit codes| in units of its scale (float32 division included)
-PRODUCT_SLACK = 1e-4  # the float32 product's own rounding (384 terms), with margin
+PRODUCT_SLACK = 1e-4  # the float32 product's own rounding (unit vectors of up to ~1,500 dimensions)
 DEPTH = 2  # points kept: DEPTH × best_chunks' first fetch (limit × PIECE_OVERFETCH)
 PROBES = 3  # rankings the build checks against the full scan
 
