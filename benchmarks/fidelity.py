@@ -81,6 +81,7 @@ def summarise(rows: list[dict[str, Any]], worst: int) -> tuple[dict[str, Any], l
     low = [r for r in judged if r["recall"] < RECALL_FLOOR]
     parsed = [r for r in rows if "error" not in r]
     breaks = [(r["document"], b) for r in parsed for b in r["hyphen_breaks"]]
+    flagged = {r["document"] for r in parsed if r["garbled_text"]}
     dropped = {
         r["document"]: r["dropped_ligatures"] for r in judged if r["dropped_ligatures"] and not r["garbled_text"]
     }
@@ -96,6 +97,7 @@ def summarise(rows: list[dict[str, Any]], worst: int) -> tuple[dict[str, Any], l
         "below_floor_unflagged": [r["document"] for r in low if not r["garbled_text"]],
         "below_floor_garbled": [r["document"] for r in low if r["garbled_text"]],
         "hyphen_breaks": len(breaks),
+        "hyphen_breaks_garbled": sum(1 for d, _ in breaks if d in flagged),
         "dropped_ligatures": sum(sum(d.values()) for d in dropped.values()),
         "dropped_ligature_documents": len(dropped),
         "dropped_ligatures_garbled": sum(sum(r["dropped_ligatures"].values()) for r in judged if r["garbled_text"]),
@@ -109,7 +111,10 @@ def summarise(rows: list[dict[str, Any]], worst: int) -> tuple[dict[str, Any], l
     for r in sorted(judged, key=lambda r: r["recall"])[:worst]:
         flag = "garbled" if r["garbled_text"] else "-"
         lines.append(f"  {r['recall']:.4f} {flag:7} {r['source_words']:6d}  {r['document']}: {_listed(r['missing'])}")
-    lines.append(f"hyphen breaks left: {len(breaks)}" + "".join(f"\n  {d}: {b}" for d, b in breaks))
+    lines.append(
+        f"hyphen breaks left: {len(breaks)}, {summary['hyphen_breaks_garbled']} of them in texts flagged garbled"
+        + "".join(f"\n  {d}{' (garbled)' if d in flagged else ''}: {b}" for d, b in breaks)
+    )
     lines.append(f"words missing a ligature: {summary['dropped_ligatures']} in {len(dropped)} documents (not flagged)")
     lines += [f"  {d}: {_listed(words)}" for d, words in dropped.items()]
     lines.append(

@@ -1,9 +1,10 @@
 """Accents a PDF's text layer hands over as characters of their own. TeX sets an accented letter
 it has no glyph for ('\\"u' in OT1) as the accent's glyph placed over the letter's; pdfium reads
 the spacing accent then the letter ('B¨uhlmann', 'H´ajek', 'Fran¸cois'), which splits the word
-for search and quotation. Such a pair becomes the precomposed letter
-('Bühlmann') when Unicode has one; any other pair stays as read (a hat over a Greek letter in a
-formula, 'ˆβ', has no precomposed form)."""
+for search and quotation. Such a pair becomes the precomposed letter ('Bühlmann') when Unicode
+has one; any other pair stays as read ('ˆβ' has no precomposed form). In mathematics the accent
+follows its base ('µˆi': a hatted mu, subscript i), so the parser composes only what a text font
+draws (pdf_lines)."""
 
 from __future__ import annotations
 
@@ -28,14 +29,18 @@ COMBINING = {
 _PAIR = re.compile(f"([{''.join(COMBINING)}])([A-Za-z\u0131])")
 
 
-def _composed(letter: str, mark: str, found: str) -> str:
-    # TeX's dotless i under an accent ('\\"{\\i}') is the i the accent sits on
-    composed = unicodedata.normalize("NFC", letter.replace("\u0131", "i") + mark)
-    return composed if len(composed) == 1 else found
+def compose(accent: str, letter: str) -> str | None:
+    """The precomposed letter a spacing accent before `letter` makes, or None (no accent, no
+    ASCII letter, or no precomposed form). TeX's dotless i under an accent is the i it sits on."""
+    if accent not in COMBINING or not _PAIR.fullmatch(accent + letter):
+        return None
+    composed = unicodedata.normalize("NFC", letter.replace("\u0131", "i") + COMBINING[accent])
+    return composed if len(composed) == 1 else None
 
 
 def compose_accents(text: str) -> str:
-    """`text` with each spacing accent beside its letter read as the accented letter (module)."""
+    """`text` with each spacing accent before its letter read as the accented letter (module); the
+    parser's lines decide by the characters' fonts as well (pdf_lines: never in mathematics)."""
     if not any(ch in COMBINING for ch in text):
         return text
-    return _PAIR.sub(lambda m: _composed(m[2], COMBINING[m[1]], m[0]), text)
+    return _PAIR.sub(lambda m: compose(m[1], m[2]) or m[0], text)

@@ -16,7 +16,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from corpus.reading.pdf_chars import code_points
-from ingest.parsing.accents import compose_accents
+from ingest.parsing.accents import compose
 
 SOFT_HYPHENS = {0x02, 0xFFFE}  # pdfium marks a hyphen it joined at a line end with either
 TABLE_FONT = "<table>"  # font name of a placeholder line standing for an extracted table
@@ -74,16 +74,25 @@ class _Builder:
         self.boxes: list[tuple[float, float, float, float]] = []
         self.sizes: Counter = Counter()
         self.fonts: Counter = Counter()
+        self.last_font = ""  # the font of the last character added, if it was drawn
 
     def add(self, ch: str, box, size: float, font: str) -> None:
-        self.chars.append(ch)
+        # TeX's text accent is drawn before its letter, in the letter's font; a math accent follows
+        # its base in a math font ('µˆi' is a hatted mu, subscript i), a listing's caret is code
+        if box is not None and self.chars and self.last_font == font and not _MATH.search(font or "CMMI"):
+            if not _MONO.search(font) and (composed := compose(self.chars[-1], ch)) is not None:
+                self.chars[-1] = composed
+                ch = ""
+        self.last_font = font if box is not None else ""
+        if ch:
+            self.chars.append(ch)
         if box is not None:
             self.boxes.append(box)
             self.sizes[round(size, 1)] += 1
             self.fonts[font] += 1
 
     def build(self, page: int, height: float) -> Line | None:
-        text = compose_accents("".join(self.chars).strip(" \t"))
+        text = "".join(self.chars).strip(" \t")
         if not text or not self.boxes:
             return None
         x0 = min(b[0] for b in self.boxes)
@@ -175,9 +184,9 @@ def page_lines(page: pdfium.PdfPage, number: int) -> list[Line]:
     for k, code in code_points(raw):
         before, previous = previous, code
         if code in _BREAKS:
-            if pdfium_c.FPDFText_IsGenerated(raw, k) != 1:  # a glyph's code: kept beside a letter
+            if pdfium_c.FPDFText_IsGenerated(raw, k) != 1:  # a glyph's code: kept beside a letter, in text
                 after = pdfium_c.FPDFText_GetUnicode(raw, k + 1) if k + 1 < count else None
-                if _is_letter(before) or _is_letter(after):
+                if (_is_letter(before) or _is_letter(after)) and not _MATH.search(_font_name(raw, k, buffer, flags)):
                     builder.add(GLYPH_STAND_INS[code], None, 0.0, "")
             elif code == 0x0A and (line := builder.build(number, height)):
                 lines.append(line)

@@ -33,3 +33,21 @@ def test_a_pdfs_detached_accent_is_composed_in_the_canonical_text(tmp_path):
     path.write_bytes(pdf_with_unicode_map(b"Peter B\x01uhlmann and Jaroslav H\x02ajek", {0x01: "00A8", 0x02: "00B4"}))
     canonical, _ = assemble_canonical(parse_source(path, "pdf").raw_blocks)
     assert canonical == "Peter Bühlmann and Jaroslav Hájek"
+
+
+def test_the_lines_compose_only_what_a_text_font_draws():
+    """In a formula the accent follows its base in a math font ('µˆi': a hatted mu, subscript i);
+    a listing's caret is code: both stay as read."""
+    from ingest.parsing.pdf_lines import _Builder
+
+    def line(chars):
+        builder = _Builder()
+        for ch, font in chars:
+            builder.add(ch, (0.0, 1.0, 0.0, 1.0), 10.0, font)
+        built = builder.build(1, 100.0)
+        assert built is not None
+        return built.text
+
+    assert line([("B", "CMR10"), ("\u00a8", "CMR10"), ("u", "CMR10"), ("h", "CMR10")]) == "Büh"
+    assert line([("\u00b5", "CMMI10"), ("\u02c6", "CMR10"), ("i", "CMMI7")]) == "\u00b5\u02c6i"
+    assert line([("s", "CMTT10"), ("\u02c6", "CMTT10"), ("a", "CMTT10")]) == "s\u02c6a"
