@@ -34,6 +34,7 @@ from ingest.retire import retire_document
 from ingest.setaside import quarantined_since
 from orchestration.console import CONSOLE
 from orchestration.jobs import corpus_job, document_job, evaluation_job
+from orchestration.killed_runs import close_killed_runs, record_finished_documents
 from orchestration.outcome import RunFailed, RunOutcome
 from orchestration.pipeline import ASSET_CHECKS, ASSETS
 from orchestration.resources import production_resources
@@ -156,6 +157,8 @@ def _incomplete(layout: StateLayout, instance) -> list[str]:
 def repair(layout: StateLayout, instance, profile: str = "") -> int:
     """Roll forward every open intent (ingest or remove); returns how many were repaired."""
     intents = open_intents(layout)
+    if intents:
+        close_killed_runs(instance)
     for path, intent in intents:
         if intent["action"] == "remove":
             for document_id in intent["document_ids"]:
@@ -165,6 +168,7 @@ def repair(layout: StateLayout, instance, profile: str = "") -> int:
         retire_set_aside_partitions(layout, instance)  # a crash after the run, before its retirement
         pending = _incomplete(layout, instance)
         add_document_partitions(instance, pending)
+        record_finished_documents(instance, sorted(set(layout.registered_document_ids()) - set(pending)))
         run_documents(layout, instance, pending, profile)
         refresh_corpus(layout, instance, profile)
         close_intent(path)

@@ -125,6 +125,22 @@ def test_kill_at_many_points_then_rerun(tmp_path):
     assert _served_counts(layout) == _served_counts(clean)  # points and BM25 rows: none doubled
     current = pointed_generation(layout.published).name
     assert sorted(p.name for p in layout.published.iterdir()) == ["CURRENT", current]  # older ones pruned
+    _records_match_the_state(layout)
+
+
+def _records_match_the_state(layout: StateLayout) -> None:
+    """Dagster's records after the kills: no run left unfinished, every document's partitions
+    materialised (orchestration.killed_runs)."""
+    import dagster as dg
+
+    from orchestration.jobs import DOCUMENT_ASSETS
+    from orchestration.killed_runs import UNFINISHED
+    from orchestration.runner import instance_for
+
+    instance = instance_for(layout)
+    assert instance.get_runs(filters=dg.RunsFilter(statuses=UNFINISHED)) == []
+    for asset in DOCUMENT_ASSETS:
+        assert instance.get_materialized_partitions(dg.AssetKey(asset)) == set(layout.registered_document_ids())
 
 
 def _served_counts(layout: StateLayout) -> tuple[int, int]:
