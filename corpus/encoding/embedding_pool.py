@@ -32,10 +32,6 @@ _encoder = None  # the worker's encoder, built once by `_start_worker`
 def _start_worker(factory: Callable[..., Any], arguments: tuple) -> None:
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
-    from transformers.utils import logging as transformers_logging
-
-    transformers_logging.disable_progress_bar()  # a worker's model loading is no news on the terminal
-    transformers_logging.set_verbosity_error()
     global _encoder
     _encoder = factory(*arguments, threads=WORKER_THREADS)
 
