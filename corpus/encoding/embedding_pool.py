@@ -3,7 +3,7 @@
 One process with two threads leaves a core idle through everything a batch does besides its matrix
 products (tokenising, the model's Python, pooling, quantising and caching the token rows); two
 processes of one thread each keep both cores on a batch of their own. Each worker builds the same
-encoder the ingest would use in process (the factory it is given: onnx_export's), so a
+encoder the ingest would use in process (`corpus.encoding.onnx_export.passage_encoder`), so a
 batch gives the vectors it gives there, and its token rows go to the same token cache (SQLite in
 WAL mode takes both writers). The pool starts only for a large embedding call: a worker's start
 (importing torch, loading the model) costs seconds.
@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from itertools import islice
 from multiprocessing import get_context
-from typing import Any
+from pathlib import Path
 
 import numpy as np
+
+from corpus.config import ServedConfig
+from corpus.state.layout import StateLayout
 
 EMBED_WORKERS = 2  # the machine's two cores, one thread each
 POOL_MIN_PIECES = 2_000  # below it, starting the workers costs more than they save
@@ -29,11 +32,13 @@ IN_FLIGHT_PER_WORKER = 2  # batches queued per worker: enough to never idle, lit
 _encoder = None  # the worker's encoder, built once by `_start_worker`
 
 
-def _start_worker(factory: Callable[..., Any], arguments: tuple) -> None:
+def _start_worker(layout: StateLayout, config: ServedConfig, folder: Path, runtime: str) -> None:
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    from corpus.encoding.onnx_export import passage_encoder
+
     global _encoder
-    _encoder = factory(*arguments, threads=WORKER_THREADS)
+    _encoder = passage_encoder(layout, config, folder, runtime, threads=WORKER_THREADS)
 
 
 def _embed_batch(texts: list[str]) -> np.ndarray:
@@ -46,10 +51,8 @@ class EmbeddingPool:
     """EMBED_WORKERS processes embedding whole batches; `map_batches` yields their vectors in order.
     The workers start on the first call; `close` stops them."""
 
-    def __init__(self, factory: Callable[..., Any], arguments: tuple, workers: int):
-        """`factory(*arguments, threads=1)` builds a worker's encoder (a module-level function: a
-        worker imports it by name); `arguments` must pickle."""
-        self._initargs = (factory, arguments)
+    def __init__(self, layout: StateLayout, config: ServedConfig, folder: Path, runtime: str, workers: int):
+        self._arguments = (layout, config, folder, runtime)
         self.workers = workers
         self._executor: ProcessPoolExecutor | None = None
 
@@ -57,7 +60,7 @@ class EmbeddingPool:
         """Each batch's vectors, in the order given (a bounded number in flight)."""
         if self._executor is None:
             self._executor = ProcessPoolExecutor(
-                self.workers, mp_context=get_context("spawn"), initializer=_start_worker, initargs=self._initargs
+                self.workers, mp_context=get_context("spawn"), initializer=_start_worker, initargs=self._arguments
             )
         waiting = iter(batches)
         pending = deque(

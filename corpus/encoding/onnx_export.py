@@ -277,7 +277,7 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
             if plain:
                 encoder = passage_encoder(layout, config, folder, wanted, _transformer_of(embedder))
                 workers = pool_workers()
-                pool = EmbeddingPool(passage_encoder, (layout, config, folder, wanted), workers) if workers else None
+                pool = EmbeddingPool(layout, config, folder, wanted, workers) if workers else None
                 embedder.run_passages_on(encoder, pool)
                 runtime = wanted
         except Exception as exc:  # noqa: BLE001 — float32: torch embeds the same vectors, only slower

@@ -10,7 +10,7 @@ import corpus.encoding.embedding_pool as embedding_pool
 from corpus.config import ServedConfig
 from corpus.encoding.embedder import load_embedder
 from corpus.encoding.embedding_pool import EmbeddingPool, pool_workers
-from corpus.encoding.onnx_export import ingest_runtime, passage_encoder
+from corpus.encoding.onnx_export import ingest_runtime
 from corpus.encoding.token_cache import TokenCache
 from corpus.ids import sha256_hex
 from corpus.state.layout import StateLayout
@@ -48,7 +48,7 @@ def test_a_large_call_gives_the_in_process_vectors_and_caches_tokens(state_copy,
 
 def test_a_failing_worker_raises_in_the_caller(state_copy, monkeypatch):
     layout, config = StateLayout(state_copy), ServedConfig(passage_runtime="onnx")
-    pool = EmbeddingPool(passage_encoder, (layout, config, state_copy / "no-such-model", "onnx"), workers=1)
+    pool = EmbeddingPool(layout, config, state_copy / "no-such-model", "onnx", workers=1)
     try:
         with pytest.raises(Exception):  # noqa: B017 — whatever the worker's start raised, it surfaces
             list(pool.map_batches([["a text"]]))
