@@ -53,7 +53,6 @@ class Embedder:
         self.encoded_texts = 0  # texts sent to the model by this instance (tests, progress logs)
         self._counts: dict[str, int] = {}
         self.passage_runtime = None  # None: torch; see run_passages_on
-        self.passage_pool = None  # worker processes for large calls; see run_passages_on
 
     @property
     def model(self):
@@ -67,12 +66,10 @@ class Embedder:
             return None
         return QUERY_TEMPLATE.format(instruction=self.query_instruction)
 
-    def run_passages_on(self, runtime, pool=None) -> None:
+    def run_passages_on(self, runtime) -> None:
         """Embed passages with `runtime` (an OnnxEncoder of the same weights, or None for torch):
-        its vectors equal torch's to cosine ≥ 0.999 999, at less CPU (benchmarks/embedding_throughput.py).
-        `pool` (corpus.encoding.embedding_pool.EmbeddingPool, the same runtime in worker processes)
-        takes the calls of at least POOL_MIN_PIECES strings."""
-        self.passage_runtime, self.passage_pool = runtime, pool
+        its vectors equal torch's to cosine ≥ 0.999 999, at less CPU (benchmarks/embedding_throughput.py)."""
+        self.passage_runtime = runtime
 
     def _encode(self, texts: list[str], batch_size: int, prompt: str | None = None) -> np.ndarray:
         self.encoded_texts += len(texts)
@@ -96,21 +93,13 @@ class Embedder:
         Batches hold texts of similar token counts, longest first: each batch pads to its longest
         text, and ordering by characters instead computed 27 % more tokens than the library's
         pieces hold (1.00 M for 0.79 M, batches of 32)."""
-        from corpus.encoding.embedding_pool import POOL_MIN_PIECES
-
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         counts = [self.count_tokens(text) for text in texts]
         order = sorted(range(len(texts)), key=lambda i: -counts[i])
-        batches = [order[start : start + batch_size] for start in range(0, len(order), max(1, batch_size))]
-        if self.passage_pool is not None and len(texts) >= POOL_MIN_PIECES:
-            self.encoded_texts += len(texts)
-            results = self.passage_pool.map_batches([[texts[i] for i in indices] for indices in batches])
-        else:
-            results = (self._encode([texts[i] for i in indices], batch_size) for indices in batches)
-        done = 0
-        for number, (indices, vectors) in enumerate(zip(batches, results)):
-            out[indices] = vectors
-            done += len(indices)
+        for number, start in enumerate(range(0, len(order), max(1, batch_size))):
+            indices = order[start : start + batch_size]
+            out[indices] = self._encode([texts[i] for i in indices], batch_size)
+            done = min(start + batch_size, len(texts))
             if progress is not None and ((number + 1) % BATCHES_PER_CALL == 0 or done == len(texts)):
                 progress(done, len(texts))
         return out

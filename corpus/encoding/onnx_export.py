@@ -220,14 +220,11 @@ def _transformer_of(embedder):
         return None
 
 
-def passage_encoder(
-    layout: StateLayout, config: ServedConfig, folder: Path, runtime: str, model=None, threads: int = INGEST_THREADS
-):
+def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, runtime: str, model=None):
     """The encoder of `runtime`; for float32 or bfloat16 with late interaction, one that also gives
     token vectors, sent to the token cache as each batch is embedded (one model run for both:
     ingest.token_index then finds them cached). The float32 one is the token graph, whose pooled
-    vectors are the plain export's. `model`: the embedder's transformer, which bfloat16 shares
-    (None: loaded here, as an embedding worker does)."""
+    vectors are the plain export's. `model`: the embedder's transformer, which bfloat16 shares."""
     from corpus.encoding.bf16_encoder import Bf16Encoder
     from corpus.encoding.onnx_encoder import OnnxEncoder
     from corpus.encoding.token_cache import TokenCache
@@ -235,13 +232,13 @@ def passage_encoder(
 
     encoder: Bf16Encoder | TokenEncoder | None = None
     if runtime == "torch-bf16":
-        encoder = Bf16Encoder(folder, config.embedding_model, threads=threads, model=model)
+        encoder = Bf16Encoder(folder, config.embedding_model, threads=INGEST_THREADS, model=model)
     elif runtime == "onnx" and config.late_interaction:
         graph = ensure_token_graph(layout, config)
         if graph is not None:
-            encoder = TokenEncoder(graph, folder, config.embedding_model, None, threads=threads)
+            encoder = TokenEncoder(graph, folder, config.embedding_model, None, threads=INGEST_THREADS)
     if encoder is None:
-        return OnnxEncoder(passage_file(layout, config), folder, config.embedding_model, None, threads=threads)
+        return OnnxEncoder(passage_file(layout, config), folder, config.embedding_model, None, threads=INGEST_THREADS)
     if config.late_interaction:
         encoder.on_tokens = TokenCache(layout, config.weights_key).put_many
     return encoder
@@ -249,8 +246,7 @@ def passage_encoder(
 
 @contextmanager
 def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Iterator[str]:
-    """Within the block, `embedder` embeds passages (two threads; a large call in the worker processes of
-    corpus.encoding.embedding_pool) the way `config.passage_runtime`
+    """Within the block, `embedder` embeds passages (two threads) the way `config.passage_runtime`
     says on this machine (corpus.encoding.bf16_encoder.resolved_passage_runtime): in bfloat16 (the default
     where the CPU has it in hardware: AMX tiles or AVX-512 BF16), or on ONNX Runtime with the
     float32 export (the default elsewhere; ≈ 20 % less CPU than torch, vectors equal to cosine
@@ -261,7 +257,6 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
     (ServedConfig.model_key), so that failure is raised. The shared embedder is torch again after."""
     from corpus.encoding.bf16_encoder import resolved_passage_runtime
     from corpus.encoding.embedder import model_folder
-    from corpus.encoding.embedding_pool import EmbeddingPool, pool_workers
 
     wanted = resolved_passage_runtime(config.passage_runtime)
     runtime, reason = "torch", "the ONNX path does not cover this model"
@@ -275,10 +270,8 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
                 else ensure_exported(layout, config) is not None
             )
             if plain:
-                encoder = passage_encoder(layout, config, folder, wanted, _transformer_of(embedder))
-                workers = pool_workers()
-                pool = EmbeddingPool(layout, config, folder, wanted, workers) if workers else None
-                embedder.run_passages_on(encoder, pool)
+                encoder = _passage_encoder(layout, config, folder, wanted, _transformer_of(embedder))
+                embedder.run_passages_on(encoder)
                 runtime = wanted
         except Exception as exc:  # noqa: BLE001 — float32: torch embeds the same vectors, only slower
             reason = str(exc)
@@ -292,6 +285,4 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
     try:
         yield runtime
     finally:
-        if embedder.passage_pool is not None:
-            embedder.passage_pool.close()
         embedder.run_passages_on(None)
