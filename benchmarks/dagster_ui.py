@@ -4,7 +4,7 @@ latest materialisations, asset checks and one partition's history, the job's par
 runs list. Best and worst of three calls each.
 
     QUANT_RAG_HOME=S DAGSTER_HOME=S/dagster dagster-webserver -w workspace.yaml -h 127.0.0.1 -p 3917 &
-    python benchmarks/dagster_ui.py [http://127.0.0.1:3917/graphql]
+    python benchmarks/dagster_ui.py [--url http://127.0.0.1:3917/graphql] [--json]
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import sys
 import time
 import urllib.request
 
-URL = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:3917/graphql"
+import harness
+
 REPEAT = 3
 ASSETS = ["source_document", "parsed_document", "passages", "document_metadata", "passage_embeddings"]
 ASSET_KEYS = ", ".join(f'{{path: ["{a}"]}}' for a in ASSETS)
@@ -67,9 +68,9 @@ QUERIES = {
 }
 
 
-def post(query: str, variables: dict) -> tuple[float, dict]:
+def post(url: str, query: str, variables: dict) -> tuple[float, dict]:
     body = json.dumps({"query": query, "variables": variables}).encode()
-    request = urllib.request.Request(URL, body, {"Content-Type": "application/json"})
+    request = urllib.request.Request(url, body, {"Content-Type": "application/json"})
     started = time.perf_counter()
     with urllib.request.urlopen(request, timeout=600) as response:
         data = json.loads(response.read())
@@ -77,9 +78,13 @@ def post(query: str, variables: dict) -> tuple[float, dict]:
 
 
 def main() -> None:
-    _, first = post(QUERIES["asset partitions page (statuses + keys)"][0], {"k": {"path": ["passages"]}})
+    parser = harness.parser(__file__, __doc__)
+    parser.add_argument("--url", default="http://127.0.0.1:3917/graphql", help="the webserver's GraphQL endpoint")
+    args = parser.parse_args()
+    _, first = post(args.url, QUERIES["asset partitions page (statuses + keys)"][0], {"k": {"path": ["passages"]}})
     keys = first["data"]["assetNodeOrError"]["partitionKeysByDimension"][0]["partitionKeys"]
-    print(f"partitions: {len(keys)}")
+    figures: dict = {"partitions": len(keys)}
+    lines = [f"partitions: {len(keys)}"]
     for name, (query, kind) in QUERIES.items():
         for asset in ASSETS if kind else [None]:
             variables: dict = {} if asset is None else {"k": {"path": [asset]}}
@@ -87,12 +92,14 @@ def main() -> None:
                 variables["p"] = [keys[len(keys) // 2]]
             times = []
             for _ in range(REPEAT):
-                seconds, data = post(query, variables)
+                seconds, data = post(args.url, query, variables)
                 if data.get("errors"):
                     sys.exit(f"{name} [{asset}]: {json.dumps(data['errors'])[:400]}")
                 times.append(seconds)
             label = name + (f" [{asset}]" if asset else "")
-            print(f"{label}: best {min(times) * 1000:.0f} ms, worst {max(times) * 1000:.0f} ms")
+            figures[label] = {"best_ms": round(min(times) * 1000), "worst_ms": round(max(times) * 1000)}
+            lines.append(f"{label}: best {min(times) * 1000:.0f} ms, worst {max(times) * 1000:.0f} ms")
+    harness.emit(args, figures, lines)
 
 
 if __name__ == "__main__":
