@@ -14,6 +14,7 @@ with no term in the passage (a meaning-only hit), the window is the passage's st
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -72,7 +73,7 @@ def match_window(text: str, weights: dict[str, float], terms: Callable[[str], li
             if j > i and units[j][1] - units[i][0] > window:
                 break
             held |= unit_terms[j]
-            score = sum(weights[t] for t in held)
+            score = math.fsum(weights[t] for t in held)  # exact: a set's order moves no last bit
             if score > best.weight:
                 best = Window(units[i][0], units[j][1], score)
     first = next(i for i, u in enumerate(units) if u[0] == best.start)

@@ -72,3 +72,30 @@ def test_any_window_starts_and_ends_at_safe_positions(parts, size, term):
     mask = forbidden_mask(text)
     assert 0 <= window.start < window.end <= len(text) or text.strip() == ""
     assert not mask[window.start] and not mask[window.end]
+
+
+def test_two_windows_whose_terms_weigh_the_same_tie_under_every_hash_seed():
+    """The weights of a set of terms are summed exactly (fsum): in whatever order the set yields
+    them (it changes with the hash seed), two windows whose terms weigh the same tie, and the
+    earliest is shown in every process (0.1 + 0.2 + 0.3 is 0.6 or 0.6000000000000001 by order)."""
+    import subprocess
+    import sys
+
+    program = (
+        "from serving.match_window import match_window\n"
+        "weights = {'alpha': 0.1, 'beta': 0.2, 'gamma': 0.3, 'delta': 0.3}\n"
+        "filler = ' '.join(['filler'] * 40) + '.'\n"
+        "text = filler + ' Alpha beta gamma. ' + filler + ' Delta beta alpha. ' + filler\n"
+        "print(match_window(text, weights, lambda t: t.lower().replace('.', '').split(), 60).start)\n"
+    )
+    starts = {
+        subprocess.run(
+            [sys.executable, "-c", program],
+            env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for seed in range(12)
+    }
+    assert len(starts) == 1, starts
