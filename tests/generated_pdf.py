@@ -62,6 +62,11 @@ def pdf_with_unicode_map(codes: bytes, to_unicode: dict[int, str]) -> bytes:
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(cmap), cmap),
     ]
+    return pdf_of_objects(objects)
+
+
+def pdf_of_objects(objects: list[bytes]) -> bytes:
+    """A PDF file of the numbered object bodies (1: the catalogue), with its cross-reference table."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, 1):

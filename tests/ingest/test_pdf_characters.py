@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pypdfium2 as pdfium
-from generated_pdf import pdf_with_unicode_map
+from generated_pdf import pdf_of_objects, pdf_with_unicode_map
 
 from corpus.models import BlockKind
 from corpus.reading.page_images import page_lines as image_lines
@@ -47,16 +47,7 @@ def pdf_with_type3_font(lines: list[str], size: float = 0.12, x_height: int = 45
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(proc), proc),
         b"<< /Length 11 >>\nstream\n60 0 0 0 0 0 d1\nendstream",
     ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    return pdf_of_objects(objects)
 
 
 def test_a_glyph_at_0x0d_is_kept_and_read_as_ots_fl_ligature(tmp_path):
