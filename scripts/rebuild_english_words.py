@@ -13,7 +13,6 @@ has five. SCOWL's copyright and permission notices travel in the file's header, 
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -21,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # run as a script from anywhere
 sys.path.insert(0, str(REPO / "scripts"))
 
-from rebuild_ligature_words import SCOWL, SCOWL_COPYRIGHT, _scowl_version, scowl_words, write_list  # noqa: E402
+from rebuild_ligature_words import scowl_main  # noqa: E402
 
 from ingest.parsing.vocabulary import DICTIONARY_FILE  # noqa: E402
 
@@ -36,20 +35,13 @@ them, follow.
 """
 
 
+def english_list(words: set[str]) -> list[str]:
+    return sorted(w for w in words if len(w) >= MIN_LETTERS)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scowl", type=Path, default=SCOWL, help="SCOWL's lists (Debian: /usr/share/dict/scowl)")
-    parser.add_argument("--max-size", type=int, default=MAX_SIZE)
-    parser.add_argument("--target", type=Path, default=DICTIONARY_FILE)
-    args = parser.parse_args()
-    if not args.scowl.is_dir():
-        sys.exit(f"{args.scowl} not found: apt-get install scowl")
-    words = sorted(w for w in scowl_words(args.scowl, args.max_size) if len(w) >= MIN_LETTERS)
-    notice = NOTICE.format(letters=MIN_LETTERS, size=args.max_size, version=_scowl_version())
-    if SCOWL_COPYRIGHT.exists():
-        notice += SCOWL_COPYRIGHT.read_text(encoding="utf-8")
-    write_list(words, args.target, notice)
-    print(f"{len(words)} words -> {args.target}")
+    notice = NOTICE.replace("{letters}", str(MIN_LETTERS))
+    scowl_main(__doc__.splitlines()[0], MAX_SIZE, DICTIONARY_FILE, english_list, notice)
 
 
 if __name__ == "__main__":

@@ -77,22 +77,29 @@ def _scowl_version() -> str:
     return "(version unknown)"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def scowl_main(description: str, max_size: int, target: Path, select, notice: str) -> None:
+    """The rebuild scripts' one command line: SCOWL's lists up to --max-size, `select(words)` of
+    them written to --target under `notice` (formatted with the size and the package version),
+    followed by SCOWL's copyright and permission notices."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument(
         "--scowl", type=Path, default=SCOWL, help="SCOWL's final/ lists (Debian: /usr/share/dict/scowl)"
     )
-    parser.add_argument("--max-size", type=int, default=MAX_SIZE)
-    parser.add_argument("--target", type=Path, default=WORD_LIST_FILE)
+    parser.add_argument("--max-size", type=int, default=max_size)
+    parser.add_argument("--target", type=Path, default=target)
     args = parser.parse_args()
     if not args.scowl.is_dir():
         sys.exit(f"{args.scowl} not found: apt-get install scowl")
-    words = ligature_list(scowl_words(args.scowl, args.max_size))
-    notice = NOTICE.format(size=args.max_size, version=_scowl_version())
+    words = select(scowl_words(args.scowl, args.max_size))
+    header = notice.format(size=args.max_size, version=_scowl_version())
     if SCOWL_COPYRIGHT.exists():
-        notice += SCOWL_COPYRIGHT.read_text(encoding="utf-8")
-    write_list(words, args.target, notice)
+        header += SCOWL_COPYRIGHT.read_text(encoding="utf-8")
+    write_list(words, args.target, header)
     print(f"{len(words)} words -> {args.target}")
+
+
+def main() -> None:
+    scowl_main(__doc__.splitlines()[0], MAX_SIZE, WORD_LIST_FILE, ligature_list, NOTICE)
 
 
 if __name__ == "__main__":
