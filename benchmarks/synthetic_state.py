@@ -2,8 +2,9 @@
 
     python benchmarks/synthetic_state.py --source var --target /tmp/qr26k --passages 26000
 
-Clone 0 of every document is the source document as ingested (same ids). Each further clone is a
-new document, built directly in the state layout:
+Clone 0 of every document is the source document as ingested (same ids); a target smaller than
+the source keeps a sample of its documents. Each further clone is a new document, built directly
+in the state layout:
 
 - source bytes: the original bytes + a clone marker (a PDF comment / an HTML comment), so
   document_id changes;
@@ -181,15 +182,24 @@ def copy_original(source: StateLayout, target: StateLayout, document_id: str) ->
 def build(source_root: Path, target_root: Path, passages: int) -> dict:
     source, target = StateLayout(source_root), StateLayout(target_root).ensure()
     config = ServedConfig.from_env()
-    ids = [d for d in source.registered_document_ids() if source.passages(d).exists()]
+    # A fixed order that mixes the source's collections: a target smaller than the source takes
+    # a sample of its documents (whole, as ingested) rather than the first ones registered.
+    ids = sorted(
+        (d for d in source.registered_document_ids() if source.passages(d).exists()),
+        key=lambda d: _digest("order", d),
+    )
     counts = {d: len(read_jsonl(source.passages(d))) for d in ids}
     clones = math.ceil(passages / sum(counts.values()))
     vocab = vocabulary([read_text_exact(source.canonical_text(d)) for d in ids])
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     if (source.root / "models").is_dir():  # the query encoder's ONNX export, keyed by model
         shutil.copytree(source.root / "models", target.root / "models", dirs_exist_ok=True)
-    total = sum(copy_original(source, target, d) for d in ids)
-    made = len(ids)
+    total = made = 0
+    for document_id in ids:
+        if total >= passages:
+            break
+        total += copy_original(source, target, document_id)
+        made += 1
     for clone in range(1, clones):
         for document_id in ids:
             if total >= passages:

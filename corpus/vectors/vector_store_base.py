@@ -42,6 +42,21 @@ INT8_QUANTILE = 0.99  # clip the extreme 1 % of values before int8 scaling
 # scale.py components, docs/measurements.md "The 1M-passage path"). Below, the settings above suffice.
 LARGE_HNSW_POINTS = 1_000_000
 LARGE_HNSW_EF, LARGE_INT8_OVERSAMPLING = 4096, 32.0
+# Where the "hnsw" index keeps each part (Qdrant's memory tiers): the int8 codes and the graph that a
+# search walks on the heap; the float originals (read only to rescore a few candidates), the payload
+# (read only for the hits' labels) and the per-passage chunk_id index memory-mapped from the disk, so
+# a server's memory grows with the codes, not with the vectors (docs/DESIGN.md, "Serving a large state").
+HNSW_MEMORY = {
+    "vectors": "cold",
+    "quantized": "pinned",
+    "graph": "pinned",
+    "payload": "cold",
+    "id_tracker": "pinned",
+    "chunk_id": "cold",
+    "document_id": "pinned",
+    "year": "pinned",
+    "authors": "pinned",
+}
 MIN_HNSW_RECALL = 0.98  # the dense_matches_brute_force check's floor for recall@10 under "hnsw"
 UPSERT_BATCH = 256  # Qdrant server request-size friendly
 SCROLL_PAGE = 4096  # points per scroll request when listing ids

@@ -15,6 +15,7 @@ from corpus.vectors.vector_store_base import (
     HNSW_EF_CONSTRUCT,
     HNSW_GRAPH_M,
     HNSW_M,
+    HNSW_MEMORY,
     INDEXED_FIELDS,
     INT8_QUANTILE,
     SCROLL_PAGE,
@@ -76,7 +77,6 @@ class ClientVectorStore:
         return store
 
     def ensure_collection(self) -> None:
-        m = self._m
         if self._client.collection_exists(self.collection):
             size = self._client.get_collection(self.collection).config.params.vectors.size
             if size != self.dimension:
@@ -89,25 +89,43 @@ class ClientVectorStore:
             raise VectorStoreError(
                 f"no collection {self.collection} ({self.backend}): materialise the vector_index asset"
             )
-        self._client.create_collection(
-            self.collection,
-            vectors_config=m.VectorParams(size=self.dimension, distance=m.Distance.COSINE),
-            **self._index_config(),
-        )
+        self._client.create_collection(self.collection, **self._index_config())
         if self.backend == "server":
-            for name, kind in INDEXED_FIELDS.items():
-                schema = m.PayloadSchemaType.INTEGER if kind == "integer" else m.PayloadSchemaType.KEYWORD
-                self._client.create_payload_index(self.collection, name, field_schema=schema)
+            for name in INDEXED_FIELDS:
+                self._client.create_payload_index(self.collection, name, field_schema=self._field_schema(name))
+
+    def _tier(self, part: str):
+        """Qdrant's memory tier for one part of the "hnsw" index (vector_store_base.HNSW_MEMORY)."""
+        return self._m.Memory(HNSW_MEMORY[part])
+
+    def _field_schema(self, name: str):
+        m, integer = self._m, INDEXED_FIELDS[name] == "integer"
+        if self.index == "exact":
+            return m.PayloadSchemaType.INTEGER if integer else m.PayloadSchemaType.KEYWORD
+        if integer:
+            return m.IntegerIndexParams(
+                type=m.IntegerIndexType.INTEGER, lookup=True, range=True, memory=self._tier(name)
+            )
+        return m.KeywordIndexParams(type=m.KeywordIndexType.KEYWORD, memory=self._tier(name))
 
     def _index_config(self) -> dict:
         m = self._m
         if self.index == "exact":
-            return {"hnsw_config": m.HnswConfigDiff(m=HNSW_M)}
+            return {
+                "vectors_config": m.VectorParams(size=self.dimension, distance=m.Distance.COSINE),
+                "hnsw_config": m.HnswConfigDiff(m=HNSW_M),
+            }
         return {
-            "hnsw_config": m.HnswConfigDiff(m=HNSW_GRAPH_M, ef_construct=HNSW_EF_CONSTRUCT),
-            "quantization_config": m.ScalarQuantization(
-                scalar=m.ScalarQuantizationConfig(type=m.ScalarType.INT8, quantile=INT8_QUANTILE, always_ram=True)
+            "vectors_config": m.VectorParams(
+                size=self.dimension, distance=m.Distance.COSINE, memory=self._tier("vectors")
             ),
+            "hnsw_config": m.HnswConfigDiff(m=HNSW_GRAPH_M, ef_construct=HNSW_EF_CONSTRUCT, memory=self._tier("graph")),
+            "quantization_config": m.ScalarQuantization(
+                scalar=m.ScalarQuantizationConfig(
+                    type=m.ScalarType.INT8, quantile=INT8_QUANTILE, memory=self._tier("quantized")
+                )
+            ),
+            "on_disk_payload": HNSW_MEMORY["payload"] == "cold",
         }
 
     def _writable(self) -> None:

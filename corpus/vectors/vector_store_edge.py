@@ -27,6 +27,7 @@ from corpus.vectors.vector_store_base import (
     HNSW_EF_CONSTRUCT,
     HNSW_GRAPH_M,
     HNSW_M,
+    HNSW_MEMORY,
     INDEXED_FIELDS,
     INT8_QUANTILE,
     SCROLL_PAGE,
@@ -98,9 +99,8 @@ class EdgeVectorStore:
                 raise VectorStoreError(f"no vector store at {folder}: materialise the vector_index asset")
             else:
                 self._shard = qe.EdgeShard.create(str(shard_path), self._config(dimension, index))
-                for name, kind in INDEXED_FIELDS.items():
-                    schema = qe.PayloadSchemaType.Integer if kind == "integer" else qe.PayloadSchemaType.Keyword
-                    self._shard.update(qe.UpdateOperation.create_field_index(name, schema))
+                for name in INDEXED_FIELDS:
+                    self._shard.update(qe.UpdateOperation.create_field_index(name, self._field_schema(name, index)))
         except VectorStoreError:
             raise
         except Exception as error:  # the binding raises bare Exception with Qdrant's message
@@ -119,15 +119,33 @@ class EdgeVectorStore:
                 vectors=vectors,
                 hnsw_config=qe.HnswIndexConfig(m=HNSW_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=10_000),
             )
+        tier = self._tier
         return qe.EdgeConfig(
-            vectors=vectors,
+            vectors=qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine, memory=tier("vectors")),
             wal_enabled=False,
-            hnsw_config=qe.HnswIndexConfig(m=HNSW_GRAPH_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=10_000),
-            quantization_config=qe.ScalarQuantizationConfig(
-                qe.ScalarType.Int8, quantile=INT8_QUANTILE, always_ram=True
+            hnsw_config=qe.HnswIndexConfig(
+                m=HNSW_GRAPH_M, ef_construct=HNSW_EF_CONSTRUCT, full_scan_threshold=10_000, memory=tier("graph")
             ),
+            quantization_config=qe.ScalarQuantizationConfig(
+                qe.ScalarType.Int8, quantile=INT8_QUANTILE, memory=tier("quantized")
+            ),
+            payload_memory=tier("payload"),
+            id_tracker_memory=tier("id_tracker"),
             optimizers=qe.EdgeOptimizersConfig(indexing_threshold=1),
         )
+
+    def _tier(self, part: str):
+        """Qdrant's memory tier for one part of the "hnsw" index (vector_store_base.HNSW_MEMORY)."""
+        return getattr(self._qe.Memory, HNSW_MEMORY[part].capitalize())
+
+    def _field_schema(self, name: str, index: str):
+        qe = self._qe
+        integer = INDEXED_FIELDS[name] == "integer"
+        if index == "exact":
+            return qe.PayloadSchemaType.Integer if integer else qe.PayloadSchemaType.Keyword
+        if integer:
+            return qe.IntegerIndexParams(lookup=True, range=True, memory=self._tier(name))
+        return qe.KeywordIndexParams(memory=self._tier(name))
 
     def _search_params(self):
         qe = self._qe
