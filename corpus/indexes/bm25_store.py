@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from corpus.ids import sha256_hex
+from corpus.indexes.passage_store import LARGE_STATE_PASSAGES
 from corpus.state.layout import _fsync_dir, atomic_write_json, read_json
 from corpus.text.tokenize import Analyzer
 
@@ -143,12 +144,13 @@ class BM25Index:
         folder: Path,
         signature: str,
         analyzer: Analyzer,
-        mmap: bool = False,
+        mmap: bool | None = None,
         k1: float | None = None,
         b: float | None = None,
     ) -> BM25Index:
         """Load folder/<signature>/ after checking its manifest; StaleIndexError names the fix.
-        mmap: map bm25s's arrays instead of reading them (benchmarks/scale.py measures both).
+        mmap: map bm25s's arrays instead of reading them; by default mapped for a large state, whose
+        arrays would otherwise sit whole in the server's own memory (benchmarks/scale.py measures both).
         k1, b: the parameters the caller serves with (bm25s bakes them into the stored scores)."""
         import bm25s
 
@@ -173,6 +175,8 @@ class BM25Index:
             raise StaleIndexError(
                 f"BM25 index at {path} holds {len(rows)} rows, manifest says {manifest['doc_count']}: {REBUILD_HINT}"
             )
+        if mmap is None:
+            mmap = manifest["doc_count"] >= LARGE_STATE_PASSAGES
         retriever = bm25s.BM25.load(str(path), mmap=mmap)
         return cls(retriever, [r[0] for r in rows], [r[1] for r in rows], manifest, analyzer)
 

@@ -28,7 +28,8 @@ FOLDER = "passage_store"
 # A state of this many passages or more is "large": its passages are read from the store (below it
 # the in-memory reader starts in well under a second; the store is built anyway, it costs little),
 # the engine overlaps the dense half with BM25 (over fewer passages BM25 takes well under a
-# millisecond and the hand-over to a thread costs more) and the server runs searches in a worker
+# millisecond and the hand-over to a thread costs more), its BM25 arrays are memory-mapped rather
+# than read into the server's memory, and the server runs searches in a worker
 # thread (tens of milliseconds or more: the event loop keeps answering pings and cancellations).
 LARGE_STATE_PASSAGES = 50_000
 CACHE = 4096  # passages kept parsed (search results, their neighbours)
