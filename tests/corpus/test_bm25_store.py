@@ -187,3 +187,20 @@ def test_chunk_ids_name_the_rows_scores_returns(corpus_rows):
     assert len(scores) == len(index.chunk_ids)
     best = max(range(len(scores)), key=lambda i: (scores[i], -i))
     assert index.search(query, 1)[0][0] == index.chunk_ids[best]
+
+
+def test_a_large_state_maps_its_arrays_instead_of_reading_them(tmp_path, corpus_rows, monkeypatch):
+    """From LARGE_STATE_PASSAGES the index's arrays are memory-mapped (file pages, not the
+    server's own memory); below it they are read; both rank the same."""
+    import numpy as np
+
+    import corpus.indexes.bm25_store as bm25_store
+
+    build_bm25(tmp_path, "sig-m", corpus_rows, K1, B, ANALYZER)
+    small = BM25Index.load(tmp_path, "sig-m", ANALYZER)
+    monkeypatch.setattr(bm25_store, "LARGE_STATE_PASSAGES", len(corpus_rows))
+    large = BM25Index.load(tmp_path, "sig-m", ANALYZER)
+    assert not isinstance(small._retriever.scores["data"], np.memmap)
+    assert isinstance(large._retriever.scores["data"], np.memmap)
+    query = corpus_rows[0][2].split()[0]
+    assert large.search(query, 5) == small.search(query, 5) != []

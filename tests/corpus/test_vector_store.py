@@ -270,3 +270,23 @@ def test_a_large_hnsw_index_searches_with_the_wider_beam(tmp_path, monkeypatch):
     assert large.search_settings == (LARGE_HNSW_EF, LARGE_INT8_OVERSAMPLING)
     assert (LARGE_HNSW_EF, LARGE_INT8_OVERSAMPLING) > (HNSW_EF, INT8_OVERSAMPLING)
     large.close()
+
+
+def test_an_hnsw_shard_keeps_codes_and_graph_in_memory_and_vectors_and_payload_on_disk(tmp_path):
+    """Qdrant's memory tiers as vector_store_base.HNSW_MEMORY declares them, read back from the
+    shard's own config; the exact index (every state below the large size) declares none."""
+    from corpus.state.layout import read_json
+    from corpus.vectors.vector_store_base import HNSW_MEMORY
+    from corpus.vectors.vector_store_edge import SHARD_DIR, EdgeVectorStore
+
+    for index in ("hnsw", "exact"):
+        store = EdgeVectorStore(tmp_path / index, DIM, index=index)
+        store.upsert(random_points(20))
+        store.close()
+    config = read_json(tmp_path / "hnsw" / SHARD_DIR / "edge_config.json")
+    assert config["vectors"][""]["memory"] == HNSW_MEMORY["vectors"] == "cold"
+    assert config["quantization_config"]["scalar"]["memory"] == HNSW_MEMORY["quantized"] == "pinned"
+    assert config["hnsw_config"]["memory"] == HNSW_MEMORY["graph"] == "pinned"
+    assert config["payload_memory"] == HNSW_MEMORY["payload"] == "cold"
+    exact = read_json(tmp_path / "exact" / SHARD_DIR / "edge_config.json")
+    assert "memory" not in exact["vectors"][""] and exact.get("payload_memory") is None

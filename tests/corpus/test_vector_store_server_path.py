@@ -1,13 +1,16 @@
 """The Qdrant *server* code path of corpus.vectors.vector_store_client (`vector_backend = "server"`).
 
-No Qdrant server binary can run here (it ships as a Rust binary or container image, neither
-available offline), so the client that `ClientVectorStore.open` builds for the URL is replaced by
-qdrant-client's local mode with the same API: every call the server path makes (collection with
-m = 0, payload indexes, exact search params, filters, facet, metadata) runs through it and is
-recorded, and results must equal a brute force. What local mode cannot show is the server's own
-behaviour (payload indexes are accepted but ignored there)."""
+With `QUANT_RAG_QDRANT_URL` set in the environment, these tests run against that Qdrant server
+(each test's collection is deleted after it). Without it (as here: no Qdrant server binary can run
+offline, it ships as a Rust binary or a container image), qdrant-client's local mode stands in
+with the same API. Either way every call the server path makes (collection with its index and
+memory settings, payload indexes, search params, filters, facet, metadata) is recorded, and
+results must equal a brute force. What local mode cannot show is the server's own behaviour
+(payload indexes and memory tiers are accepted but ignored there)."""
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
@@ -16,10 +19,11 @@ import qdrant_client
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
 from corpus.vectors.vector_store import VectorStoreError, open_vector_store
-from corpus.vectors.vector_store_base import INDEXED_FIELDS
+from corpus.vectors.vector_store_base import INDEXED_FIELDS, collection_name
 from tests.corpus.test_vector_store import DIM, brute_force, did, random_points
 
-URL = "http://qdrant.test:6333"
+REAL_SERVER = os.environ.get("QUANT_RAG_QDRANT_URL")
+URL = REAL_SERVER or "http://qdrant.test:6333"
 
 
 @pytest.fixture()
@@ -31,10 +35,13 @@ def server(monkeypatch, tmp_path):
     class RecordingClient(base):
         def __init__(self, url=None, **kwargs):
             calls["urls"].append(url)
-            super().__init__(path=str(tmp_path / "server"))
+            if REAL_SERVER:
+                super().__init__(url=url, **kwargs)
+            else:
+                super().__init__(path=str(tmp_path / "server"))
 
         def create_payload_index(self, collection_name, field_name, field_schema=None, **kwargs):
-            calls["indexes"].append((field_name, str(field_schema)))
+            calls["indexes"].append((field_name, field_schema))
             return super().create_payload_index(collection_name, field_name, field_schema=field_schema, **kwargs)
 
         def create_collection(self, collection_name, **kwargs):
@@ -48,7 +55,9 @@ def server(monkeypatch, tmp_path):
     monkeypatch.setattr(qdrant_client, "QdrantClient", RecordingClient)
     layout = StateLayout(tmp_path)
     config = ServedConfig(vector_backend="server", qdrant_url=URL)
-    return layout, config, calls
+    yield layout, config, calls
+    if REAL_SERVER:  # leave the server as found
+        base(url=URL).delete_collection(collection_name(config))
 
 
 def test_server_path_builds_searches_filters_and_keeps_meta(server):
@@ -86,12 +95,18 @@ def test_server_backend_without_url_and_wrong_dimension(server):
 
 
 def test_server_path_with_the_hnsw_index_builds_a_graph_over_int8_and_searches_it(server):
-    from corpus.vectors.vector_store_base import HNSW_EF, HNSW_GRAPH_M
+    from corpus.vectors.vector_store_base import HNSW_EF, HNSW_GRAPH_M, HNSW_MEMORY
 
     layout, config, calls = server
     store = open_vector_store(layout, config.model_copy(update={"vector_index": "hnsw"}), DIM)
     created = calls["collections"][-1]
     assert created["hnsw_config"].m == HNSW_GRAPH_M and created["quantization_config"].scalar.type == "int8"
+    # The memory tiers: int8 codes and graph on the heap, float originals and payload on disk.
+    assert created["vectors_config"].memory == "cold" and created["on_disk_payload"] is True
+    assert created["hnsw_config"].memory == "pinned" and created["quantization_config"].scalar.memory == "pinned"
+    assert {name: str(schema.memory.value) for name, schema in calls["indexes"]} == {
+        name: HNSW_MEMORY[name] for name in INDEXED_FIELDS
+    }
     points = random_points()
     store.upsert(points)
     query = np.random.default_rng(10).standard_normal(DIM)
