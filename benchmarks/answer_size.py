@@ -9,7 +9,7 @@ as the server calls it; the text is what a client shows the model. Reported: the
 and mean characters; the share of answerable questions whose gold passage is among the hits ("in
 answer"); and the share whose gold quote lies inside a hit's shown text ("shown": the match window
 of the first MATCHED_HITS hits, or the whole passages with --detail full). --window overrides the
-match window (a lever to choose it; the served one is serving.contract.MATCH_WINDOW). --arm coop
+match window (a lever to choose it; the served one is serving.answer.contract.MATCH_WINDOW). --arm coop
 sends the blind expansions (alternatives and hypothetical passage) as an agent would."""
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ def main() -> None:
         load_expansions,
         load_library_questions,
     )
-    from serving.citation import verify_quote
-    from serving.contract import MATCHED_HITS
-    from serving.server import ServingContext, call_tool, tool_specs
+    from serving.citation.verify import verify_quote
+    from serving.answer.contract import MATCHED_HITS
+    from serving.mcp.server import ServingContext, call_tool, tool_specs
 
     if args.window is not None:
         search.MATCH_WINDOW = args.window

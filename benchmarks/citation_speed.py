@@ -28,7 +28,7 @@ from corpus.state.layout import StateLayout, atomic_write_text  # noqa: E402
 from corpus.text.canonical import assemble_canonical  # noqa: E402
 from corpus.text.normalise import normalise_with_map  # noqa: E402
 from corpus.versions import CHUNKER_VERSION, PARSER_VERSION  # noqa: E402
-from serving.citation import verify_quote  # noqa: E402
+from serving.citation.verify import verify_quote  # noqa: E402
 
 
 def build_reader(root: Path, target_chars: int) -> tuple[CorpusReader, str]:

@@ -4,7 +4,7 @@ characters of compact JSON, and its parts (description, input schema, output sch
     QUANT_RAG_HOME=<state> HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/listing_size.py [--json]
 
 A descriptor is `tool_descriptor(spec, context).model_dump(by_alias=True, exclude_none=True)`
-(serving.listing), dumped with separators (",", ":") and ensure_ascii=False; `listing` is the
+(serving.mcp.listing), dumped with separators (",", ":") and ensure_ascii=False; `listing` is the
 whole tools/list result ({"tools": [...]}) dumped the same way. Nothing is loaded but the
 configuration: a description quotes configured values (default mode, per-document cap, session
 limits), not the corpus.
@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corpus.config import ServedConfig  # noqa: E402
 from corpus.state.layout import StateLayout  # noqa: E402
-from serving.listing import tool_descriptor  # noqa: E402
-from serving.server import ServingContext, tool_specs  # noqa: E402
+from serving.mcp.listing import tool_descriptor  # noqa: E402
+from serving.mcp.server import ServingContext, tool_specs  # noqa: E402
 
 PARTS = ("description", "input", "output", "descriptor")  # characters of each, per tool
 

@@ -4,7 +4,7 @@ and render time of every formula/table passage's image, as get_passage (image=tr
     .venv/bin/python benchmarks/page_images.py --home var [--json] [--out OUT] [--hog]
 
 Each passage holding a display formula or a table is rendered twice through the server's own code
-(serving.passage_images.describe): cold, into an empty cache folder (the state's sources are read,
+(serving.answer.page_images.describe): cold, into an empty cache folder (the state's sources are read,
 its own image cache is left alone), then warm, from that cache. Printed: formula blocks and
 passages (all / marked formula_text_unreliable / recognised), image bytes per passage and render
 time per passage (wall, and CPU for the cold render), p50 / p95 / max.
@@ -27,7 +27,7 @@ from corpus.models import BlockKind  # noqa: E402
 from corpus.reading.published import open_published  # noqa: E402
 from corpus.reading.reader import CorpusReader  # noqa: E402
 from corpus.state.layout import StateLayout  # noqa: E402
-from serving.passage_images import describe  # noqa: E402
+from serving.answer.page_images import describe  # noqa: E402
 
 
 def _summary(values: list[float]) -> dict:

@@ -2,7 +2,7 @@
 
 Prints (1) the passages of the state by role (ingest.passage_roles, as stored by the chunk
 stage), and (2) for each library dev question, the hybrid top 10 (as `quant-rag eval` retrieves
-it) with and without serving.furniture; "without" keeps the older rule, which left out only a
+it) with and without serving.retrieval.furniture; "without" keeps the older rule, which left out only a
 passage whose own section is named exactly References, Bibliography, Literature cited or Works
 cited.
 
@@ -22,11 +22,11 @@ import harness
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import serving.engine as engine_module  # noqa: E402
+import serving.retrieval.engine as engine_module  # noqa: E402
 from corpus.config import ServedConfig  # noqa: E402
 from corpus.state.layout import StateLayout  # noqa: E402
 from evaluation.runs import retrieve  # noqa: E402
-from serving.server import ServingContext  # noqa: E402
+from serving.mcp.server import ServingContext  # noqa: E402
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "evaluation" / "questions" / "library_dev.jsonl"
 OLD_RULE = {"references", "bibliography", "literature cited", "works cited"}

@@ -22,7 +22,7 @@ def main() -> None:
         profile.dump_stats(os.environ[PROFILE_ENV])
 
     atexit.register(dump)
-    from serving.server import serve
+    from serving.mcp.server import serve
 
     profile.enable()
     serve()

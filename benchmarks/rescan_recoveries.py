@@ -1,4 +1,4 @@
-"""What the second stage (serving.rescan) recovers on a library question set.
+"""What the second stage (serving.retrieval.rescan) recovers on a library question set.
 
     QUANT_RAG_HOME=<state> python benchmarks/rescan_recoveries.py [--bench library] [--arm hybrid]
         [--documents 3] [--per-document 2]

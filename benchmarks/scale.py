@@ -7,7 +7,7 @@
     python benchmarks/scale.py components --source var --passages 1000000 --work /tmp/scale-1m
 
 `serve` spawns a fresh process per condition that opens the published state as the server does
-(corpus.reading.published, serving.engine.Engine) and runs the engine's hybrid retrieval (the server's
+(corpus.reading.published, serving.retrieval.engine.Engine) and runs the engine's hybrid retrieval (the server's
 default mode; BM25 and dense over the real stores) on the library's dev questions: seconds from
 spawn to the first answer, RSS after it and after every question, p50/p95 without a scope and
 with a 5-year scope. `indexes` times the BM25 and passage-store builds over the state's passages,
@@ -45,17 +45,17 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
     """Child process: open as the server does, answer, print one JSON line. `vectors`: serve this
     Edge generation folder instead of the state's (the HNSW one `indexes` leaves in --work);
     `memory_passages`: read passages into memory even when the state has a passage store."""
-    from serving.process import import_bm25s_without_scipy, single_threaded_blas, without_numba
+    from serving.mcp.process import import_bm25s_without_scipy, single_threaded_blas, without_numba
 
-    single_threaded_blas()  # the server's process settings (serving.server.serve and its warm-up)
+    single_threaded_blas()  # the server's process settings (serving.mcp.server.serve and its warm-up)
     without_numba()
     import_bm25s_without_scipy()
     from corpus.config import ServedConfig
     from corpus.reading.published import open_published
     from corpus.state.layout import StateLayout
     from corpus.state.signature import recorded_signature
-    from serving.engine import Engine
-    from serving.scope import Scope
+    from serving.retrieval.engine import Engine
+    from serving.retrieval.scope import Scope
 
     if memory_passages:
         import corpus.reading.reader

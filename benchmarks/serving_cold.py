@@ -1,5 +1,5 @@
 """Cold start over MCP stdio, two checkouts alternated: seconds from spawning `python -m
-serving.server` to `initialize` answered and to its first search answered (at the wire,
+serving.mcp.server` to `initialize` answered and to its first search answered (at the wire,
 benchmarks/wire_client.py), and the server's CPU seconds by then (all its threads, from /proc).
 
     python benchmarks/serving_cold.py --home S --before /tmp/tree-at-main [--after .] [--runs 4]

@@ -41,7 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from serving.process import single_threaded_blas
+from serving.mcp.process import single_threaded_blas
 
 single_threaded_blas()  # the in-process figures run the retrieval the way the server does (before numpy loads)
 
@@ -55,7 +55,7 @@ from serving_profile import profile_search  # noqa: E402
 from timed_server import MARKS_ENV, spans  # noqa: E402
 from wire_client import wire_cold_start, wire_latencies  # noqa: E402
 
-from serving.scope import Scope  # noqa: E402
+from serving.retrieval.scope import Scope  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 QUERIES = [
@@ -228,7 +228,7 @@ YEAR_FILTERS = ((2010, 2014), (2020, 2026))
 def _engine(home: Path):
     from corpus.config import ServedConfig
     from corpus.state.layout import StateLayout
-    from serving.server import ServingContext
+    from serving.mcp.server import ServingContext
 
     ctx = ServingContext(StateLayout(home), ServedConfig.from_env())
     ctx.ensure_coherent()
@@ -257,9 +257,9 @@ def edge_latency(home: Path, count: int) -> dict:
 
 def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
     """ms per stage of search_documents, the stages of its handler called one by one."""
-    from serving.contract import SEARCH_WINDOW
-    from serving.selection import Candidate, by_late_interaction, reciprocal_rank_fusion, select
-    from serving.served import passage_out
+    from serving.answer.contract import SEARCH_WINDOW
+    from serving.retrieval.selection import Candidate, by_late_interaction, reciprocal_rank_fusion, select
+    from serving.answer.served import passage_out
     from serving.tools import search_documents as tool
 
     ctx = _engine(home)

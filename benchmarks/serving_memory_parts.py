@@ -56,7 +56,7 @@ def mapped_files_mb() -> dict[str, float]:
 
 def probe(home: Path, searches: int) -> None:
     """Child process: the server's process settings, then each part, then the searches."""
-    from serving.process import import_bm25s_without_scipy, single_threaded_blas, without_numba
+    from serving.mcp.process import import_bm25s_without_scipy, single_threaded_blas, without_numba
 
     single_threaded_blas()
     without_numba()
@@ -67,8 +67,8 @@ def probe(home: Path, searches: int) -> None:
     from corpus.reading.published import open_published
     from corpus.state.layout import StateLayout
     from corpus.state.signature import recorded_signature
-    from serving.engine import EXTRA_PARTS, Engine
-    from serving.scope import Scope
+    from serving.retrieval.engine import EXTRA_PARTS, Engine
+    from serving.retrieval.scope import Scope
 
     rows: list[dict] = []
     last = status_mb()

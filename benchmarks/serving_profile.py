@@ -1,6 +1,6 @@
 """Where one search_documents call spends its time, stage by stage, as the stdio server runs it.
 
-The stages are the server's own call path (serving.server.call_tool and the SDK's conversion and
+The stages are the server's own call path (serving.mcp.server.call_tool and the SDK's conversion and
 encoding of the result) called one at a time in process, so each is timed alone:
   retrieval      Engine.retrieve (embedding, vector search, BM25, fusion, selection)
   filters        argument validation, coherence gate, period and scope resolution
@@ -37,7 +37,7 @@ def profile_search(context, queries, repeat: int) -> dict:
     from mcp_types.methods import serialize_server_result
     from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
-    from serving.listing import output_schema
+    from serving.mcp.listing import output_schema
     from serving.tools import search_documents as search
 
     engine = context.engine

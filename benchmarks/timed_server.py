@@ -3,7 +3,7 @@ the server process, measured on the real stdio transport (cProfile, profiled_ser
 event loop it measures; these are four perf_counter reads per call).
 
 For every tools/call it records when the request line was read, when the tool's handler
-(serving.server.call_tool: validation, retrieval, rendering) started and ended, and when the answer
+(serving.mcp.server.call_tool: validation, retrieval, rendering) started and ended, and when the answer
 line was handed to the pipe; the marks are written as JSON to $QUANT_RAG_SERVER_MARKS at exit, and
 `spans` turns them into per-call seconds:
   read_to_handler   the SDK parsing the JSON-RPC line, dispatching the request, validating it
@@ -26,8 +26,8 @@ MARKS_ENV = "QUANT_RAG_SERVER_MARKS"
 
 def instrument(marks: list) -> None:
     """Wrap the transport's line reader and writer and the tool-call function with timestamps."""
-    import serving.server as server
-    import serving.stdio as stdio
+    import serving.mcp.server as server
+    import serving.mcp.stdio as stdio
 
     next_line, write_line, call_tool = stdio.RequestLines.__anext__, stdio.AnswerWriter.write, server.call_tool
 
@@ -72,7 +72,7 @@ def main() -> None:
     target = Path(os.environ[MARKS_ENV])
     atexit.register(lambda: target.write_text(json.dumps(marks)))
     instrument(marks)
-    from serving.server import serve
+    from serving.mcp.server import serve
 
     serve()
 

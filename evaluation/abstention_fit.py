@@ -1,4 +1,4 @@
-"""Fit the abstention models (serving.abstention) on the library dev set: answerable questions
+"""Fit the abstention models (serving.abstention.model) on the library dev set: answerable questions
 against the dev negatives and the absent-topic dev questions (library_absent_dev.jsonl).
 
     QUANT_RAG_HOME=... python -m evaluation.abstention_fit [--split dev|test] [--sets library,vignettes]
@@ -29,8 +29,8 @@ from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
 from evaluation.datasets import expansions_file
 from evaluation.runs import ABSENT, absent_companion, library_target, retrieve
-from serving import abstention
-from serving.filters import EngineContext, resolve_filters
+from serving.abstention import model as abstention
+from serving.toolkit.filters import EngineContext, resolve_filters
 from serving.tools.search_documents import SearchDocumentsInput
 
 QUESTIONS = Path(__file__).resolve().parent / "questions"

@@ -2,7 +2,7 @@
 
     MODE[@POOL][+FIELD=VALUE...]     e.g. hybrid, hybrid@100, hybrid+per_document=5+bm25_stopwords=en
 
-MODE may also name a cooperative arm (serving.cooperative): the default mode's search fed the
+MODE may also name a cooperative arm (serving.retrieval.cooperative): the default mode's search fed the
 question set's blind expansions as a caller would pass them, `coop` both the rephrasings and the
 hypothetical passage, `coop_alt` the rephrasings only, `coop_hyp` the hypothetical passage only.
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from corpus.config import ServedConfig
 from corpus.indexes.bm25_store import BM25Index
 from ingest.bm25 import bm25_rows
-from serving.engine import MODES, Engine, Mode
+from serving.retrieval.engine import MODES, Engine, Mode
 
 MIN_POOL, MAX_POOL = 10, 500
 # cooperative arm -> the expansions it passes (alternatives, hypothetical passage)

@@ -32,7 +32,7 @@ from evaluation.report import abstention_summary, format_table, summary_json
 from evaluation.runs import PLACEBO, RunResult, StateNotReady, arm_modes, beir_target, library_target, run_arms
 from evaluation.stats import compare_arms
 from evaluation.tracking import gain_rule, log_evaluation, run_name, tracking_uri
-from serving.errors import ServingError
+from serving.answer.errors import ServingError
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from corpus.ids import sha256_hex
 from corpus.reading.reader import CorpusReader
 from evaluation.metrics import GOLD_GAIN
 from ingest.parsing.beir import read_corpus
-from serving.citation import MIN_QUOTE_CHARS, verify_quote
+from serving.citation.verify import MIN_QUOTE_CHARS, verify_quote
 
 DEFAULT_SPLIT = "test"
 Family = Literal["single", "table", "formula", "dated", "exact", "multi", "negative"]

@@ -29,7 +29,7 @@ def served_config() -> ServedConfig:
 
 
 def _context():
-    from serving.server import ServingContext
+    from serving.mcp.server import ServingContext
 
     return ServingContext(StateLayout.from_env(), served_config())
 
@@ -38,9 +38,9 @@ def _run(tool_name: str, arguments: dict, as_json: bool) -> tuple[int, dict]:
     """Run one tool in process; print its rendering (or JSON); errors go to stderr."""
     from mcp_types import TextContent
 
-    from serving.errors import error_payload
-    from serving.server import call_tool
-    from serving.toolset import all_tools
+    from serving.answer.errors import error_payload
+    from serving.mcp.server import call_tool
+    from serving.mcp.toolset import all_tools
 
     spec = next(s for s in all_tools() if s.name == tool_name)
     result = call_tool(spec, _context(), arguments)
@@ -63,14 +63,14 @@ def serve(argv: list[str]) -> int:
         "--no-warm-up", action="store_true", help="do not load the embedding model in the background at start"
     )
     args = parser.parse_args(argv)
-    from serving.server import serve as run_server
+    from serving.mcp.server import serve as run_server
 
     run_server(warm_up=not args.no_warm_up)
     return EXIT_OK
 
 
 def search(argv: list[str]) -> int:
-    from serving.engine import MODES
+    from serving.retrieval.engine import MODES
 
     parser = argparse.ArgumentParser(prog="quant-rag search", description="Search the library.")
     parser.add_argument("query")

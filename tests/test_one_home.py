@@ -12,8 +12,8 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("corpus", "ingest", "assets", "orchestration", "serving", "evaluation", "cli")
 
 HOMES = {
-    r"\b10_?000\b(?!_)": "serving/contract.py",  # search window
-    r"\b15_?000\b": "serving/contract.py",  # get_passage window
+    r"\b10_?000\b(?!_)": "serving/answer/contract.py",  # search window
+    r"\b15_?000\b": "serving/answer/contract.py",  # get_passage window
     r"all-MiniLM-L6-v2\"": "corpus/config.py",  # default embedding model id
     r"[\"']\./var[\"']": "corpus/state/layout.py",  # default state home
     r"[\"']parse-v\d": "corpus/versions.py",

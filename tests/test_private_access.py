@@ -175,14 +175,14 @@ def test_the_walk_sees_attributes_string_attributes_and_imports(tmp_path, monkey
     (tmp_path / "evaluation").mkdir()
     probe = tmp_path / "evaluation" / "probe.py"
     probe.write_text(
-        "from serving.engine import Engine, _helper\n"
+        "from serving.retrieval.engine import Engine, _helper\n"
         "class Own:\n    def __init__(self):\n        self._key = 1\n"
         "    def __eq__(self, other):\n        return self._key == other._key\n"
         "engine = Engine()\nengine._vectors = 1\ngetattr(engine, '_vectors')\nengine._unknown\n"
     )
     owners = {"_vectors": {"serving"}, "_helper": {"serving"}, "_key": {"evaluation"}}
     assert violations(probe, owners) == [
-        "evaluation/probe.py:1 from serving.engine import _helper",
+        "evaluation/probe.py:1 from serving.retrieval.engine import _helper",
         "evaluation/probe.py:8 ._vectors",
         "evaluation/probe.py:9 getattr(…, '_vectors')",
     ]

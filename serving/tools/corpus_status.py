@@ -10,10 +10,10 @@ import logging
 
 from pydantic import BaseModel, Field
 
-from serving.context import ToolContext
-from serving.contract import render_trace
-from serving.contract_outputs import Trace
-from serving.tool_spec import ToolInput, ToolSpec
+from serving.toolkit.context import ToolContext
+from serving.answer.contract import render_trace
+from serving.answer.outputs import Trace
+from serving.toolkit.tool_spec import ToolInput, ToolSpec
 
 log = logging.getLogger(__name__)
 

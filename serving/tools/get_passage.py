@@ -6,13 +6,13 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, PrivateAttr
 
 from corpus.ids import ChunkId
-from serving.context import ToolContext
-from serving.contract import PASSAGE_WINDOW, render_passage, render_trace
-from serving.contract_outputs import PassageOut, Trace
-from serving.errors import InvalidArgument, NotFound
-from serving.passage_images import PageImageOut, describe
-from serving.served import passage_out
-from serving.tool_spec import ToolInput, ToolSpec
+from serving.toolkit.context import ToolContext
+from serving.answer.contract import PASSAGE_WINDOW, render_passage, render_trace
+from serving.answer.outputs import PassageOut, Trace
+from serving.answer.errors import InvalidArgument, NotFound
+from serving.answer.page_images import PageImageOut, describe
+from serving.answer.served import passage_out
+from serving.toolkit.tool_spec import ToolInput, ToolSpec
 
 MAX_NEIGHBOURS = 3
 

@@ -7,11 +7,11 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from corpus.graph.graph_store import ENTITY_TYPES, EXAMPLE_CHUNKS, MIN_CONTAINING_QUERY, TOP_DOCUMENTS
-from serving.context import ToolContext
-from serving.contract import SEARCH_WINDOW, render_passage, render_trace
-from serving.contract_outputs import Cite, PassageOut, Trace
-from serving.served import cite_of, passage_out
-from serving.tool_spec import ToolInput, ToolSpec
+from serving.toolkit.context import ToolContext
+from serving.answer.contract import SEARCH_WINDOW, render_passage, render_trace
+from serving.answer.outputs import Cite, PassageOut, Trace
+from serving.answer.served import cite_of, passage_out
+from serving.toolkit.tool_spec import ToolInput, ToolSpec
 
 EntityType = Literal[ENTITY_TYPES]  # type: ignore[valid-type]
 # No relation filter is offered: the default (vocabulary) extractor yields no typed relations, so

@@ -7,15 +7,15 @@ from pydantic import BaseModel, Field, model_validator
 from corpus.models import TextQuality
 from corpus.reading.reader import CorpusReader
 from corpus.text.names import fold_name as fold
-from serving.context import ToolContext
-from serving.contract import render_trace
-from serving.contract_outputs import DocumentOut, Trace
-from serving.empty_scope import EmptyScope, diagnose
-from serving.empty_scope import render as render_empty_scope
-from serving.filters import AUTHOR, YearMax, YearMin
-from serving.scope import Scope
-from serving.served import document_out
-from serving.tool_spec import ToolInput, ToolSpec
+from serving.toolkit.context import ToolContext
+from serving.answer.contract import render_trace
+from serving.answer.outputs import DocumentOut, Trace
+from serving.toolkit.empty_scope import EmptyScope, diagnose
+from serving.toolkit.empty_scope import render as render_empty_scope
+from serving.toolkit.filters import AUTHOR, YearMax, YearMin
+from serving.retrieval.scope import Scope
+from serving.answer.served import document_out
+from serving.toolkit.tool_spec import ToolInput, ToolSpec
 
 MAX_LIMIT = 200
 

@@ -7,20 +7,20 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from serving.abstention import no_answer_readings
-from serving.context import ToolContext
-from serving.contract import MATCH_WINDOW, MATCHED_HITS, SEARCH_WINDOW, render_passage, render_trace
-from serving.contract_outputs import MatchOut, PassageOut, PeriodOut, Trace
-from serving.cooperative import Kind, other_inputs
-from serving.empty_scope import EmptyScope, diagnose
-from serving.empty_scope import render as render_empty_scope
-from serving.engine import Mode as ModeName
-from serving.filters import FILTER_ERRORS, Filters, resolve_filters
-from serving.hit_rendering import render_listed, render_match
-from serving.known_ids import require_known_documents
-from serving.match_window import match_window, term_weights
-from serving.served import passage_out
-from serving.tool_spec import ToolSpec
+from serving.abstention.model import no_answer_readings
+from serving.toolkit.context import ToolContext
+from serving.answer.contract import MATCH_WINDOW, MATCHED_HITS, SEARCH_WINDOW, render_passage, render_trace
+from serving.answer.outputs import MatchOut, PassageOut, PeriodOut, Trace
+from serving.retrieval.cooperative import Kind, other_inputs
+from serving.toolkit.empty_scope import EmptyScope, diagnose
+from serving.toolkit.empty_scope import render as render_empty_scope
+from serving.retrieval.engine import Mode as ModeName
+from serving.toolkit.filters import FILTER_ERRORS, Filters, resolve_filters
+from serving.answer.hit_rendering import render_listed, render_match
+from serving.toolkit.known_ids import require_known_documents
+from serving.answer.match_window import match_window, term_weights
+from serving.answer.served import passage_out
+from serving.toolkit.tool_spec import ToolSpec
 
 MAX_QUERY_CHARS = 2000
 MAX_RESULTS = 20
@@ -219,8 +219,8 @@ def with_matches(ctx, results: list[PassageOut], texts: list[str]) -> None:
 def match_terms(ctx):
     """The terms a match is weighed in (the abstention model's content stems) and their IDF in the
     library; every term weighs 1 when the state has no BM25 statistics."""
-    from serving.abstention import content_stems, term_statistics
-    from serving.errors import ServingError
+    from serving.abstention.model import content_stems, term_statistics
+    from serving.answer.errors import ServingError
 
     analyzer = ctx.config.analyzer
 
@@ -253,7 +253,7 @@ def disagreement(probability: float | None, question: float | None, threshold: f
 
 
 def no_answer_likely(probability: float | None, threshold: float) -> bool:
-    """The abstention signal (serving.abstention): P(no answer) reaches the threshold."""
+    """The abstention signal (serving.abstention.model): P(no answer) reaches the threshold."""
     return probability is not None and probability >= threshold
 
 

@@ -1,4 +1,4 @@
-"""The session tools (docs/DESIGN.md §7); the store is serving.sessions, the kinds serving.session_kinds."""
+"""The session tools (docs/DESIGN.md §7); the store is serving.sessions.store, the kinds serving.sessions.kinds."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from typing import get_args
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
-from serving.contract import render_trace
-from serving.contract_outputs import Trace
-from serving.errors import InvalidArgument, NotFound
-from serving.session_kinds import MAX_LIST_LENGTH, VALID_CALLS, Evidence, Kind, StoredScope
-from serving.session_refs import session_entry
-from serving.sessions import (
+from serving.answer.contract import render_trace
+from serving.answer.outputs import Trace
+from serving.answer.errors import InvalidArgument, NotFound
+from serving.sessions.kinds import MAX_LIST_LENGTH, VALID_CALLS, Evidence, Kind, StoredScope
+from serving.toolkit.session_refs import session_entry
+from serving.sessions.store import (
     MAX_ITEMS_ENV,
     MAX_TOTAL_BYTES,
     MAX_VALUE_BYTES,
@@ -22,7 +22,7 @@ from serving.sessions import (
     SessionProvenance,
     SessionSummary,
 )
-from serving.tool_spec import ToolInput, ToolSpec
+from serving.toolkit.tool_spec import ToolInput, ToolSpec
 
 PROVENANCE = "Where it came from; served: this server's output."
 _NAME = Field(pattern=NAME_RE.pattern, description="Entry name (see session_list).")  # the pattern bounds it to 1-64

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from serving.context import ToolContext
-from serving.contract import TIMELINE_PREVIEW, render_trace, timeline_preview
-from serving.contract_outputs import Cite, PeriodOut, Trace
-from serving.empty_scope import EmptyScope, diagnose
-from serving.empty_scope import render as render_empty_scope
-from serving.filters import FILTER_ERRORS, Filters, resolve_filters
-from serving.known_ids import require_known_documents
-from serving.served import cite_of
-from serving.tool_spec import ToolSpec
+from serving.toolkit.context import ToolContext
+from serving.answer.contract import TIMELINE_PREVIEW, render_trace, timeline_preview
+from serving.answer.outputs import Cite, PeriodOut, Trace
+from serving.toolkit.empty_scope import EmptyScope, diagnose
+from serving.toolkit.empty_scope import render as render_empty_scope
+from serving.toolkit.filters import FILTER_ERRORS, Filters, resolve_filters
+from serving.toolkit.known_ids import require_known_documents
+from serving.answer.served import cite_of
+from serving.toolkit.tool_spec import ToolSpec
 from serving.tools.search_documents import MAX_QUERY_CHARS, ModeName, render_header
 
 MAX_DOCUMENTS = 50

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from corpus.ids import ChunkId, DocumentId
-from serving.citation import (
+from serving.citation.verify import (
     MAX_ELLIPSIS_GAP,
     MAX_QUOTE_CHARS,
     MAX_SUPPORTS_CHARS,
@@ -16,10 +16,10 @@ from serving.citation import (
     CitationResult,
     verify_batch,
 )
-from serving.contract import render_trace
-from serving.contract_outputs import Trace
-from serving.errors import NotFound
-from serving.tool_spec import ToolInput, ToolSpec
+from serving.answer.contract import render_trace
+from serving.answer.outputs import Trace
+from serving.answer.errors import NotFound
+from serving.toolkit.tool_spec import ToolInput, ToolSpec
 
 SHOWN = 5  # unknown ids named in one message (`fields` lists them all)
 QUOTE_SHOWN = 300  # a quote up to this many characters is echoed whole in the text rendering

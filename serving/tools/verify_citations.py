@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from serving.citation import MAX_BATCH, MAX_BATCH_BYTES, CitationResult, verify_batch
-from serving.contract import render_trace
-from serving.contract_outputs import Trace
-from serving.errors import InvalidArgument, describe_validation_error
-from serving.session_refs import SessionRef, evidence_from_session
-from serving.tool_spec import ToolInput, ToolSpec
+from serving.citation.verify import MAX_BATCH, MAX_BATCH_BYTES, CitationResult, verify_batch
+from serving.answer.contract import render_trace
+from serving.answer.outputs import Trace
+from serving.answer.errors import InvalidArgument, describe_validation_error
+from serving.toolkit.session_refs import SessionRef, evidence_from_session
+from serving.toolkit.tool_spec import ToolInput, ToolSpec
 from serving.tools.verify_citation import CitationItem, render_result, require_known
 
 

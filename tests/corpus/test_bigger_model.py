@@ -208,7 +208,7 @@ def test_queries_carry_the_instruction_and_passages_do_not(qwen3_home, qwen3_env
     from corpus.encoding.embedder import QUERY_TEMPLATE
     from corpus.state.layout import StateLayout
     from corpus.state.signature import recorded_signature
-    from serving.engine import Engine
+    from serving.retrieval.engine import Engine
 
     layout = StateLayout(qwen3_home)
     engine = Engine(layout, qwen3_env, signature=recorded_signature(layout))
@@ -227,9 +227,9 @@ def test_a_hypothetical_passage_is_searched_as_a_passage(qwen3_home, qwen3_env):
     were embedded (no query instruction): the hypothetical-document technique compares passages."""
     from corpus.state.layout import StateLayout
     from corpus.state.signature import recorded_signature
-    from serving.cooperative import QueryInput
-    from serving.engine import Engine
-    from serving.scope import Scope
+    from serving.retrieval.cooperative import QueryInput
+    from serving.retrieval.engine import Engine
+    from serving.retrieval.scope import Scope
 
     layout = StateLayout(qwen3_home)
     engine = Engine(layout, qwen3_env, signature=recorded_signature(layout))
@@ -246,8 +246,8 @@ def test_a_hypothetical_passage_is_searched_as_a_passage(qwen3_home, qwen3_env):
 def test_the_server_finds_passages_with_the_bigger_model(qwen3_home, qwen3_env):
     from corpus.state.layout import StateLayout
     from corpus.state.signature import recorded_signature
-    from serving.engine import Engine
-    from serving.scope import Scope
+    from serving.retrieval.engine import Engine
+    from serving.retrieval.scope import Scope
 
     layout = StateLayout(qwen3_home)
     engine = Engine(layout, qwen3_env, signature=recorded_signature(layout))

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from corpus.indexes.token_index import TokenIndex, quantise_rows, write_token_index
-from serving.selection import Candidate, by_late_interaction
+from serving.retrieval.selection import Candidate, by_late_interaction
 
 DIM = 16
 

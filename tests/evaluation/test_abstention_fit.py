@@ -43,7 +43,7 @@ def test_cross_validation_tells_a_signal_from_noise():
 
 def test_a_pooled_fit_reports_each_question_set_apart():
     from evaluation.abstention_fit import _flags
-    from serving.abstention import Model
+    from serving.abstention.model import Model
 
     model = Model(("evidence",), (-10.0,), 5.0)  # flags evidence below about 0.42 at 0.7
     rows = [

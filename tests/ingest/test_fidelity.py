@@ -223,7 +223,7 @@ _PLAIN = str.maketrans(
 
 @pytest.mark.parametrize("stem", JSS)
 def test_a_quote_with_ligatures_or_plain_letters_verifies(stem, tmp_path):
-    from serving.citation import verify_quote
+    from serving.citation.verify import verify_quote
 
     reader, document_id, canonical = _state_with(tmp_path, stem)
     for quote in QUOTES[stem]:
@@ -239,7 +239,7 @@ def test_a_quote_with_ligatures_or_plain_letters_verifies(stem, tmp_path):
 
 
 def test_without_the_repair_the_copied_sentence_does_not_verify(tmp_path):
-    from serving.citation import verify_quote
+    from serving.citation.verify import verify_quote
 
     reader, document_id, _ = _state_with(tmp_path, JSS[0], repair=False)
     assert verify_quote(reader, document_id, QUOTES[JSS[0]][0]).status == "not_found"
@@ -274,8 +274,8 @@ def test_list_documents_and_corpus_status_carry_the_text_quality(ingested_home):
     tools' structured output and their text, and only the garbled PDF is flagged."""
     from corpus.config import ServedConfig
     from corpus.state.layout import StateLayout
-    from serving.server import ServingContext, call_tool
-    from serving.toolset import all_tools
+    from serving.mcp.server import ServingContext, call_tool
+    from serving.mcp.toolset import all_tools
 
     specs, context = {s.name: s for s in all_tools()}, ServingContext(StateLayout(ingested_home), ServedConfig())
     listed = call_tool(specs["list_documents"], context, {"limit": 200})

@@ -35,7 +35,7 @@ class Server:
 
 
 def _server_pid() -> int:
-    """The server subprocess: our child running serving.server."""
+    """The server subprocess: our child running serving.mcp.server."""
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             with contextlib.suppress(OSError):

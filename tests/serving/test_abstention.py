@@ -10,7 +10,7 @@ import pytest
 
 from corpus.indexes.bm25_store import BM25Index
 from corpus.text.tokenize import Analyzer
-from serving import abstention
+from serving.abstention import model as abstention
 
 ROWS = [
     (f"c{i}", f"d{i % 3}", text)

@@ -10,10 +10,10 @@ import pytest
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
 from corpus.state.signature import recorded_signature
-from serving import abstention
-from serving.abstention_coverage import question_words, semantic_coverage
-from serving.engine import Engine
-from serving.scope import Scope
+from serving.abstention import model as abstention
+from serving.abstention.coverage import question_words, semantic_coverage
+from serving.retrieval.engine import Engine
+from serving.retrieval.scope import Scope
 
 COVERED = "How does kurtosis describe the tails of a return distribution?"
 ABSENT = "How do stablecoin issuers hold reserves to avoid a depeg?"
@@ -79,7 +79,7 @@ def test_hybrid_search_abstains_through_the_question_model(engine):
 def test_with_rephrasings_the_coverage_reads_the_questions_own_first_passages(engine):
     """The question model was fitted on the question's own ranking: a fused search keeps the
     question's first passages for it, a bare one has only its hits."""
-    from serving.cooperative import QueryInput
+    from serving.retrieval.cooperative import QueryInput
 
     bare = engine.retrieve(COVERED, "hybrid", Scope(), limit=5)
     fused = engine.retrieve(

@@ -9,9 +9,9 @@ from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
 from corpus.state.signature import recorded_signature
 from ingest.bm25 import build_bm25_index
-from serving.engine import Engine
-from serving.errors import IncoherentState
-from serving.scope import Scope
+from serving.retrieval.engine import Engine
+from serving.answer.errors import IncoherentState
+from serving.retrieval.scope import Scope
 
 QUESTION = "How is conditional value at risk estimated from historical returns?"
 

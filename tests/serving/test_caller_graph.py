@@ -15,9 +15,9 @@ from corpus.encoding.onnx_encoder import INT8_SUFFIX, caller_graph_file, token_g
 from corpus.encoding.onnx_export import ensure_query_graphs
 from corpus.state.layout import StateLayout
 from corpus.state.signature import recorded_signature
-from serving.cooperative import QueryInput
-from serving.engine import Engine
-from serving.scope import Scope
+from serving.retrieval.cooperative import QueryInput
+from serving.retrieval.engine import Engine
+from serving.retrieval.scope import Scope
 
 QUESTION = "How is conditional value at risk estimated from historical returns?"
 ALTERNATIVES = [
@@ -91,7 +91,7 @@ def test_float32_callers_share_the_question_encoder(served_home):
 def test_a_state_without_the_caller_graph_embeds_callers_as_the_question_with_a_warning(served_copy, caplog):
     caller_graph_file(StateLayout(served_copy), ServedConfig()).unlink()
     engine = _engine(served_copy)
-    with caplog.at_level(logging.WARNING, logger="serving.input_encoding"):
+    with caplog.at_level(logging.WARNING, logger="serving.retrieval.input_encoding"):
         assert engine.caller_encoder is engine.tokens[1]
     assert "quant-rag ingest" in caplog.text
     found = engine.retrieve(QUESTION, "hybrid", Scope(), limit=5, others=[QueryInput("alternative", ALTERNATIVES[0])])

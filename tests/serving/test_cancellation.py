@@ -11,8 +11,9 @@ from mcp.client.client import Client
 from corpus.config import ServedConfig
 from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout
-from serving import citation, citation_closest
-from serving.server import build_server
+from serving.citation import closest as citation_closest
+from serving.citation import verify as citation
+from serving.mcp.server import build_server
 
 GUARD_S = 120  # only guards against a hang; nothing here asserts on time
 

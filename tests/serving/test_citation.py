@@ -20,7 +20,7 @@ from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_jso
 from corpus.text.canonical import assemble_canonical
 from corpus.text.normalise import canonical_end, normalise_with_map
 from corpus.versions import CHUNKER_VERSION, PARSER_VERSION
-from serving.citation import MIN_QUOTE_CHARS, Budget, verify_batch, verify_quote
+from serving.citation.verify import MIN_QUOTE_CHARS, Budget, verify_batch, verify_quote
 
 LIBRARY = Path(__file__).resolve().parents[2] / "library"
 LECTURES = [

@@ -12,7 +12,7 @@ import pytest
 from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout
 from evaluation.datasets import load_library_questions
-from serving.citation import Budget, verify_quote
+from serving.citation.verify import Budget, verify_quote
 from tests.serving.test_citation import UNHURRIED, _write_document
 
 ROOT = Path(__file__).resolve().parents[2]

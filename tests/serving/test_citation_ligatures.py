@@ -13,7 +13,7 @@ from corpus.models import (
 )
 from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout
-from serving.citation import verify_batch, verify_quote
+from serving.citation.verify import verify_batch, verify_quote
 from tests.serving.test_citation import _write_document
 
 RESTORED = [

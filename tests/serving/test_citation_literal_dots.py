@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from serving.citation import Budget, verify_quote
+from serving.citation.verify import Budget, verify_quote
 from tests.serving.test_citation import UNHURRIED
 from tests.serving.test_citation_noise import _check, corpus  # noqa: F401  (its state)
 

@@ -21,7 +21,7 @@ from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout
 from corpus.text.markup import skip_markup
 from corpus.text.normalise import canonical_end, canonical_start, normalise_with_map
-from serving.citation import Budget, verify_quote
+from serving.citation.verify import Budget, verify_quote
 from tests.serving.test_citation import UNHURRIED, _write_document
 
 TABLE = [

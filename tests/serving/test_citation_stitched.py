@@ -10,7 +10,7 @@ import random
 import re
 
 from corpus.text.normalise import normalise_with_map
-from serving.citation import MAX_ELLIPSIS_GAP, verify_quote
+from serving.citation.verify import MAX_ELLIPSIS_GAP, verify_quote
 from tests.serving.test_citation import _SENTENCE_RE, corpus, real_sentences  # noqa: F401  (its state)
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from corpus.config import ServedConfig
 from corpus.models import Passage
 from corpus.versions import CONTRACT_VERSION, SERVER_VERSION
-from serving.contract import (
+from serving.answer.contract import (
     MATCH_WINDOW,
     PASSAGE_WINDOW,
     SEARCH_WINDOW,

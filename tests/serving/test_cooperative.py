@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from corpus.config import ServedConfig
-from serving.cooperative import QueryInput, contributions, other_inputs
-from serving.rescan import leading_documents, rescan
-from serving.selection import Candidate
+from serving.retrieval.cooperative import QueryInput, contributions, other_inputs
+from serving.retrieval.rescan import leading_documents, rescan
+from serving.retrieval.selection import Candidate
 
 
 @dataclass

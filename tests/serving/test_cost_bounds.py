@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from serving.citation import BUDGET_REASON, MAX_BATCH, MAX_QUOTE_CHARS
-from serving.sessions import MAX_TOTAL_BYTES, MAX_VALUE_BYTES
+from serving.citation.verify import BUDGET_REASON, MAX_BATCH, MAX_QUOTE_CHARS
+from serving.sessions.store import MAX_TOTAL_BYTES, MAX_VALUE_BYTES
 from tests.mcp_stdio import error_of
 from tests.serving.stdio_harness import running_server
 

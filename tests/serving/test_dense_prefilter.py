@@ -1,4 +1,4 @@
-"""The int8 prescore of the unfiltered dense scan (serving.dense_prefilter) answers exactly what the
+"""The int8 prescore of the unfiltered dense scan (serving.retrieval.dense_prefilter) answers exactly what the
 full scan answers: the same chunks, order and float scores, ties included; when it cannot be sure
 the full scan answers; a BLAS whose gathered rows score differently disables it; the served
 engine builds it in its warm-up and its searches equal the store's."""
@@ -13,10 +13,10 @@ from corpus.indexes.token_product import GRAPH_FILE, IntegerProduct, write_produ
 from corpus.state.layout import StateLayout
 from corpus.state.signature import recorded_signature
 from corpus.vectors.vector_store_memory import MemoryVectorStore, PointRecord, to_arrays
-from serving import dense_prefilter
-from serving.dense_prefilter import DensePrefilter
-from serving.engine import Engine
-from serving.scope import Scope
+from serving.retrieval import dense_prefilter
+from serving.retrieval.dense_prefilter import DensePrefilter
+from serving.retrieval.engine import Engine
+from serving.retrieval.scope import Scope
 
 DIM = 64
 

@@ -12,7 +12,7 @@ import pytest
 from corpus.config import ServedConfig
 from corpus.models import BlockKind, Passage
 from corpus.state.layout import StateLayout
-from serving.selection import Candidate, reciprocal_rank_fusion, select
+from serving.retrieval.selection import Candidate, reciprocal_rank_fusion, select
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -66,13 +66,13 @@ def test_reciprocal_rank_fusion_follows_its_formula():
 
 @pytest.fixture(scope="module")
 def context(served_home):
-    from serving.server import ServingContext
+    from serving.mcp.server import ServingContext
 
     return ServingContext(StateLayout(served_home), ServedConfig())
 
 
 def test_scope_year_bound_excludes_undated_and_author_is_accent_insensitive(context):
-    from serving.scope import Scope
+    from serving.retrieval.scope import Scope
 
     engine = context.engine
     docs = engine.reader.documents
@@ -89,7 +89,7 @@ def test_scope_year_bound_excludes_undated_and_author_is_accent_insensitive(cont
 def test_scope_filter_equals_a_per_document_check(context):
     """The table built once answers every scope like checking each document's entry would."""
     from corpus.text.names import fold_name
-    from serving.scope import Scope
+    from serving.retrieval.scope import Scope
 
     engine = context.engine
     docs = engine.reader.documents

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import threading
 
-import serving.engine as engine_module
+import serving.retrieval.engine as engine_module
 from corpus.config import ServedConfig
 from corpus.reading.published import open_published
 from corpus.state.layout import StateLayout
 from serving.coherence import check_state
-from serving.engine import Engine
-from serving.scope import Scope
+from serving.retrieval.engine import Engine
+from serving.retrieval.scope import Scope
 
 QUESTIONS = (
     "How is value at risk estimated from historical returns?",

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-import serving.engine
+import serving.retrieval.engine
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
-from serving.engine import Engine
+from serving.retrieval.engine import Engine
 
 
 class _Store:
@@ -59,7 +59,7 @@ def test_a_variant_shares_what_its_configuration_opens_the_same_way(tmp_path):
 
 def test_a_shared_part_is_opened_once_by_whichever_engine_uses_it_first(tmp_path, monkeypatch):
     opened = []
-    monkeypatch.setattr(serving.engine.CorpusReader, "open", lambda layout: opened.append(layout) or object())
+    monkeypatch.setattr(serving.retrieval.engine.CorpusReader, "open", lambda layout: opened.append(layout) or object())
     base = Engine(StateLayout(tmp_path), ServedConfig())
     variant = base.variant(base.config.model_copy(update={"per_document": 3}))
     assert variant.reader is base.reader and len(opened) == 1

@@ -12,8 +12,8 @@ from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout, atomic_write_json, read_json
 from serving.cli import EXIT_FAILED, EXIT_OK, doctor
 from serving.coherence import INGEST_COMMAND, check_state
-from serving.errors import NotFound, describe_validation_error
-from serving.tool_spec import ToolInput, ToolSpec
+from serving.answer.errors import NotFound, describe_validation_error
+from serving.toolkit.tool_spec import ToolInput, ToolSpec
 from tests.mcp_stdio import error_of, error_text
 
 
@@ -49,13 +49,13 @@ def test_validation_errors_name_fields_without_echoing_input():
 
 @pytest.fixture()
 def context(served_copy):
-    from serving.server import ServingContext
+    from serving.mcp.server import ServingContext
 
     return ServingContext(StateLayout(served_copy), ServedConfig())
 
 
 def test_call_tool_turns_every_failure_into_a_structured_error(context):
-    from serving.server import call_tool
+    from serving.mcp.server import call_tool
 
     def crash(ctx, args):
         raise RuntimeError("secret internal detail")
@@ -83,7 +83,7 @@ def test_call_tool_turns_every_failure_into_a_structured_error(context):
 def test_an_error_answer_is_valid_for_a_strict_client(context):
     """No structured content (a strict client checks any against the success's output schema); a
     readable block naming the fault and the next call, then the error as JSON."""
-    from serving.server import call_tool
+    from serving.mcp.server import call_tool
 
     def missing(ctx, args):
         raise NotFound("no such thing", fields=["n"], next_call="call probe with n=1")
@@ -100,7 +100,7 @@ def test_an_error_answer_is_valid_for_a_strict_client(context):
 def _refusal(tool: str, arguments: dict):
     from pydantic import ValidationError
 
-    from serving.toolset import all_tools
+    from serving.mcp.toolset import all_tools
 
     spec = next(s for s in all_tools() if s.name == tool)
     with pytest.raises(ValidationError) as caught:
@@ -198,8 +198,8 @@ def test_a_changed_passages_file_makes_every_index_stale(served_copy):
 
 
 def test_error_messages_carry_no_absolute_state_path(context, tmp_path, monkeypatch, capsys):
-    from serving.errors import Unavailable
-    from serving.server import ServingContext, call_tool
+    from serving.answer.errors import Unavailable
+    from serving.mcp.server import ServingContext, call_tool
 
     root = context.layout.root
 
@@ -211,7 +211,7 @@ def test_error_messages_carry_no_absolute_state_path(context, tmp_path, monkeypa
     empty = ServingContext(StateLayout(tmp_path / "empty").ensure(), ServedConfig())
     monkeypatch.setenv("QUANT_RAG_HOME", str(tmp_path / "empty"))
     from serving.cli import search
-    from serving.toolset import all_tools
+    from serving.mcp.toolset import all_tools
 
     spec = next(s for s in all_tools() if s.name == "search_documents")
     result = call_tool(spec, empty, {"query": "value at risk"})

@@ -1,4 +1,4 @@
-"""Furniture at serving time (serving.furniture): marked passages are ranked only when asked for.
+"""Furniture at serving time (serving.retrieval.furniture): marked passages are ranked only when asked for.
 
 Pure-function tests on hand-made passages, then the real engine on the served state, whose
 lectures end in a References section (marked at ingest by the chunk stage)."""
@@ -10,8 +10,8 @@ import pytest
 from corpus.config import ServedConfig
 from corpus.models import BlockKind, Passage
 from corpus.state.layout import StateLayout
-from serving.furniture import drop_furniture, roles_asked
-from serving.selection import Candidate, select
+from serving.retrieval.furniture import drop_furniture, roles_asked
+from serving.retrieval.selection import Candidate, select
 
 
 def _passage(cid: str, role: str) -> Passage:
@@ -93,7 +93,7 @@ def test_selection_after_the_filter_keeps_the_ranked_order():
 # -- the real engine on the served state ---------------------------------------------------------
 @pytest.fixture(scope="module")
 def context(served_home):
-    from serving.server import ServingContext
+    from serving.mcp.server import ServingContext
 
     return ServingContext(StateLayout(served_home), ServedConfig())
 
@@ -104,7 +104,7 @@ def engine(context):
 
 
 def _roles(engine, question: str) -> list[str]:
-    from serving.scope import Scope
+    from serving.retrieval.scope import Scope
 
     found = engine.retrieve(question, "bm25", Scope(), limit=10)
     return [engine.reader.passages[h.chunk_id].role for h in found.hits]
@@ -122,7 +122,7 @@ def test_a_marked_passage_is_returned_only_when_the_question_asks_for_it(engine)
 
 
 def test_a_search_that_asks_for_references_says_what_it_returns(context):
-    from serving.server import call_tool
+    from serving.mcp.server import call_tool
     from serving.tools.search_documents import SPEC
 
     answer = call_tool(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from serving.hit_rendering import table_header
+from serving.answer.hit_rendering import table_header
 
 TABLE = "| quantile | 1D | 5D |\n|---|---|---|\n| top | 0.12 | 0.20 |\n| bottom | -0.05 | -0.09 |"
 TEXT = f"The tear sheet reads as follows.\n\n{TABLE}\n\nThe spread widens with the horizon."

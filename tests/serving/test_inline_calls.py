@@ -7,7 +7,7 @@ import dataclasses
 
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
-from serving.server import ServingContext, runs_inline, tool_specs
+from serving.mcp.server import ServingContext, runs_inline, tool_specs
 
 
 def _context(home, **config) -> ServingContext:
@@ -75,7 +75,7 @@ def test_the_warm_ups_extras_wait_for_the_first_answer(served_home, monkeypatch)
     import threading
     import time
 
-    from serving import server
+    from serving.mcp import server
 
     monkeypatch.setattr(server, "EXTRAS_AFTER_S", 120.0)
     context = _context(served_home)

@@ -149,7 +149,7 @@ def test_the_inspector_sends_a_cooperative_search(inspector, served_home):
 
 
 def test_the_inspector_reads_an_error_of_every_tool_as_the_servers_error(inspector, served_home):
-    from serving.toolset import all_tools
+    from serving.mcp.toolset import all_tools
 
     assert [tool for tool, _, _ in WRONG_CALLS] == [spec.name for spec in all_tools()]
     for tool, arguments, expected in WRONG_CALLS:
@@ -171,7 +171,7 @@ def test_the_inspector_receives_a_formula_passage_as_a_png(inspector, state_copy
     from corpus.models import BlockKind
     from corpus.reading.page_images import MAX_IMAGE_BYTES
     from corpus.state.layout import StateLayout
-    from serving.server import ServingContext
+    from serving.mcp.server import ServingContext
 
     reader = ServingContext(StateLayout(state_copy), ServedConfig()).engine.reader
     formula = next(

@@ -16,8 +16,8 @@ from corpus.indexes.token_index import TokenIndex
 from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout
 from ingest.embed import passage_texts
-from serving.engine import Engine
-from serving.scope import Scope
+from serving.retrieval.engine import Engine
+from serving.retrieval.scope import Scope
 
 QUESTIONS = (
     "How is conditional value at risk estimated from historical returns?",

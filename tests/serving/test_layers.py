@@ -1,7 +1,7 @@
 """Layers inside serving/: the modules below tools/ never reach up into a tool.
 
 Tools import the shared modules (tool_spec, filters, sessions, contract...), never the other way
-round; the one module that imports serving.tools is serving/toolset.py, which assembles the tool
+round; the one module that imports serving.tools is serving/mcp/toolset.py, which assembles the tool
 set for the server and the CLI. Every import counts: at module level, inside a function, or under
 TYPE_CHECKING. Also: one class in serving/ is named Scope.
 """
@@ -12,7 +12,7 @@ import ast
 from pathlib import Path
 
 SERVING = Path(__file__).resolve().parents[2] / "serving"
-ASSEMBLER = "serving/toolset.py"
+ASSEMBLER = "serving/mcp/toolset.py"
 
 
 def _modules() -> list[Path]:
@@ -55,7 +55,7 @@ def test_the_toolset_assembles_the_tools():
 def test_the_walk_sees_every_serving_module():
     """The checks above read the files on disk: a guard against an empty or wrong folder."""
     names = {p.relative_to(SERVING.parent).as_posix() for p in _modules()}
-    assert {"serving/server.py", ASSEMBLER, "serving/tools/search_documents.py"} <= names
+    assert {"serving/mcp/server.py", ASSEMBLER, "serving/tools/search_documents.py"} <= names
 
 
 def test_one_class_named_scope():
@@ -65,4 +65,4 @@ def test_one_class_named_scope():
         for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.ClassDef) and node.name == "Scope"
     ]
-    assert homes == ["serving/scope.py"]
+    assert homes == ["serving/retrieval/scope.py"]

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
-from serving.listing import DEFS, enums_untyped, input_schema, output_schema, shared_defs, type_lists, without
+from serving.mcp.listing import DEFS, enums_untyped, input_schema, output_schema, shared_defs, type_lists, without
 
 
 def _validator(schema):
@@ -78,7 +78,7 @@ def _breakages(document: dict, path: list) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def results(served_home):
-    from serving.server import ServingContext, call_tool, tool_specs
+    from serving.mcp.server import ServingContext, call_tool, tool_specs
 
     specs = tool_specs()
     context = ServingContext(StateLayout(served_home), ServedConfig())
@@ -131,7 +131,7 @@ def test_published_schemas_judge_results_as_the_models_schemas_do(results, tool,
 
 
 def test_a_definition_used_twice_is_published_once_and_one_used_once_in_place():
-    from serving.server import tool_specs
+    from serving.mcp.server import tool_specs
 
     passage = output_schema(tool_specs()["get_passage"])  # the passage and each neighbour's
     assert list(passage["$defs"]) == ["PassageOut"]
@@ -142,7 +142,7 @@ def test_a_definition_used_twice_is_published_once_and_one_used_once_in_place():
 
 
 def test_every_constraint_is_published_and_no_annotation_is():
-    from serving.server import tool_specs
+    from serving.mcp.server import tool_specs
 
     for name, spec in tool_specs().items():
         for published, model in ((input_schema(spec), spec.input_model), (output_schema(spec), spec.output_model)):
@@ -187,8 +187,8 @@ def test_only_anyofs_of_bare_types_are_folded():
 def test_what_an_agent_reads_of_the_listing_stays_within_its_budget(tmp_path):
     """The tools' descriptions and input schemas, as compact JSON (benchmarks/listing_size.py):
     at most 15,000 characters, the issue's budget ("a lean listing")."""
-    from serving.listing import tool_descriptor
-    from serving.server import ServingContext, tool_specs
+    from serving.mcp.listing import tool_descriptor
+    from serving.mcp.server import ServingContext, tool_specs
 
     context = ServingContext(StateLayout(tmp_path), ServedConfig())  # opens nothing
     read = 0

@@ -17,7 +17,7 @@ from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_jso
 from corpus.text.markup import skip_markup, to_original
 from corpus.text.normalise import canonical_end, normalise_with_map
 from corpus.versions import PARSER_VERSION
-from serving.citation import verify_quote
+from serving.citation.verify import verify_quote
 
 TEXT = """# Risk measures
 

@@ -1,4 +1,4 @@
-"""The matching sentences a search hit shows by default (serving.match_window): whole units cut
+"""The matching sentences a search hit shows by default (serving.answer.match_window): whole units cut
 only at safe positions, within the window, chosen by the searched terms' weight."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from corpus.text.safe_cut import forbidden_mask
 from corpus.text.tokenize import tokenize
-from serving.match_window import match_window, term_weights
+from serving.answer.match_window import match_window, term_weights
 
 CODE = "```\n> summary(ob)\nAsk price levels: 540\nBid price levels: 179\n```"
 FILLER = "The sample is drawn from daily returns of the index over the period. " * 3
@@ -82,7 +82,7 @@ def test_two_windows_whose_terms_weigh_the_same_tie_under_every_hash_seed():
     import sys
 
     program = (
-        "from serving.match_window import match_window\n"
+        "from serving.answer.match_window import match_window\n"
         "weights = {'alpha': 0.1, 'beta': 0.2, 'gamma': 0.3, 'delta': 0.3}\n"
         "filler = ' '.join(['filler'] * 40) + '.'\n"
         "text = filler + ' Alpha beta gamma. ' + filler + ' Delta beta alpha. ' + filler\n"

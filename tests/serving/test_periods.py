@@ -6,9 +6,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from serving.filters import Filters, resolve_filters
-from serving.periods import apply_period, parse_period
-from serving.sessions import SessionStore
+from serving.toolkit.filters import Filters, resolve_filters
+from serving.periods.apply import apply_period, parse_period
+from serving.sessions.store import SessionStore
 
 NEWEST = 2024
 

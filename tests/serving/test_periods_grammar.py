@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from serving.filters import Filters, resolve_filters
-from serving.periods import AROUND_YEARS, RECENT_YEARS, parse_period
-from serving.sessions import SessionStore
+from serving.toolkit.filters import Filters, resolve_filters
+from serving.periods.apply import AROUND_YEARS, RECENT_YEARS, parse_period
+from serving.sessions.store import SessionStore
 
 NEWEST = 2026
 YEARS = (1998, 2006, 2012, 2019)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evaluation.datasets import load_library_questions
-from serving.periods import parse_period
+from serving.periods.apply import parse_period
 
 ROOT = Path(__file__).resolve().parents[2]
 SPLITS = ("library_dev.jsonl", "library_test.jsonl")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from corpus.models import BlockKind, Passage
-from serving.selection import Candidate, convex_fusion, reciprocal_rank_fusion, select, with_document_best
+from serving.retrieval.selection import Candidate, convex_fusion, reciprocal_rank_fusion, select, with_document_best
 
 LONG = "x " * 150
 

@@ -10,9 +10,9 @@ from corpus.encoding.embedder import model_folder
 from corpus.reading.published import open_published
 from corpus.state.layout import StateLayout
 from serving.coherence import check_state
-from serving.engine import Engine
-from serving.reranking import passage_text
-from serving.scope import Scope
+from serving.retrieval.engine import Engine
+from serving.retrieval.reranking import passage_text
+from serving.retrieval.scope import Scope
 
 QUESTION = "How is value at risk estimated from historical returns?"
 
@@ -32,7 +32,7 @@ def test_hybrid_search_is_reordered_by_the_configured_cross_encoder(ingested_hom
         assert after.reranked and not before.reranked
         assert not engine.retrieve(QUESTION, "bm25", Scope(), limit=5).reranked  # hybrid only
         # the served order is the cross-encoder's own scores over the fused pool, best first; it
-        # reads each passage under its title and section path (serving.reranking.passage_text)
+        # reads each passage under its title and section path (serving.retrieval.reranking.passage_text)
         model = engine._lazy("reranker", lambda: None)
         passages = engine.reader.passages
         for hit in after.hits:

@@ -8,8 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from corpus.config import ServedConfig
-from serving.reranking import blend, passage_text, rerank_head
-from serving.selection import Candidate
+from serving.retrieval.reranking import blend, passage_text, rerank_head
+from serving.retrieval.selection import Candidate
 
 FUSED = [Candidate(f"c{i}", 1.0 / (60 + i)) for i in range(1, 7)]  # c1 best ... c6 worst
 

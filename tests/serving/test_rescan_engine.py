@@ -8,8 +8,8 @@ import pytest
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
 from corpus.state.signature import recorded_signature
-from serving.engine import Engine
-from serving.scope import Scope
+from serving.retrieval.engine import Engine
+from serving.retrieval.scope import Scope
 
 QUESTIONS = (
     "How is conditional value at risk estimated from historical returns?",

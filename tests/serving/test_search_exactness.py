@@ -16,10 +16,10 @@ from corpus.indexes.token_index import quantise_rows
 from corpus.indexes.token_product import GRAPH_FILE, IntegerProduct, gather_shifted, write_product_graph
 from corpus.state.layout import StateLayout
 from corpus.state.signature import recorded_signature
-from serving import abstention
-from serving.cooperative import QueryInput
-from serving.engine import Engine
-from serving.scope import Scope
+from serving.abstention import model as abstention
+from serving.retrieval.cooperative import QueryInput
+from serving.retrieval.engine import Engine
+from serving.retrieval.scope import Scope
 
 QUESTIONS = (
     "How does kurtosis describe the tails of a return distribution?",

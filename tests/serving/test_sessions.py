@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from serving.sessions import DEFAULT_MAX_ITEMS, MAX_ITEMS_ENV, SessionError, SessionStore
+from serving.sessions.store import DEFAULT_MAX_ITEMS, MAX_ITEMS_ENV, SessionError, SessionStore
 
 DOC = "doc-0123456789abcdef"
 CHUNK = "chunk-0123456789abcdef"
@@ -57,7 +57,7 @@ def test_unknown_provenance_is_refused(provenance):
         ("evidence", [{"document_id": "../../etc", "quote": "q"}], "malformed document_id"),
         ("evidence", [{"document_id": DOC, "quote": "q", "chunk_id": "chunk-1"}], "malformed chunk_id"),
         ("evidence", [{"document_id": DOC}], "quote"),
-        ("reading_list", [CHUNK], "unknown kind"),  # no tool would read one (serving/sessions.py)
+        ("reading_list", [CHUNK], "unknown kind"),  # no tool would read one (serving/sessions/store.py)
         ("notes", ["x"], "unknown kind"),
     ],
 )

@@ -21,7 +21,7 @@ HEAVY = ("torch", "transformers", "sentence_transformers")
 PROBE = """
 import sys, anyio
 from mcp.client.client import Client
-from serving.server import build_server
+from serving.mcp.server import build_server
 server, context = build_server()
 
 async def first_search():
@@ -68,15 +68,15 @@ BEFORE_INITIALIZE = (
     "bm25s",
     "qdrant_edge",
     "torch",
-    "serving.toolset",
-    "serving.engine",
+    "serving.mcp.toolset",
+    "serving.retrieval.engine",
     "serving.tools.search_documents",
     "corpus.graph.graph_store",
 )
 START = """
 import sys
 sys.modules.setdefault("numba", None)
-from serving.server import build_server
+from serving.mcp.server import build_server
 server, context = build_server()
 print(",".join(sorted(m for m in sys.argv[1:] if m in sys.modules)))
 """
@@ -105,7 +105,7 @@ def test_first_search_without_the_export_still_answers(unexported_home):
 
 BLAS_PROBE = """
 import sys
-from serving.process import single_threaded_blas
+from serving.mcp.process import single_threaded_blas
 if sys.argv[1] == "serve":
     single_threaded_blas()  # what serve() does first
 import numpy
@@ -142,11 +142,11 @@ def test_the_server_scores_vectors_on_one_blas_thread_unless_told_otherwise():
 # high-level server or an HTTP client that `import mcp` would bring.
 LEAN = """
 import sys
-from serving.process import lean_sdk_imports
-from serving.server import build_server
+from serving.mcp.process import lean_sdk_imports
+from serving.mcp.server import build_server
 lean_sdk_imports()
 server, context = build_server()
-from serving.stdio import stdio_streams
+from serving.mcp.stdio import stdio_streams
 import mcp.server.stdio
 print(",".join(sorted(m for m in sys.argv[1:] if m in sys.modules)))
 """
@@ -174,7 +174,7 @@ def test_the_server_imports_the_sdk_without_its_client_or_high_level_server(serv
 # The warm-up's first step: bm25s without its optional scipy.sparse probe, and only during that import.
 BM25S_PROBE = """
 import sys
-from serving.process import import_bm25s_without_scipy
+from serving.mcp.process import import_bm25s_without_scipy
 import_bm25s_without_scipy()
 import bm25s
 loaded = "scipy.sparse" in sys.modules

@@ -1,4 +1,4 @@
-"""The server's stdio transport (serving/stdio.py): no worker threads, the same wire as the SDK's.
+"""The server's stdio transport (serving/mcp/stdio.py): no worker threads, the same wire as the SDK's.
 Driven by the SDK's stdio client against real subprocesses."""
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from tests.mcp_stdio import assert_error, run_calls
 
 REPO = Path(__file__).resolve().parents[2]
 STRAY = "stray output from a library"
-# A one-tool server on serving.stdio whose tool prints to stdout, as a careless library would.
+# A one-tool server on serving.mcp.stdio whose tool prints to stdout, as a careless library would.
 NOISY_SERVER = f"""
 import os, anyio
 from mcp.server.lowlevel.server import Server
 from mcp_types import CallToolResult, ListToolsResult, TextContent, Tool
-from serving.stdio import stdio_streams
+from serving.mcp.stdio import stdio_streams
 
 async def list_tools(ctx, params):
     return ListToolsResult(tools=[Tool(name="noisy", input_schema={{"type": "object"}})])

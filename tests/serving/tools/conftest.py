@@ -11,7 +11,7 @@ from corpus.state.layout import StateLayout
 
 @pytest.fixture(scope="module")
 def context(served_home):
-    from serving.server import ServingContext
+    from serving.mcp.server import ServingContext
 
     return ServingContext(StateLayout(served_home), ServedConfig())
 
@@ -19,8 +19,8 @@ def context(served_home):
 @pytest.fixture(scope="module")
 def invoke(context):
     """`invoke(name, arguments)`: one tool call in process, through the server's `call_tool`."""
-    from serving.server import call_tool
-    from serving.toolset import all_tools
+    from serving.mcp.server import call_tool
+    from serving.mcp.toolset import all_tools
 
     specs = {s.name: s for s in all_tools()}
     return lambda name, arguments: call_tool(specs[name], context, arguments)

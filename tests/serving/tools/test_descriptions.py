@@ -14,13 +14,13 @@ import pytest
 from corpus.config import ServedConfig
 from corpus.graph.graph_store import MIN_CONTAINING_QUERY, TOP_DOCUMENTS
 from corpus.state.layout import StateLayout
-from serving import prompt
-from serving.citation import MAX_BATCH, MAX_BATCH_BYTES, MAX_QUOTE_CHARS, MIN_QUOTE_CHARS
-from serving.contract import PASSAGE_WINDOW, SEARCH_WINDOW, TIMELINE_PREVIEW
-from serving.errors import ErrorCode
-from serving.session_kinds import MAX_LIST_LENGTH
-from serving.sessions import MAX_ITEMS_ENV, MAX_TOTAL_BYTES, MAX_VALUE_BYTES
-from serving.toolset import all_tools
+from serving.mcp import prompt
+from serving.citation.verify import MAX_BATCH, MAX_BATCH_BYTES, MAX_QUOTE_CHARS, MIN_QUOTE_CHARS
+from serving.answer.contract import PASSAGE_WINDOW, SEARCH_WINDOW, TIMELINE_PREVIEW
+from serving.answer.errors import ErrorCode
+from serving.sessions.kinds import MAX_LIST_LENGTH
+from serving.sessions.store import MAX_ITEMS_ENV, MAX_TOTAL_BYTES, MAX_VALUE_BYTES
+from serving.mcp.toolset import all_tools
 from tests.mcp_stdio import error_of
 
 MIN_WORDS, MAX_CHARS = 25, 1500  # a purpose, when (not) to use it, what it returns, errors
@@ -28,7 +28,7 @@ STOP = {"a", "an", "the", "of", "to", "in", "or", "and", "for", "on", "by", "its
 
 
 def _context(tmp_path, **config):
-    from serving.server import ServingContext
+    from serving.mcp.server import ServingContext
 
     return ServingContext(StateLayout(tmp_path), ServedConfig(**config))  # opens nothing
 
@@ -50,7 +50,7 @@ def _properties(schema: dict):
 
 
 def test_every_tool_says_what_it_is_for_when_to_use_it_and_how_it_fails(tmp_path):
-    from serving.server import INSTRUCTIONS
+    from serving.mcp.server import INSTRUCTIONS
 
     codes = set(get_args(ErrorCode))
     for name, text in _descriptions(_context(tmp_path)).items():

@@ -19,13 +19,13 @@ from corpus.config import ServedConfig
 from corpus.models import BlockKind
 from corpus.reading.page_images import MAX_IMAGE_BYTES, RENDER_SCALES, has_inline_math
 from corpus.state.layout import StateLayout
-from serving import passage_images
+from serving.answer import page_images as passage_images
 
 
 @pytest.fixture(scope="module")
 def picks(ingested_home):
     """(unreliable formula passage, its document's source PDF, a Markdown passage)."""
-    from serving.server import ServingContext
+    from serving.mcp.server import ServingContext
 
     reader = ServingContext(StateLayout(ingested_home), ServedConfig()).engine.reader
     formula = markdown = None
@@ -88,7 +88,7 @@ def test_a_formula_passage_returns_its_region_as_an_image(ingested_home, picks):
 
 @pytest.fixture(scope="module")
 def reader(ingested_home):
-    from serving.server import ServingContext
+    from serving.mcp.server import ServingContext
 
     return ServingContext(StateLayout(ingested_home), ServedConfig()).engine.reader
 

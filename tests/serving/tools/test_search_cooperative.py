@@ -102,7 +102,7 @@ def test_an_alternative_finds_what_the_question_s_words_miss(invoke):
 
 
 def test_the_description_and_the_prompt_teach_the_caller_to_help():
-    from serving.prompt import research_protocol
+    from serving.mcp.prompt import research_protocol
     from serving.tools.search_documents import SearchDocumentsInput
 
     schema = SearchDocumentsInput.model_json_schema()["properties"]

@@ -137,7 +137,7 @@ def test_a_narrow_scope_fills_the_limit_and_the_period_says_its_rule(context, in
 def test_the_description_states_what_the_server_does(served_home):
     """Mode, per-document cap (with and without fill), abstention threshold and the caller's
     bound winning over the query's period: each as the description renders it for its config."""
-    from serving.server import ServingContext, call_tool
+    from serving.mcp.server import ServingContext, call_tool
     from serving.tools.search_documents import SPEC
 
     def run(config, **arguments):
@@ -162,8 +162,8 @@ def test_hits_show_their_matching_sentences_and_full_detail_the_whole_passage(se
     """The default text shows each hit's matching sentences at their passage offsets (what
     get_passage reads whole); the structured content keeps the whole passage; detail=full shows it."""
     from corpus.reading.reader import CorpusReader
-    from serving.contract import MATCH_WINDOW, MATCHED_HITS
-    from serving.server import ServingContext, call_tool
+    from serving.answer.contract import MATCH_WINDOW, MATCHED_HITS
+    from serving.mcp.server import ServingContext, call_tool
     from serving.tools.search_documents import SPEC
 
     ctx = ServingContext(StateLayout(served_home), ServedConfig())
@@ -193,7 +193,7 @@ def test_hits_show_their_matching_sentences_and_full_detail_the_whole_passage(se
 def test_the_answer_says_when_the_hypothetical_passage_and_the_question_disagree(served_home):
     """A flag set or lifted by the hypothetical passage alone is explained; agreement is silent; the
     question's own reading is the bare search's probability whatever the caller added."""
-    from serving.server import ServingContext, call_tool
+    from serving.mcp.server import ServingContext, call_tool
     from serving.tools.search_documents import SPEC, disagreement
 
     assert "hypothetical passage, which found no close passage" in disagreement(0.9, 0.1, 0.7)

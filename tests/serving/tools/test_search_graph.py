@@ -23,8 +23,8 @@ def test_search_graph_over_stdio(served_home):
 def test_no_relation_filter_is_offered_while_the_graph_holds_no_relation(served_home, context, invoke):
     """A filter whose every value answers nothing is not offered: the served graph (the default
     extractor) holds no typed relation, and neither graph tool takes a `relation` argument."""
-    from serving.listing import tool_descriptor
-    from serving.toolset import all_tools
+    from serving.mcp.listing import tool_descriptor
+    from serving.mcp.toolset import all_tools
 
     assert context.engine.graph.counts()["relations"] == 0
     specs = {s.name: s for s in all_tools()}

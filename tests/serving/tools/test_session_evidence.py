@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from mcp_stdio import error_of
 
-from serving.citation import MIN_QUOTE_CHARS
-from serving.sessions import SessionError, SessionStore
+from serving.citation.verify import MIN_QUOTE_CHARS
+from serving.sessions.store import SessionError, SessionStore
 
 UNKNOWN_DOC = "doc-0000000000000000"
 UNKNOWN_CHUNK = "chunk-0000000000000000"

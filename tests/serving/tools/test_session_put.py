@@ -37,8 +37,8 @@ def test_session_put_over_stdio(served_home):
 def test_the_limits_the_description_quotes_are_enforced(served_home, monkeypatch):
     from corpus.config import ServedConfig
     from corpus.state.layout import StateLayout
-    from serving.server import ServingContext, call_tool
-    from serving.sessions import MAX_ITEMS_ENV, MAX_VALUE_BYTES
+    from serving.mcp.server import ServingContext, call_tool
+    from serving.sessions.store import MAX_ITEMS_ENV, MAX_VALUE_BYTES
     from serving.tools.sessions import SPECS
 
     monkeypatch.setenv(MAX_ITEMS_ENV, "2")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import re
 
-from serving.citation import Budget, verify_quote
+from serving.citation.verify import Budget, verify_quote
 
 UNHURRIED = 60.0  # what the closest search finds is tested here; its time bound in test_cost_bounds.py
 
