@@ -11,7 +11,7 @@ from pydantic import PrivateAttr
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout, state_home
 from corpus.state.lock import writer_lock
-from evaluation.profiles import with_profile
+from corpus.state.profile import state_config
 
 # A step launched by the daemon (sensor, schedule, UI) waits this long for another writer to finish.
 STEP_LOCK_WAIT_SECONDS = 1800
@@ -24,9 +24,6 @@ class StateResource(dg.ConfigurableResource):
     the UI or the CLI never write the state at the same time."""
 
     home: str = ""
-    # A benchmark's ranking profile (evaluation.profiles): its index settings (BM25's k1 and
-    # stop words, the token index) are built as its evaluation reads them. "" for the library.
-    profile: str = ""
     _lock: Any = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
@@ -44,4 +41,6 @@ class StateResource(dg.ConfigurableResource):
 
     @property
     def config(self) -> ServedConfig:
-        return with_profile(ServedConfig.from_env(), self.profile) if self.profile else ServedConfig.from_env()
+        """The environment's configuration over the state's recorded ranking profile (a benchmark's
+        state: its index settings are built as its evaluation and its server read them)."""
+        return state_config(self.layout)

@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from corpus.profiles import PROFILE_ENV, profile_overrides
 from corpus.text.tokenize import Analyzer, StopWords
 from corpus.versions import INT8_RECIPE
 
@@ -91,28 +92,27 @@ class ServedConfig(BaseModel):
     query_instruction: str | None = None
     vector_backend: Literal["edge", "local", "server"] = "edge"
     qdrant_url: str | None = None
-    # "exact": every search scans all vectors (best up to ~100k passages); "hnsw": Qdrant's graph
-    # over int8-quantised vectors (corpus.vectors.vector_store_base), for a library of ~1M passages.
+    # "exact": every search scans all vectors; "hnsw": Qdrant's graph over int8-quantised vectors
+    # (corpus.vectors.vector_store_base), for a large library (docs/DESIGN.md §9).
     vector_index: Literal["exact", "hnsw"] = "exact"
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
     bm25_stopwords: StopWords = "none"
-    # hybrid beat dense on TAT-QA dev (+0.098 nDCG@10 [+0.088, +0.109]) and was not worse on the
-    # library dev set (+0.035 [-0.046, +0.118]); see docs/measurements.md.
+    # hybrid beat dense on TAT-QA dev and was not worse on the library dev set
+    # (docs/measurements.md, "Retrieval quality").
     default_mode: Literal["dense", "bm25", "hybrid"] = "hybrid"
     candidate_pool: int = 50
     fusion: Literal["rrf", "convex"] = "rrf"  # convex: weighted sum of min-max normalised scores
     rrf_k: int = 60
     dense_weight: float = 1.0  # each ranking's weight in the fusion (RRF or convex)
     bm25_weight: float = 1.0
-    # A cap of 2 per document starved answers (library dev, 89 q: cap 10 vs 2 +0.085 nDCG@10
-    # [+0.045, +0.127]; cap 5 and 3 lose to 10 significantly); docs/measurements.md "Retrieval
-    # quality".
+    # A lower cap per document starved answers on the library dev set (docs/measurements.md,
+    # "Retrieval quality").
     per_document: int = 10  # passages per document before other documents run out
     document_best_weight: float = 0.0  # share of the document's best candidate score added to a passage
     fill_limit: bool = True  # fill `limit` past the per-document cap when the scope is small
-    # 0: TAT-QA's short table and paragraph passages are often the only gold (+0.036 [+0.024, +0.049]);
-    # no effect on the library, whose headings-only passages are dropped by their kind.
+    # 0: TAT-QA's short table and paragraph passages are often the only gold (docs/measurements.md,
+    # "Retrieval quality"); the library's headings-only passages are dropped by their kind anyway.
     min_passage_chars: int = 0
     near_duplicate_threshold: float = 0.6
     # Hybrid's fused pool (its first candidate_pool candidates) reordered by MaxSim over the passages'
@@ -128,13 +128,13 @@ class ServedConfig(BaseModel):
     # other input its weight here (never more than the question's); chosen by 5-fold
     # cross-validation over the library dev set's questions (docs/measurements.md "Retrieval
     # quality"). A hypothetical passage ranks by its own dense + BM25 fusion: its hundreds of token
-    # vectors in MaxSim would cost ten times the question's.
+    # vectors in MaxSim would cost far more than the question's.
     coop_alternative_weight: float = Field(default=0.75, ge=0.0, le=1.0)
     coop_hypothetical_weight: float = Field(default=1.0, ge=0.0, le=1.0)
     # How the caller's rephrasings and hypothetical passage are embedded: the int8 quantisation of
     # the token graph (corpus.encoding.onnx_int8's recipe), or the float32 graph the question always
-    # uses. They are ~9 of every 10 tokens a cooperative search encodes; int8 cut its p50 by ≈ 15 %
-    # with the arm's figures within noise (docs/measurements.md, "Cooperative search in int8").
+    # uses. They are most of the tokens a cooperative search encodes, and int8 cuts its latency with
+    # retrieval within noise (docs/measurements.md, "Cooperative search in int8").
     caller_runtime: Literal["onnx", "onnx-int8"] = "onnx-int8"
     # Second stage (serving.rescan): every passage of the first ranking's leading `rescan_documents`
     # documents (0 = off) scored as the pool is, the best `rescan_per_document` of each not yet in
@@ -153,18 +153,21 @@ class ServedConfig(BaseModel):
     # How the server embeds queries: the ONNX export (float32; int8 is an opt-in arm), or torch.
     query_runtime: Literal["onnx", "onnx-int8", "torch"] = "onnx"
     # How ingestion embeds passages: the float32 export ("onnx", vectors equal to torch's), torch,
-    # or torch in bfloat16 ("torch-bf16", corpus.encoding.bf16_encoder: 2.5x faster on AMX tiles, 27 % less
-    # CPU with AVX-512 BF16; vectors within cosine 0.99996 of float32's, so keyed alike). "auto"
-    # (the default): bfloat16 where the CPU has it in hardware, else "onnx". "onnx-int8"
-    # (corpus.encoding.onnx_int8.quantise) is an opt-in: 26-31 % less embedding CPU, retrieval within noise
-    # on the library and TAT-QA dev sets, but a piece's vector depends slightly on its batch.
-    # Queries stay float32. int8 vectors are keyed apart (model_key).
+    # or torch in bfloat16 ("torch-bf16", corpus.encoding.bf16_encoder: faster where the CPU has
+    # bfloat16 in hardware, vectors close enough to float32's to share their key). "auto" (the
+    # default): bfloat16 where the CPU has it in hardware, else "onnx". "onnx-int8"
+    # (corpus.encoding.onnx_int8.quantise) is an opt-in: less embedding CPU, retrieval within noise,
+    # but a piece's vector depends slightly on its batch (docs/measurements.md). Queries stay
+    # float32. int8 vectors are keyed apart (model_key).
     passage_runtime: Literal["auto", "onnx", "onnx-int8", "torch", "torch-bf16"] = "auto"
 
     @classmethod
-    def from_env(cls) -> ServedConfig:
-        """Read overrides from QUANT_RAG_* environment variables."""
+    def from_env(cls, profile: str = "") -> ServedConfig:
+        """Read overrides from QUANT_RAG_* environment variables, over a ranking profile
+        (corpus.profiles): QUANT_RAG_PROFILE's, else `profile` (a state's recorded one). Explicit
+        variables win over the model folder's settings, which win over the profile's."""
         env = os.environ
+        profiled = profile_overrides(env.get(PROFILE_ENV, "").strip() or profile)
         values: dict[str, object] = {}
         model = env.get("QUANT_RAG_EMBEDDING_MODEL")
         if model:
@@ -211,10 +214,16 @@ class ServedConfig(BaseModel):
                 )
         if values.get("embedding_model_path"):
             folder = Path(str(values["embedding_model_path"])).expanduser()
-            values = {**_family_settings(folder, env), **values}
+            profiled.update(_family_settings(folder, env))
+        values = {**profiled, **values}
         if values.get("qdrant_url") and "vector_backend" not in values:
             values["vector_backend"] = "server"
         return cls(**values)
+
+    def with_profile(self, name: str) -> ServedConfig:
+        """This configuration with profile `name`'s values applied (unchanged for "")."""
+        overrides = profile_overrides(name)
+        return ServedConfig.model_validate({**self.model_dump(), **overrides}) if overrides else self
 
     def config_hash(self, windows: dict[str, int] | None = None) -> str:
         """First 12 hex of SHA-256 over the sorted JSON of this config plus the windows."""

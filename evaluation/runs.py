@@ -19,6 +19,8 @@ from typing import Any
 
 from corpus.config import ServedConfig
 from corpus.ids import sha256_hex
+from corpus.profiles import describe as describe_profile
+from corpus.profiles import profile_for
 from corpus.reading.published import open_published
 from corpus.state.layout import StateLayout
 from evaluation.arms import arm_engine, parse_arm
@@ -36,8 +38,6 @@ from evaluation.datasets import (
     questions_hash,
 )
 from evaluation.metrics import MISS_K, NDCG_K, RECALL_KS, score_query
-from evaluation.profiles import describe as describe_profile
-from evaluation.profiles import with_profile
 from ingest.benchmark import benchmark_layout, read_state
 from serving.abstention import no_answer_probability
 from serving.coherence import check_state
@@ -79,7 +79,7 @@ class Target:
     item_of: Callable[[str], str]  # chunk_id -> the id qrels use
     doc_of: dict[str, str] | None = None  # graded nDCG neighbour credit (library only)
     skipped: dict[str, int] = field(default_factory=dict)
-    profile: str = "none"  # the corpus's ranking profile (evaluation/profiles.py)
+    profile: str = "none"  # the corpus's ranking profile (corpus/profiles.py)
     release: Callable[[], None] | None = None  # lets go of the published generation read
     expansions: dict[str, Expansion] = field(default_factory=dict)  # question id -> blind expansions
     expansions_hash: str | None = None
@@ -188,7 +188,7 @@ def beir_target(
     """A BEIR set over its corpus's published state under `home` (ingest.benchmark), leased until
     `close`; `quant-rag eval` ingests that state through the pipeline's jobs when it is missing."""
     beir = load_beir(folder, split)
-    config = with_profile(config, beir.name)
+    config = config.with_profile(profile_for(beir.name))
     state = read_state(benchmark_layout(home, beir.name, beir.corpus), config)
     if state is None:
         raise StateNotReady(

@@ -2,31 +2,35 @@
 
 `quant-rag eval --bench <BEIR set>` evaluates over the published state of the set's corpus under
 `<home>/benchmarks/<name>-<corpus hash>/` (ingest.benchmark): reused when complete, else ingested
-first by the same jobs as the library (its own Dagster instance, one partition per document), with
-the benchmark's ranking profile applied to what the indexes are built with. The evaluation itself
-only runs queries and statistics over that state.
+first by the same jobs as the library (its own Dagster instance, one partition per document). The
+state records the benchmark's ranking profile (corpus.state.profile) before its steps run, so its
+indexes are built, evaluated and served with it. The evaluation itself only runs queries and
+statistics over that state.
 """
 
 from __future__ import annotations
 
 from assets.evaluation import benchmark_corpus
+from corpus.config import ServedConfig
+from corpus.profiles import profile_for
 from corpus.state.generations import pointed_generation
 from corpus.state.layout import StateLayout
+from corpus.state.profile import record_profile, state_config
 from corpus.state.signature import recorded_signature
 from ingest.benchmark import BenchmarkState, benchmark_layout, read_state, register_corpus, write_marker
 from orchestration.console import CONSOLE
 from orchestration.outcome import RunFailed
-from orchestration.resources import production_resources
 from orchestration.runner import IngestReport, evaluate, ingest_registered
 
 
-def ingest_benchmark(layout: StateLayout, name: str, corpus: dict[str, dict], profile: str = "") -> IngestReport:
+def ingest_benchmark(layout: StateLayout, name: str, corpus: dict[str, dict]) -> IngestReport:
     """Ingest benchmark `name`'s BEIR corpus (BEIR id -> record) into its own state `layout`
-    through the library's jobs, indexed under the ranking `profile` (the benchmark's, "" for none),
+    through the library's jobs, under the benchmark's ranking profile (recorded in the state first),
     publish it and write its marker (ingest.benchmark). A record set aside fails the build: every
     judged record must be served."""
+    record_profile(layout.ensure(), profile_for(name))
     report = ingest_registered(
-        layout, lambda: register_corpus(layout, name, corpus), {"benchmark": name}, {}, profile, registration_order=True
+        layout, lambda: register_corpus(layout, name, corpus), {"benchmark": name}, {}, registration_order=True
     )
     if report.set_aside:
         raise RunFailed(
@@ -42,7 +46,7 @@ def ingest_benchmark(layout: StateLayout, name: str, corpus: dict[str, dict], pr
             f"{name}: the benchmark state was not published (checks failed: "
             f"{sorted(k for k, ok in report.checks.items() if not ok)})"
         )
-    write_marker(layout, name, corpus, report.signature, production_resources(layout, profile)["state"].config)
+    write_marker(layout, name, corpus, report.signature, state_config(layout))
     return report
 
 
@@ -50,11 +54,11 @@ def prepare_benchmark(home: StateLayout, name: str, corpus: dict[str, dict]) -> 
     """The published state of benchmark `name`'s BEIR corpus under `home` (ingest.benchmark): reused
     when complete for the index settings its evaluation reads, else ingested through the jobs first."""
     layout = benchmark_layout(home, name, corpus)
-    config = production_resources(layout, name)["state"].config  # the benchmark's profile applied
+    config = ServedConfig.from_env(profile_for(name))  # what its state records once built
     state = read_state(layout, config)
     if state is None:
         CONSOLE.lines([f"ingesting benchmark {name} ({len(corpus)} records) into {layout.root}"])
-        ingest_benchmark(layout, name, corpus, profile=name)
+        ingest_benchmark(layout, name, corpus)
         state = read_state(layout, config)
     if state is None:
         raise RunFailed(f"{name}: the benchmark state under {layout.root} is not complete after its ingestion")

@@ -2,7 +2,7 @@
 
 local: `dagster dev`, the daemon, sensors and schedules; the state is QUANT_RAG_HOME, read when a
 step starts. production: a run started in process by the CLI (orchestration.runner) on the state
-directory it was given (a benchmark's state with its ranking profile). Tests use the production
+directory it was given (a benchmark's state applies the ranking profile it recorded). Tests use the production
 set on a temporary directory: there is no separate test set to drift from what production runs.
 """
 
@@ -15,6 +15,5 @@ def local_resources() -> dict:
     return {"state": StateResource(), "dbt": dbt_resource()}
 
 
-def production_resources(layout: StateLayout, profile: str = "") -> dict:
-    """`profile`: the ranking profile a benchmark's state is indexed under ("" for the library)."""
-    return {"state": StateResource(home=str(layout.root), profile=profile), "dbt": dbt_resource()}
+def production_resources(layout: StateLayout) -> dict:
+    return {"state": StateResource(home=str(layout.root)), "dbt": dbt_resource()}

@@ -64,15 +64,14 @@ def instance_for(layout: StateLayout) -> dg.DagsterInstance:
     return dg.DagsterInstance.from_config(str(home))
 
 
-def _definitions(layout: StateLayout, profile: str = "") -> dg.Definitions:
-    """The pipeline's jobs bound to this state directory (and ranking profile, for a benchmark's
-    state): CLI runs are recorded under the jobs' names (ingest_documents, refresh_corpus,
-    evaluate), so their histories fill in the UI."""
+def _definitions(layout: StateLayout) -> dg.Definitions:
+    """The pipeline's jobs bound to this state directory: CLI runs are recorded under the jobs'
+    names (ingest_documents, refresh_corpus, evaluate), so their histories fill in the UI."""
     return dg.Definitions(
         assets=ASSETS,
         asset_checks=ASSET_CHECKS,
         jobs=[document_job, corpus_job, evaluation_job],
-        resources=production_resources(layout, profile),
+        resources=production_resources(layout),
     )
 
 
@@ -83,7 +82,6 @@ def _run(
     tags: dict | None = None,
     ops: dict | None = None,
     raise_on_error: bool = True,
-    profile: str = "",
 ) -> RunOutcome:
     """Run one job in process (`ops`: the run config of its assets). Dagster's event log goes to the
     instance (the UI shows it); the terminal gets it only when VERBOSE is set (`--verbose`). A failed
@@ -91,7 +89,7 @@ def _run(
     level = "DEBUG" if CONSOLE.verbose else "CRITICAL"
     run_config = {"loggers": {"console": {"config": {"log_level": level}}}, **({"ops": ops} if ops else {})}
     result = (
-        _definitions(layout, profile)
+        _definitions(layout)
         .resolve_job_def(job_name)
         .execute_in_process(instance=instance, tags=tags or {}, run_config=run_config, raise_on_error=raise_on_error)
     )
@@ -102,24 +100,24 @@ def _run(
     return outcome
 
 
-def run_documents(layout: StateLayout, instance, document_ids: list[str], profile: str = "") -> RunOutcome:
+def run_documents(layout: StateLayout, instance, document_ids: list[str]) -> RunOutcome:
     """Run `ingest_documents` over the documents' partitions, one run per block of consecutive keys
     (a run never spans a document it was not asked for); then retire the documents it set aside."""
     keys = instance.get_dynamic_partitions(DOCUMENTS_PARTITIONS)
     outcome = RunOutcome()
     for block in consecutive_blocks(keys, document_ids):
-        outcome.merge(_run(layout, instance, document_job.name, range_tags(block), profile=profile))
+        outcome.merge(_run(layout, instance, document_job.name, range_tags(block)))
         outcome.set_aside.update(retire_set_aside_partitions(layout, instance))
     return outcome
 
 
-def refresh_corpus(layout: StateLayout, instance, profile: str = "") -> dict[str, bool]:
-    return refresh_corpus_outcome(layout, instance, profile).checks
+def refresh_corpus(layout: StateLayout, instance) -> dict[str, bool]:
+    return refresh_corpus_outcome(layout, instance).checks
 
 
-def refresh_corpus_outcome(layout: StateLayout, instance, profile: str = "") -> RunOutcome:
+def refresh_corpus_outcome(layout: StateLayout, instance) -> RunOutcome:
     """The `refresh_corpus` run: its checks and their warnings, its stages."""
-    return _run(layout, instance, corpus_job.name, profile=profile)
+    return _run(layout, instance, corpus_job.name)
 
 
 def evaluate(
@@ -154,7 +152,7 @@ def _incomplete(layout: StateLayout, instance) -> list[str]:
     ]
 
 
-def repair(layout: StateLayout, instance, profile: str = "") -> int:
+def repair(layout: StateLayout, instance) -> int:
     """Roll forward every open intent (ingest or remove); returns how many were repaired."""
     intents = open_intents(layout)
     if intents:
@@ -169,8 +167,8 @@ def repair(layout: StateLayout, instance, profile: str = "") -> int:
         pending = _incomplete(layout, instance)
         add_document_partitions(instance, pending)
         record_finished_documents(instance, sorted(set(layout.registered_document_ids()) - set(pending)))
-        run_documents(layout, instance, pending, profile)
-        refresh_corpus(layout, instance, profile)
+        run_documents(layout, instance, pending)
+        refresh_corpus(layout, instance)
         close_intent(path)
     return len(intents)
 
@@ -205,13 +203,13 @@ def ingest_registered(
     register: Callable[[], list[Registration]],
     intent_detail: dict,
     skipped: dict[str, str],
-    profile: str = "",
     registration_order: bool = False,
 ) -> IngestReport:
     """The writer's one ingestion path (files, or a benchmark's records: orchestration.benchmark):
     `register()` runs under the writer lock inside a journal intent (`intent_detail` says what it
-    reads), then the document job over every document not yet complete and the corpus job, under
-    the ranking `profile` ("" for the library). Reports what was registered, set aside and checked.
+    reads), then the document job over every document not yet complete and the corpus job, with
+    the configuration the state's steps read (assets.resources.StateResource). Reports what was
+    registered, set aside and checked.
 
     `registration_order`: the documents' partitions follow the order they were registered in (a
     benchmark's corpus order) instead of their ids'. The embedding stage batches pieces of equal
@@ -222,7 +220,7 @@ def ingest_registered(
     report = IngestReport(skipped=skipped)
     started = time.time() - 0.05  # file times come from the kernel's coarse clock, a tick behind
     with writer_lock(layout.lock_file):
-        repair(layout, instance, profile)
+        repair(layout, instance)
         intent = open_intent(layout, "ingest", [], intent_detail)
         registrations = register()
         for registration in registrations:
@@ -241,10 +239,10 @@ def ingest_registered(
             position = {r.document_id: n for n, r in enumerate(registrations)}
             pending.sort(key=lambda d: position.get(d, len(position)))
         add_document_partitions(instance, pending)
-        documents = run_documents(layout, instance, pending, profile)
+        documents = run_documents(layout, instance, pending)
         report.set_aside.update(dict(documents.set_aside.values()))
         report.registered = [d for d in report.registered if d not in documents.set_aside]
-        refreshed = refresh_corpus_outcome(layout, instance, profile)
+        refreshed = refresh_corpus_outcome(layout, instance)
         for outcome in (documents, refreshed):
             report.checks.update(outcome.checks)
             report.check_warnings.update(outcome.warnings)

@@ -169,6 +169,7 @@ CORPUS_LAYERS = (
     "corpus.models",
     "corpus.text",
     "corpus.model_folder",
+    "corpus.profiles",
     "corpus.config",
     "corpus.state",
     "corpus.indexes",

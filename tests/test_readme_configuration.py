@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 from corpus.config import ServedConfig
-from evaluation.profiles import with_profile
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("corpus", "serving", "ingest", "assets", "orchestration", "evaluation", "cli")
@@ -58,20 +57,11 @@ def test_stated_defaults_are_the_configuration_defaults():
         assert table[variable] == str(getattr(defaults, field)), variable
 
 
-def test_the_tatqa_profile_variables_reach_the_configuration(monkeypatch):
-    # the TAT-QA profile as a user serving such a corpus sets it (README, Measured figures): the
-    # variables it names give the profile's configuration
-    for variable, value in (
-        ("QUANT_RAG_FUSION", "convex"),
-        ("QUANT_RAG_DENSE_WEIGHT", "0.1"),
-        ("QUANT_RAG_BM25_WEIGHT", "0.9"),
-        ("QUANT_RAG_BM25_STOPWORDS", "en"),
-        ("QUANT_RAG_BM25_K1", "0.5"),
-        ("QUANT_RAG_LATE_INTERACTION_WEIGHT", "0.5"),
-        ("QUANT_RAG_CANDIDATE_POOL", "100"),
-        ("QUANT_RAG_DOCUMENT_BEST_WEIGHT", "1"),
-    ):
-        monkeypatch.setenv(variable, value)
+def test_the_profile_variable_reaches_the_configuration(monkeypatch):
+    # QUANT_RAG_PROFILE (README, Configuration) applies the profile's values; a variable of its own wins
+    monkeypatch.setenv("QUANT_RAG_PROFILE", "tatqa")
     config = ServedConfig.from_env()
-    assert config == with_profile(ServedConfig(), "tatqa")
+    assert config == ServedConfig().with_profile("tatqa") != ServedConfig()
     assert config.config_hash() != ServedConfig().config_hash()
+    monkeypatch.setenv("QUANT_RAG_BM25_K1", "1.2")
+    assert ServedConfig.from_env() == ServedConfig().with_profile("tatqa").model_copy(update={"bm25_k1": 1.2})

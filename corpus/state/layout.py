@@ -147,6 +147,10 @@ class StateLayout:
         return self.served_root / "graph.duckdb"
 
     @property
+    def profile_file(self) -> Path:
+        return self.root / "profile.json"  # the ranking profile a state was built for (corpus.state.profile)
+
+    @property
     def benchmarks(self) -> Path:
         return self.root / "benchmarks"
 

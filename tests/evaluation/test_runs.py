@@ -9,13 +9,12 @@ from tiny_benchmark import GROUPED, NAME, TOPICS, corpus_rows
 from tiny_benchmark import write_beir as write_corpus
 
 from corpus.config import ServedConfig
+from corpus.profiles import describe as describe_profile
 from corpus.reading.published import open_published
 from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout
 from evaluation.arms import arm_engine, parse_arm
 from evaluation.datasets import load_beir
-from evaluation.profiles import describe as describe_profile
-from evaluation.profiles import with_profile
 from evaluation.runs import PLACEBO, StateNotReady, arm_modes, beir_target, run_arms
 from ingest.benchmark import benchmark_layout, index_key, read_state
 
@@ -165,7 +164,7 @@ def test_a_corpus_with_a_profile_runs_under_it_and_says_so(tiny, tmp_path):
     # the same corpus under the name of a profiled benchmark: its overrides change what the indexes
     # are built with (BM25's k1 and stop words), so the plain state does not serve it
     named = write_beir(tmp_path / "tatqa")
-    profiled = with_profile(ServedConfig(), "tatqa")
+    profiled = ServedConfig().with_profile("tatqa")
     assert profiled.fusion == "convex" and profiled != ServedConfig() and describe_profile("tatqa") != "none"
     assert index_key(profiled) != index_key(ServedConfig())
     with pytest.raises(StateNotReady):

@@ -38,14 +38,18 @@ def test_the_benchmark_state_is_materialised_by_the_ingestion_jobs(benchmark_roo
     assert read_state(layout, ServedConfig()) is not None and (layout.root / MARKER).exists()
 
 
-def test_a_benchmark_state_is_indexed_under_its_profile():
-    """The state resource a benchmark's jobs run with applies its ranking profile (BM25's k1 and
-    stop words reach the index build); the library's applies none."""
-    from evaluation.profiles import with_profile
+def test_a_benchmark_state_is_indexed_under_the_profile_it_records(tmp_path, monkeypatch):
+    """The state resource a benchmark's jobs run with applies the profile its state recorded (BM25's
+    k1 and stop words reach the index build); a state without a record (the library's) applies none."""
+    from corpus.state.profile import record_profile
     from orchestration.resources import production_resources
 
-    layout = StateLayout(Path("/nonexistent"))
-    assert production_resources(layout, "tatqa")["state"].config == with_profile(ServedConfig.from_env(), "tatqa")
+    monkeypatch.delenv("QUANT_RAG_PROFILE", raising=False)
+    layout = StateLayout(tmp_path / "state").ensure()
+    assert production_resources(layout)["state"].config == ServedConfig.from_env()
+    record_profile(layout, "tatqa")
+    assert production_resources(layout)["state"].config == ServedConfig.from_env().with_profile("tatqa")
+    record_profile(layout, "")
     assert production_resources(layout)["state"].config == ServedConfig.from_env()
 
 
