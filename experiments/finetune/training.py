@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from evaluation.experiments.finetune.negatives import TrainingTriple
+from experiments.finetune.negatives import TrainingTriple
 
 
 class _OnePositive(Protocol):

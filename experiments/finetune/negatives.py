@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from corpus.indexes.bm25_store import BM25Index, indexed_text
 from corpus.models import Passage
 from corpus.text.tokenize import Analyzer
-from evaluation.experiments.finetune.mining import PseudoQuery, embedded_text
+from experiments.finetune.mining import PseudoQuery, embedded_text
 
 DEPTH = 10  # BM25 candidates looked at per query
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from corpus.models import BlockKind, Passage
-from evaluation.experiments.finetune.mining import mine_document, split_documents
-from evaluation.experiments.finetune.negatives import hard_negatives
-from evaluation.experiments.finetune.training import TrainSettings, batches
+from experiments.finetune.mining import mine_document, split_documents
+from experiments.finetune.negatives import hard_negatives
+from experiments.finetune.training import TrainSettings, batches
 
 BODY = (
     "Shrinkage pulls the extreme entries of a sample covariance matrix towards a structured "

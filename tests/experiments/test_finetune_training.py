@@ -10,10 +10,10 @@ import numpy as np
 
 from corpus.config import ServedConfig
 from corpus.encoding.query_encoder import is_plain_mean_pooling
-from evaluation.experiments.finetune.pipeline import REPORT_FILE, finetune_embedder
-from evaluation.experiments.finetune.training import TrainSettings
+from experiments.finetune.pipeline import REPORT_FILE, finetune_embedder
+from experiments.finetune.training import TrainSettings
 from ingest.corpus_view import IndexedDocument
-from tests.evaluation.experiments.test_finetune_mining import library
+from tests.experiments.test_finetune_mining import library
 
 
 def test_a_few_steps_give_a_loadable_model_with_its_own_key(tmp_path):

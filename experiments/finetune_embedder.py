@@ -1,9 +1,9 @@
 """Fine-tuned MiniLM vs the packaged one on the library dev set, paired, same arms, same state.
 
-    python -m evaluation.experiments.finetune_embedder --source /work/state/lib8 --work /tmp/finetune-bench \
+    python -m experiments.finetune_embedder --source /work/state/lib8 --work /tmp/finetune-bench \
         [--model DIR (skip training)] [--settings '{"steps": 80}'] [--arms hybrid,dense,bm25]
 
-1. trains (evaluation/experiments/finetune) on the source state's library unless --model names a tuned folder,
+1. trains (experiments/finetune) on the source state's library unless --model names a tuned folder,
    printing the held-out-document pseudo-query figures (base vs tuned, paired CI);
 2. copies the state to WORK/state, embeds every passage with the tuned model, indexes the vectors
    and exports the ONNX query encoder (as the passage_embeddings and vector_index assets do);
@@ -29,8 +29,8 @@ def train_model(source: Path, target: Path, settings: dict) -> dict:
     from corpus.config import ServedConfig
     from corpus.state.layout import StateLayout
     from corpus.state.signature import recorded_signature
-    from evaluation.experiments.finetune.pipeline import finetune_embedder
-    from evaluation.experiments.finetune.training import TrainSettings
+    from experiments.finetune.pipeline import finetune_embedder
+    from experiments.finetune.training import TrainSettings
     from ingest.corpus_view import indexed_documents
 
     layout = StateLayout(source)
