@@ -3,7 +3,7 @@
 import dagster as dg
 
 from assets.resources import StateResource
-from ingest.bm25 import build_bm25_index
+from ingest.indexes.bm25 import build_bm25_index
 
 
 @dg.asset(

@@ -3,7 +3,7 @@
 import dagster as dg
 
 from assets.resources import StateResource
-from ingest.catalogue import build_catalogue
+from ingest.indexes.catalogue import build_catalogue
 
 
 @dg.asset(

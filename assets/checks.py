@@ -8,7 +8,8 @@ import dagster as dg
 
 from assets.resources import StateResource
 from corpus.vectors.vector_store_base import MIN_HNSW_RECALL
-from ingest.checks import (
+from ingest.passages.integrity import anchor_mismatches, forbidden_cuts
+from ingest.publication.checks import (
     brute_force_agreement,
     index_counts,
     index_signatures,
@@ -17,7 +18,6 @@ from ingest.checks import (
     metadata_gaps,
     missing_metadata,
 )
-from ingest.integrity import anchor_mismatches, forbidden_cuts
 
 MIN_TITLE_COVERAGE = 1.0  # every document needs a title to be citable
 MIN_YEAR_COVERAGE = 0.9

@@ -7,8 +7,8 @@ from assets.progress import per_document
 from assets.resources import StateResource
 from corpus.state.layout import read_jsonl
 from corpus.versions import CHUNKER_VERSION
-from ingest.chunk import chunk_stored_document
-from ingest.integrity import anchor_mismatches, forbidden_cuts
+from ingest.passages.chunk import chunk_stored_document
+from ingest.passages.integrity import anchor_mismatches, forbidden_cuts
 
 
 @document_asset(

@@ -9,8 +9,8 @@ from assets.resources import StateResource
 from corpus.encoding.embedder import load_embedder
 from corpus.encoding.embedding_cache import EmbeddingCache
 from corpus.encoding.onnx_export import ingest_runtime
-from ingest.embed import DocumentPieces, embed_document, prefill
-from ingest.setaside import live
+from ingest.indexes.embed import DocumentPieces, embed_document, prefill
+from ingest.sources.setaside import live
 
 
 @document_asset(
@@ -28,7 +28,7 @@ def passage_embeddings(context: dg.AssetExecutionContext, state: StateResource) 
     covered: set[str] = set()
 
     def embed(document_id: str) -> dict:
-        if document_id not in covered:  # the next documents' pieces, embedded together (ingest.embed.prefill)
+        if document_id not in covered:  # the next documents' pieces, embedded together (ingest.indexes.embed.prefill)
             with tqdm(desc="embed pieces", unit="piece", leave=False, disable=None) as bar:
 
                 def progress(done: int, total: int) -> None:

@@ -3,7 +3,7 @@
 import dagster as dg
 
 from assets.resources import StateResource
-from ingest.graph import build_entity_graph
+from ingest.indexes.graph import build_entity_graph
 
 
 @dg.asset(

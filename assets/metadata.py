@@ -7,9 +7,9 @@ from assets.progress import per_document
 from assets.resources import StateResource
 from corpus.models import DocumentMetadata
 from corpus.state.layout import read_json
-from ingest.library import MANIFEST_PATH
-from ingest.metadata import extract_stored_metadata
-from ingest.metadata_extract import load_manifest
+from ingest.passages.metadata import extract_stored_metadata
+from ingest.passages.metadata_extract import load_manifest
+from ingest.sources.library import MANIFEST_PATH
 
 
 @document_asset(

@@ -4,7 +4,7 @@ import dagster as dg
 
 from assets.partitions import retire_set_aside_partitions
 from assets.resources import StateResource
-from ingest.overlays import write_overlays
+from ingest.passages.overlays import write_overlays
 
 
 @dg.asset(

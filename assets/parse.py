@@ -8,10 +8,10 @@ from assets.resources import StateResource
 from corpus.models import ParsedDocument
 from corpus.state.layout import read_json
 from corpus.versions import PARSER_VERSION
-from ingest.parse import ParsePool, expected_parser_version, is_parsed
 from ingest.parsing import pdf_parser_name
-from ingest.register import load_source
-from ingest.setaside import live
+from ingest.passages.parse import ParsePool, expected_parser_version, is_parsed
+from ingest.sources.register import load_source
+from ingest.sources.setaside import live
 
 
 @document_asset(
@@ -31,7 +31,7 @@ def parsed_document(context: dg.AssetExecutionContext, state: StateResource) -> 
             return False
         return not is_parsed(layout, document_id, expected_parser_version(record.format))
 
-    # Parsed ahead in two processes, so both cores work (ingest.parse.ParsePool); a failure
+    # Parsed ahead in two processes, so both cores work (ingest.passages.parse.ParsePool); a failure
     # surfaces in `parse` and sets its document aside as before.
     ahead = [d for d in live(layout, list(context.partition_keys)) if needs_parsing(d)]
     pooled = set(ahead)

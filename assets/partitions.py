@@ -5,7 +5,7 @@ import warnings
 import dagster as dg
 
 from corpus.state.layout import StateLayout
-from ingest.setaside import retire_set_aside
+from ingest.sources.setaside import retire_set_aside
 
 # The name on its own: the definition's `name` is optional in Dagster's types (a partitions
 # function may stand in for it), and the instance's partition calls take a plain string.

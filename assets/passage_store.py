@@ -3,7 +3,7 @@
 import dagster as dg
 
 from assets.resources import StateResource
-from ingest.passage_store import build_passage_store
+from ingest.indexes.passage_store import build_passage_store
 
 
 @dg.asset(

@@ -8,8 +8,8 @@ import dagster as dg
 from tqdm import tqdm
 
 from corpus.state.layout import StateLayout
-from ingest.register import load_source
-from ingest.setaside import CONFIGURATION_ERRORS, live, mark_set_aside
+from ingest.sources.register import load_source
+from ingest.sources.setaside import CONFIGURATION_ERRORS, live, mark_set_aside
 
 StageWork = Callable[[str], dict]
 

@@ -4,7 +4,7 @@ import dagster as dg
 
 from assets.resources import StateResource
 from assets.sql_models import catalogue_models
-from ingest.publish import publish_if_coherent
+from ingest.publication.publish import publish_if_coherent
 
 
 # After the dbt models too: the published catalogue is a copy, so it must hold their tables.

@@ -1,5 +1,5 @@
 """Source asset: a registered source file, checked against the hash it was registered under
-(registration itself is ingest.register, called by the sensor and the runner)."""
+(registration itself is ingest.sources.register, called by the sensor and the runner)."""
 
 import dagster as dg
 
@@ -7,7 +7,7 @@ from assets.partitions import document_asset
 from assets.progress import per_document
 from assets.resources import StateResource
 from corpus.ids import sha256_hex
-from ingest.register import load_source
+from ingest.sources.register import load_source
 
 
 @document_asset(

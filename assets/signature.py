@@ -5,7 +5,7 @@ import dagster as dg
 from assets.resources import StateResource
 from corpus.state.freeze import freeze_state
 from corpus.state.layout import StateLayout
-from ingest.signature import record_signature
+from ingest.publication.signature import record_signature
 
 
 def frozen_check(layout: StateLayout, signature: str) -> dg.AssetCheckResult:

@@ -3,7 +3,7 @@
 import dagster as dg
 
 from assets.resources import StateResource
-from ingest.token_index import build_token_index
+from ingest.indexes.token_index import build_token_index
 
 
 @dg.asset(

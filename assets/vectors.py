@@ -4,7 +4,7 @@ import dagster as dg
 
 from assets.resources import StateResource
 from corpus.state.signature import recorded_signature
-from ingest.vectors import sync_vector_index
+from ingest.indexes.vectors import sync_vector_index
 
 
 @dg.asset(

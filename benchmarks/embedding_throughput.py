@@ -30,7 +30,7 @@ from corpus.state.layout import StateLayout
 
 
 def state_pieces(layout: StateLayout, embedder, count: int, seed: int = 7) -> list[str]:
-    from ingest.embed import document_pieces
+    from ingest.indexes.embed import document_pieces
 
     texts = [t for d in layout.registered_document_ids() for t in document_pieces(layout, embedder, d).texts]
     return random.Random(seed).sample(texts, min(count, len(texts)))

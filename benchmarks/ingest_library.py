@@ -30,7 +30,7 @@ from host import host_report  # noqa: E402
 
 from corpus.config import ServedConfig  # noqa: E402
 from corpus.state.layout import StateLayout  # noqa: E402
-from ingest.library import LIBRARY_ROOT, library_files  # noqa: E402
+from ingest.sources.library import LIBRARY_ROOT, library_files  # noqa: E402
 from orchestration.runner import ingest, instance_for  # noqa: E402
 
 LATE_DOCUMENT = "pdf/schumann_repairing_solutions.pdf"
@@ -79,7 +79,7 @@ def step_cpu(layout: StateLayout, sampler: CpuSampler, since: float) -> dict[str
 
 def vector_parity(layout: StateLayout, reference: StateLayout) -> dict:
     """Min and mean cosine of each stored (chunk id, piece) vector to the reference state's."""
-    from ingest.embed import load_document_embeddings
+    from ingest.indexes.embed import load_document_embeddings
 
     config, cosines, missing = ServedConfig.from_env(), [], 0
     # the reference's vectors under this run's key, else its float32 ones (a state made before int8)

@@ -27,9 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     from corpus.encoding.onnx_export import ensure_exported
     from corpus.models import DocumentMetadata
     from corpus.state.layout import StateLayout, read_json
-    from ingest.embed import load_document_embeddings
-    from ingest.integrity import load_passages
-    from ingest.overlays import consolidated_titles
+    from ingest.indexes.embed import load_document_embeddings
+    from ingest.passages.integrity import load_passages
+    from ingest.passages.overlays import consolidated_titles
 
     parser = harness.parser(__file__, __doc__)
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("QUANT_RAG_HOME", "./var")))

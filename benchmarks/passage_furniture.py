@@ -1,6 +1,6 @@
 """Document furniture on a built state: passages by role, and furniture in the library dev top 10.
 
-Prints (1) the passages of the state by role (ingest.passage_roles, as stored by the chunk
+Prints (1) the passages of the state by role (ingest.passages.passage_roles, as stored by the chunk
 stage), and (2) for each library dev question, the hybrid top 10 (as `quant-rag eval` retrieves
 it) with and without serving.retrieval.furniture; "without" keeps the older rule, which left out only a
 passage whose own section is named exactly References, Bibliography, Literature cited or Works

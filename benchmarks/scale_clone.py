@@ -52,8 +52,8 @@ class Pretokenised:
 
 def cloned_components(source_root: Path, passages: int) -> dict:
     """Passages, BM25 rows and vector-snapshot arrays of ~`passages` cloned passages."""
-    from ingest.corpus_view import indexed_documents
-    from ingest.embed import load_document_embeddings
+    from ingest.indexes.corpus_view import indexed_documents
+    from ingest.indexes.embed import load_document_embeddings
 
     view = open_published(StateLayout(source_root))
     layout, config = view.layout, ServedConfig.from_env()

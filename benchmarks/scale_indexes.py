@@ -224,7 +224,7 @@ def measure_state(home: Path, texts: list[str], work: Path) -> dict:
     from corpus.state.layout import StateLayout
     from corpus.state.signature import recorded_signature
     from corpus.vectors.vector_store import edge_root
-    from ingest.corpus_view import indexed_documents
+    from ingest.indexes.corpus_view import indexed_documents
 
     view = open_published(StateLayout(home))
     layout = view.layout

@@ -16,7 +16,7 @@ in the state layout:
 - passages: the same ranges, text re-sliced, chunk ids re-derived with the new document_id;
 - metadata: the year moved to one spread over YEARS (so year filters are selective);
 - embeddings: the original piece vectors + Gaussian noise (NOISE per dimension), renormalised,
-  in the format of ingest/embed.py.
+  in the format of ingest/indexes/embed.py.
 
 Then the corpus-level assets (overlays, catalogue, signature, Qdrant Edge, BM25, graph) and their
 checks run through the real pipeline, and the state's coherence is printed as `quant-rag doctor`.

@@ -69,7 +69,7 @@ class SourceRecord(BaseModel):
     # what validation found wrong with the file yet accepted (ingest.parsing.validate: a damaged
     # PDF envelope that pdfium opens and reads)
     warnings: list[str] = Field(default_factory=list)
-    # what the manifest.csv of the folder it came from declares of it (ingest.folder_manifest):
+    # what the manifest.csv of the folder it came from declares of it (ingest.sources.folder_manifest):
     # title, authors, year, venue, licence; None for a file without one
     declared: dict[str, str] | None = None
 
@@ -140,7 +140,7 @@ class ParsedDocument(BaseModel):
     blocks: list[Block]
 
 
-# Furniture roles (ingest.passage_roles): ranked only when a question asks for them.
+# Furniture roles (ingest.passages.passage_roles): ranked only when a question asks for them.
 PassageRole = Literal["body", "contents", "title_block", "references", "index"]
 
 
@@ -158,7 +158,7 @@ class Passage(BaseModel):
     page_end: int | None = None
     block_kinds: list[BlockKind] = Field(default_factory=list)
     garbled_text: bool = False
-    role: PassageRole = "body"  # what the passage is for (ingest.passage_roles)
+    role: PassageRole = "body"  # what the passage is for (ingest.passages.passage_roles)
 
 
 # benchmark: a benchmark corpus's own field, kept as written (ingest.parsing.beir).

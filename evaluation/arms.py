@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from corpus.config import ServedConfig
 from corpus.indexes.bm25_store import BM25Index
-from ingest.bm25 import bm25_rows
+from ingest.indexes.bm25 import bm25_rows
 from serving.retrieval.engine import MODES, Engine, Mode
 
 MIN_POOL, MAX_POOL = 10, 500

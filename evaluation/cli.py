@@ -5,7 +5,7 @@
 
 PATH is a BEIR folder or a library question JSONL. The library set needs an ingested, coherent
 state (QUANT_RAG_HOME). A BEIR set is read from its corpus's own published state, under that state's
-benchmarks/ folder (ingest.benchmark); `quant-rag eval` ingests it there through the pipeline's jobs
+benchmarks/ folder (ingest.publication.benchmark); `quant-rag eval` ingests it there through the pipeline's jobs
 on first use, so this module only runs queries and statistics.
 Results go to stdout (a table, or JSON with --json); logs go to stderr.
 """

@@ -38,7 +38,7 @@ from evaluation.datasets import (
     questions_hash,
 )
 from evaluation.metrics import MISS_K, NDCG_K, RECALL_KS, score_query
-from ingest.benchmark import benchmark_layout, read_state
+from ingest.publication.benchmark import benchmark_layout, read_state
 from serving.abstention import no_answer_probability
 from serving.coherence import check_state
 from serving.contract import WINDOWS
@@ -185,7 +185,7 @@ def absent_companion(path: Path) -> Path | None:
 def beir_target(
     home: StateLayout, config: ServedConfig, folder: Path, split: str | None = None, limit: int | None = None
 ) -> Target:
-    """A BEIR set over its corpus's published state under `home` (ingest.benchmark), leased until
+    """A BEIR set over its corpus's published state under `home` (ingest.publication.benchmark), leased until
     `close`; `quant-rag eval` ingests that state through the pipeline's jobs when it is missing."""
     beir = load_beir(folder, split)
     config = config.with_profile(profile_for(beir.name))

@@ -31,7 +31,7 @@ def train_model(source: Path, target: Path, settings: dict) -> dict:
     from corpus.state.signature import recorded_signature
     from experiments.finetune.pipeline import finetune_embedder
     from experiments.finetune.training import TrainSettings
-    from ingest.corpus_view import indexed_documents
+    from ingest.indexes.corpus_view import indexed_documents
 
     layout = StateLayout(source)
     return finetune_embedder(
@@ -66,9 +66,9 @@ def reindex(layout, config) -> float:
     from corpus.encoding.embedder import load_embedder
     from corpus.encoding.embedding_cache import EmbeddingCache
     from corpus.encoding.onnx_export import ensure_exported
-    from ingest.embed import embed_document
-    from ingest.publish import publish_if_coherent
-    from ingest.vectors import sync_vector_index
+    from ingest.indexes.embed import embed_document
+    from ingest.indexes.vectors import sync_vector_index
+    from ingest.publication.publish import publish_if_coherent
 
     start = time.perf_counter()
     embedder = load_embedder(config)

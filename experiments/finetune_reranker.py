@@ -44,7 +44,7 @@ SEED = 13
 def load(source: Path):
     from corpus.state.layout import StateLayout
     from experiments.finetune.pipeline import mine
-    from ingest.corpus_view import indexed_documents
+    from ingest.indexes.corpus_view import indexed_documents
 
     documents = indexed_documents(StateLayout(source))
     train_pairs, held_pairs, held_ids = mine(documents, SEED)

@@ -1,7 +1,11 @@
-"""Everything the writer computes, without Dagster: source validation and registration, parsing,
-chunking, metadata with provenance, overlays, graph extraction, integrity checks, the catalogue,
-and the index builders (embed → vector index, BM25, signature record).
+"""Everything the writer computes, without Dagster, in rooms from the ground up (each room's
+`__init__.py` says what it holds; tests/ingest/test_rooms.py holds the order):
 
-Called by the Dagster assets (assets/), by evaluation's scratch indexes and by test fixtures alike.
-May import `corpus`, parsers and models; never dagster, mcp, assets or serving.
+parsing/ (sources into canonical text and blocks) · graph_extract/ (entity mentions and relations) ·
+sources/ (what comes in: intake, registration, set-aside, removal) · passages/ (the per-document
+stages: parse, chunk, roles, metadata, integrity, overlays) · indexes/ (embeddings and the index
+builders) · publication/ (signature, checks, publish, a benchmark's state).
+
+Called by the Dagster assets (assets/), by evaluation and by test fixtures alike. May import
+`corpus`, parsers and models; never dagster, mcp, assets or serving.
 """

@@ -1,7 +1,7 @@
 """A benchmark's corpus through the library's ingestion jobs, into a state of its own.
 
 `quant-rag eval --bench <BEIR set>` evaluates over the published state of the set's corpus under
-`<home>/benchmarks/<name>-<corpus hash>/` (ingest.benchmark): reused when complete, else ingested
+`<home>/benchmarks/<name>-<corpus hash>/` (ingest.publication.benchmark): reused when complete, else ingested
 first by the same jobs as the library (its own Dagster instance, one partition per document). The
 state records the benchmark's ranking profile (corpus.state.profile) before its steps run, so its
 indexes are built, evaluated and served with it. The evaluation itself only runs queries and
@@ -17,7 +17,7 @@ from corpus.state.generations import pointed_generation
 from corpus.state.layout import StateLayout
 from corpus.state.profile import record_profile, state_config
 from corpus.state.signature import recorded_signature
-from ingest.benchmark import BenchmarkState, benchmark_layout, read_state, register_corpus, write_marker
+from ingest.publication.benchmark import BenchmarkState, benchmark_layout, read_state, register_corpus, write_marker
 from orchestration.console import CONSOLE
 from orchestration.outcome import RunFailed
 from orchestration.runner import IngestReport, evaluate, ingest_registered
@@ -26,7 +26,7 @@ from orchestration.runner import IngestReport, evaluate, ingest_registered
 def ingest_benchmark(layout: StateLayout, name: str, corpus: dict[str, dict]) -> IngestReport:
     """Ingest benchmark `name`'s BEIR corpus (BEIR id -> record) into its own state `layout`
     through the library's jobs, under the benchmark's ranking profile (recorded in the state first),
-    publish it and write its marker (ingest.benchmark). A record set aside fails the build: every
+    publish it and write its marker (ingest.publication.benchmark). A record set aside fails the build: every
     judged record must be served."""
     record_profile(layout.ensure(), profile_for(name))
     report = ingest_registered(
@@ -51,7 +51,7 @@ def ingest_benchmark(layout: StateLayout, name: str, corpus: dict[str, dict]) ->
 
 
 def prepare_benchmark(home: StateLayout, name: str, corpus: dict[str, dict]) -> BenchmarkState:
-    """The published state of benchmark `name`'s BEIR corpus under `home` (ingest.benchmark): reused
+    """The published state of benchmark `name`'s BEIR corpus under `home` (ingest.publication.benchmark): reused
     when complete for the index settings its evaluation reads, else ingested through the jobs first."""
     layout = benchmark_layout(home, name, corpus)
     config = ServedConfig.from_env(profile_for(name))  # what its state records once built

@@ -24,8 +24,8 @@ def ingest(argv: list[str]) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     args = parser.parse_args(argv)
-    from ingest.intake import Intake, collect_paths
-    from ingest.library import library_files
+    from ingest.sources.intake import Intake, collect_paths
+    from ingest.sources.library import library_files
 
     if args.paths:
         intake = collect_paths(args.paths)

@@ -27,11 +27,11 @@ from corpus.state.journal import close_intent, open_intent, open_intents
 from corpus.state.layout import StateLayout
 from corpus.state.lock import writer_lock
 from corpus.state.signature import recorded_signature
-from ingest.intake import Intake, register_batch
-from ingest.parse import parse_is_stale
-from ingest.register import Registration
-from ingest.retire import retire_document
-from ingest.setaside import quarantined_since
+from ingest.passages.parse import parse_is_stale
+from ingest.sources.intake import Intake, register_batch
+from ingest.sources.register import Registration
+from ingest.sources.retire import retire_document
+from ingest.sources.setaside import quarantined_since
 from orchestration.console import CONSOLE
 from orchestration.jobs import corpus_job, document_job, evaluation_job
 from orchestration.killed_runs import close_killed_runs, record_finished_documents

@@ -7,7 +7,7 @@ import dagster as dg
 from assets.partitions import DOCUMENTS_PARTITIONS, documents_partitions, range_tags
 from corpus.state.layout import StateLayout
 from corpus.state.lock import WriterBusyError
-from ingest.intake import take_inbox
+from ingest.sources.intake import take_inbox
 from orchestration.jobs import corpus_job, document_job
 
 

@@ -160,9 +160,9 @@ def intake_and_parse(path: str, home: str) -> tuple[str, str]:
     """The project's path for one file: register (validation, quarantine with a reason), parse,
     set aside on failure. Runs in a worker process."""
     from corpus.state.layout import StateLayout
-    from ingest.parse import parse_document
-    from ingest.register import register_file
-    from ingest.setaside import mark_set_aside
+    from ingest.passages.parse import parse_document
+    from ingest.sources.register import register_file
+    from ingest.sources.setaside import mark_set_aside
 
     layout = StateLayout(Path(home)).ensure()
     registration = register_file(layout, Path(path))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ingest.library import LIBRARY_ROOT  # noqa: E402
+from ingest.sources.library import LIBRARY_ROOT  # noqa: E402
 
 # A slice with both formats, a two-column paper, a garbled PDF and several publication years.
 SLICE = [

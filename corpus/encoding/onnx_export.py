@@ -223,7 +223,7 @@ def _transformer_of(embedder):
 def _passage_encoder(layout: StateLayout, config: ServedConfig, folder: Path, runtime: str, model=None):
     """The encoder of `runtime`; for float32 or bfloat16 with late interaction, one that also gives
     token vectors, sent to the token cache as each batch is embedded (one model run for both:
-    ingest.token_index then finds them cached). The float32 one is the token graph, whose pooled
+    ingest.indexes.token_index then finds them cached). The float32 one is the token graph, whose pooled
     vectors are the plain export's. `model`: the embedder's transformer, which bfloat16 shares."""
     from corpus.encoding.bf16_encoder import Bf16Encoder
     from corpus.encoding.onnx_encoder import OnnxEncoder

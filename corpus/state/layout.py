@@ -172,7 +172,7 @@ class StateLayout:
 
     def benchmark_home(self, key: str) -> Path:
         """The state directory of a benchmark's corpus (`key`: its name and corpus hash), written
-        by the same ingestion jobs as the library (ingest.benchmark)."""
+        by the same ingestion jobs as the library (ingest.publication.benchmark)."""
         return self.benchmarks / key
 
     def onnx_model(self, model_key: str) -> Path:

@@ -20,7 +20,7 @@ from experiments.finetune.mining import PseudoQuery, mine_document, split_docume
 from experiments.finetune.negatives import hard_negatives
 from experiments.finetune.training import TrainSettings, save_model, train
 from experiments.finetune.validation import per_query_metrics, ranks
-from ingest.corpus_view import IndexedDocument
+from ingest.indexes.corpus_view import IndexedDocument
 
 REPORT_FILE = "finetune.json"
 HELD_OUT_SHARE = 0.2

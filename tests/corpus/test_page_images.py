@@ -21,8 +21,8 @@ from corpus.reading.page_images import (
     render_png,
 )
 from corpus.state.layout import StateLayout
-from ingest.library import LIBRARY_ROOT
 from ingest.parsing.pdf import parse_pdf
+from ingest.sources.library import LIBRARY_ROOT
 
 PAPER = LIBRARY_ROOT / "pdf" / "cornilly_peterson_estimation_higher_order_comoments.pdf"
 NOTES = LIBRARY_ROOT / "pdf" / "gochez_notes_on_blcop.pdf"  # "Ω is set to κP T ΣP rather than diag(σ21 , …"

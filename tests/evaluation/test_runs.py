@@ -16,7 +16,7 @@ from corpus.state.layout import StateLayout
 from evaluation.arms import arm_engine, parse_arm
 from evaluation.datasets import load_beir
 from evaluation.runs import PLACEBO, StateNotReady, arm_modes, beir_target, run_arms
-from ingest.benchmark import benchmark_layout, index_key, read_state
+from ingest.publication.benchmark import benchmark_layout, index_key, read_state
 
 
 def write_beir(folder: Path) -> Path:

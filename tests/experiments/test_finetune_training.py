@@ -12,7 +12,7 @@ from corpus.config import ServedConfig
 from corpus.encoding.query_encoder import is_plain_mean_pooling
 from experiments.finetune.pipeline import REPORT_FILE, finetune_embedder
 from experiments.finetune.training import TrainSettings
-from ingest.corpus_view import IndexedDocument
+from ingest.indexes.corpus_view import IndexedDocument
 from tests.experiments.test_finetune_mining import library
 
 

@@ -8,12 +8,6 @@ import json
 from corpus.ids import document_id_for_bytes
 from corpus.models import DocumentMetadata
 from corpus.state.layout import StateLayout, read_json
-from ingest.benchmark import chunk_ids, register_corpus
-from ingest.chunk import chunk_stored_document
-from ingest.integrity import anchor_mismatches, forbidden_cuts, load_passages
-from ingest.metadata import extract_stored_metadata
-from ingest.overlays import near_duplicates, write_overlays
-from ingest.parse import parse_document
 from ingest.parsing.beir import (
     beir_passages,
     corpus_documents,
@@ -22,6 +16,12 @@ from ingest.parsing.beir import (
     read_corpus,
     source_records,
 )
+from ingest.passages.chunk import chunk_stored_document
+from ingest.passages.integrity import anchor_mismatches, forbidden_cuts, load_passages
+from ingest.passages.metadata import extract_stored_metadata
+from ingest.passages.overlays import near_duplicates, write_overlays
+from ingest.passages.parse import parse_document
+from ingest.publication.benchmark import chunk_ids, register_corpus
 
 TWIN = " ".join(f"word{i}" for i in range(40))  # a text long enough to be a near-duplicate candidate
 ROWS = [

@@ -16,7 +16,7 @@ from corpus.encoding.token_encoder import load_token_encoder
 from corpus.ids import sha256_hex
 from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout
-from ingest.embed import passage_texts
+from ingest.indexes.embed import passage_texts
 
 # bfloat16 passages vs float32 (384 library pieces): min 0.99996, mean 0.999982; whole library
 # (4,104 pieces, benchmarks/ingest_library.py parity): min 0.999959, mean 0.999983.

@@ -15,8 +15,8 @@ from corpus.models import BlockKind, Passage, RawBlock
 from corpus.text.canonical import assemble_canonical
 from corpus.text.safe_cut import forbidden_positions
 from corpus.versions import CHUNKER_VERSION
-from ingest.chunker import MAX_CHARS, MIN_CHARS, TARGET_CHARS, chunk_document
 from ingest.parsing import parse_source
+from ingest.passages.chunker import MAX_CHARS, MIN_CHARS, TARGET_CHARS, chunk_document
 
 LIBRARY = Path(__file__).resolve().parents[2] / "library"
 DOC = "doc-00000000000000aa"

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-import ingest.embed as embed_module
+import ingest.indexes.embed as embed_module
 from corpus.config import ServedConfig
 from corpus.encoding.embedder import load_embedder
 from corpus.encoding.embedding_cache import EmbeddingCache
 from corpus.encoding.onnx_export import PassageRuntimeError, ingest_runtime
 from corpus.models import ParsedDocument
 from corpus.state.layout import StateLayout, read_json
-from ingest.embed import document_pieces, embed_document, load_document_embeddings, prefill
-from ingest.parse import ParsePool
+from ingest.indexes.embed import document_pieces, embed_document, load_document_embeddings, prefill
+from ingest.passages.parse import ParsePool
 
 INT8_MIN_COSINE = 0.985  # int8 passages vs float32: measured min 0.991 (tests/serving/test_onnx_encoder.py)
 

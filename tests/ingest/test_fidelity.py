@@ -15,12 +15,12 @@ import pytest
 from corpus.ids import sha256_hex
 from corpus.models import DocumentMetadata, ParsedDocument, SourceRecord
 from corpus.text.canonical import assemble_canonical
-from ingest.library import LIBRARY_ROOT
 from ingest.parsing import parse_source
 from ingest.parsing.fidelity import DocumentFidelity, broken_words, library_pairs, measure_document, word_recall
 from ingest.parsing.glyph_repair import infer_repairs
 from ingest.parsing.glyphs import unknown_glyphs
 from ingest.parsing.source_prose import prose_text
+from ingest.sources.library import LIBRARY_ROOT
 
 DEFAULT_FLOOR = 0.99
 # Measured recall minus a margin; lower where the source extraction is noisy (user macros whose
@@ -167,7 +167,7 @@ def _state_with(tmp_path: Path, stem: str, repair: bool = True):
     """A one-document corpus state of the parsed PDF (the verifier's reader reads nothing else)."""
     from corpus.reading.reader import CorpusReader
     from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_jsonl, atomic_write_text
-    from ingest.parse import expected_parser_version
+    from ingest.passages.parse import expected_parser_version
 
     output = parse_source(PAIRS[stem][0], "pdf", repair=repair)
     canonical, blocks = assemble_canonical(output.raw_blocks)
@@ -249,8 +249,8 @@ def test_bm25_finds_the_repaired_words_in_the_jss_papers():
     """'financial' and 'specification' reach both papers through the served BM25 analyser."""
     from corpus.config import ServedConfig
     from corpus.indexes.bm25_store import BM25Index
-    from ingest.bm25 import bm25_rows
-    from ingest.chunker import chunk_document
+    from ingest.indexes.bm25 import bm25_rows
+    from ingest.passages.chunker import chunk_document
 
     config, hits = ServedConfig(), {}
     for repair in (False, True):

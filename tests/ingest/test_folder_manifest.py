@@ -10,8 +10,8 @@ import pytest
 
 from corpus.models import DocumentMetadata
 from corpus.state.layout import StateLayout, read_json
-from ingest.folder_manifest import NOT_LISTED, THE_MANIFEST
-from ingest.intake import collect_paths
+from ingest.sources.folder_manifest import NOT_LISTED, THE_MANIFEST
+from ingest.sources.intake import collect_paths
 
 LECTURE = """# Notes untitled here
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections import Counter
 
 from corpus.models import BlockKind
-from ingest.library import LIBRARY_ROOT
 from ingest.parsing.formula_layout import formula_text_unreliable, regions_of
 from ingest.parsing.pdf import parse_pdf
 from ingest.parsing.pdf_lines import Line
+from ingest.sources.library import LIBRARY_ROOT
 
 
 def _line(text, x0, top, x1, size=10.0, page=1, sizes=None):

@@ -11,9 +11,9 @@ from corpus.models import BlockKind
 from corpus.text.canonical import assemble_canonical
 from corpus.text.safe_cut import scan
 from corpus.versions import PARSER_VERSION
-from ingest.library import LIBRARY_ROOT
 from ingest.parsing import parse_source, parser_version
 from ingest.parsing.formula_recogniser import RecogniserUnavailable, load_recogniser
+from ingest.sources.library import LIBRARY_ROOT
 
 PAPER = LIBRARY_ROOT / "pdf" / "cornilly_peterson_estimation_higher_order_comoments.pdf"
 FAKE = """

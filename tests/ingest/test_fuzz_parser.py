@@ -44,8 +44,8 @@ def test_two_hundred_mutated_pdfs_are_parsed_or_set_aside(tmp_path):
 
 
 def test_a_parse_past_its_time_bound_stops_with_a_reason(monkeypatch):
-    from ingest.library import LIBRARY_ROOT
     from ingest.parsing import pdf
+    from ingest.sources.library import LIBRARY_ROOT
 
     monkeypatch.setattr(pdf, "BASE_SECONDS", -1.0)
     monkeypatch.setattr(pdf, "SECONDS_PER_PAGE", 0.0)

@@ -12,10 +12,10 @@ from corpus.graph.graph_store import ENTITY_TYPES, RELATION_TYPES, GraphStore, w
 from corpus.ids import chunk_id_for, document_id_for_bytes
 from corpus.models import Passage
 from corpus.state.layout import StateLayout
-from ingest.graph import build_entity_graph
 from ingest.graph_extract import GLINER_PATH_ENV, Mention, load_extractor
 from ingest.graph_extract.rules import AuthorIndex, citations, defined_acronyms, initialled_names, person_names
 from ingest.graph_extract.vocabulary import Vocabulary, VocabularyExtractor
+from ingest.indexes.graph import build_entity_graph
 
 LECTURES = Path(__file__).resolve().parents[2] / "library" / "markdown"
 

@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 from corpus.state.layout import StateLayout, read_json
-from ingest.intake import DANGLING, OUTSIDE_INBOX, collect_inbox, collect_paths, register_batch
-from ingest.library import LIBRARY_ROOT
+from ingest.sources.intake import DANGLING, OUTSIDE_INBOX, collect_inbox, collect_paths, register_batch
+from ingest.sources.library import LIBRARY_ROOT
 
 LECTURE = LIBRARY_ROOT / "markdown/quantopian_lecture07_variance.md"
 

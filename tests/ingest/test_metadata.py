@@ -11,8 +11,8 @@ from library_parse import parsed
 
 from corpus.models import BlockKind, RawBlock
 from corpus.text.canonical import assemble_canonical
-from ingest.metadata_extract import clean_title, extract_metadata, load_manifest, split_authors
 from ingest.parsing import parse_source
+from ingest.passages.metadata_extract import clean_title, extract_metadata, load_manifest, split_authors
 
 LIBRARY = Path(__file__).resolve().parents[2] / "library"
 MANIFEST = load_manifest(LIBRARY / "manifest.csv")

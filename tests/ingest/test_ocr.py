@@ -13,11 +13,11 @@ import pytest
 
 from corpus.models import BlockKind, ParsedDocument
 from corpus.state.layout import StateLayout, read_text_exact
-from ingest.library import LIBRARY_ROOT
-from ingest.parse import parse_document
 from ingest.parsing import ocr
 from ingest.parsing.ocr import INSTALL_STEP, OcrFailed
-from ingest.register import register_file
+from ingest.passages.parse import parse_document
+from ingest.sources.library import LIBRARY_ROOT
+from ingest.sources.register import register_file
 
 SOURCE = LIBRARY_ROOT / "pdf" / "pav_notes_on_the_sharpe_ratio.pdf"
 PAGE = 3  # prose, two numbered section headings and a few formulas

@@ -9,7 +9,13 @@ import pytest
 from corpus.config import ServedConfig
 from corpus.ids import chunk_id_for
 from corpus.models import DocumentMetadata, MetadataField, Passage
-from ingest.overlays import MIN_DUPLICATE_WORDS, consolidated_titles, near_duplicates, overlap_coefficient, shingles
+from ingest.passages.overlays import (
+    MIN_DUPLICATE_WORDS,
+    consolidated_titles,
+    near_duplicates,
+    overlap_coefficient,
+    shingles,
+)
 
 VOCAB = [f"w{i}" for i in range(5000)]
 THRESHOLD = ServedConfig().near_duplicate_threshold

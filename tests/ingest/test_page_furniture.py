@@ -9,11 +9,11 @@ from generated_pdf import write_text_pdf
 
 from corpus.state.layout import StateLayout
 from corpus.text.canonical import assemble_canonical
-from ingest.parse import parse_document
 from ingest.parsing import parse_source
 from ingest.parsing import validate as validate_module
 from ingest.parsing.validate import RejectedSource, check_source
-from ingest.register import register_file
+from ingest.passages.parse import parse_document
+from ingest.sources.register import register_file
 
 PAGES = 300  # enough pages for the repetition rule to see a running line on every one
 

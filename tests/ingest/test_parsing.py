@@ -12,13 +12,13 @@ from corpus.models import BlockKind
 from corpus.text.canonical import assemble_canonical
 from corpus.text.safe_cut import scan
 from corpus.versions import PARSER_VERSION
-from ingest.library import LIBRARY_ROOT
 from ingest.parsing import PDF_PARSER_SETTING, parse_source, parser_version
 from ingest.parsing.garbled import garbled_score, is_garbled
 from ingest.parsing.markdown import parse_markdown
 from ingest.parsing.mineru import ParserUnavailable, html_table_to_pipe
 from ingest.parsing.pdf_lines import HYPHEN_MARK
 from ingest.parsing.pdf_text import join_lines
+from ingest.sources.library import LIBRARY_ROOT
 
 PDF = LIBRARY_ROOT / "pdf"
 GARBLED = {"christidis_martin_standard_errors_risk_performance.pdf", "peterson_portfolio_returns_vignette.pdf"}

@@ -1,4 +1,4 @@
-"""Passage roles (ingest.passage_roles): furniture marked on real library documents and by rule."""
+"""Passage roles (ingest.passages.passage_roles): furniture marked on real library documents and by rule."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from library_parse import parsed
 
 from corpus.models import BlockKind, Passage
 from corpus.text.canonical import assemble_canonical
-from ingest.chunker import chunk_document
 from ingest.parsing import parse_source
-from ingest.passage_roles import has_prose, passage_role, section_name
+from ingest.passages.chunker import chunk_document
+from ingest.passages.passage_roles import has_prose, passage_role, section_name
 
 LIBRARY = Path(__file__).resolve().parents[2] / "library"
 DOC = "doc-00000000000000aa"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from corpus.models import BlockKind
-from ingest.library import LIBRARY_ROOT
 from ingest.parsing import parse_source
 from ingest.parsing.pdf_figures import MIN_FIGURE_HEIGHT, _figure_box
+from ingest.sources.library import LIBRARY_ROOT
 
 CHARTS = LIBRARY_ROOT / "pdf" / "carl_peterson_performanceanalytics_charts_tables.pdf"
 

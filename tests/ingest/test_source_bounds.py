@@ -23,7 +23,7 @@ MEASURE = """
 import json, resource, sys
 from pathlib import Path
 from corpus.text.canonical import assemble_canonical
-from ingest.chunker import chunk_document
+from ingest.passages.chunker import chunk_document
 from ingest.parsing import parse_source
 from ingest.parsing.validate import RejectedSource, check_source
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from generated_pdf import write_text_pdf
 
-from ingest.library import LIBRARY_ROOT
 from ingest.parsing.validate import RejectedSource, check_source, detect_format
+from ingest.sources.library import LIBRARY_ROOT
 
 REAL_PDF = LIBRARY_ROOT / "pdf" / "pav_using_markowitzr.pdf"
 REAL_MD = LIBRARY_ROOT / "markdown" / "quantopian_lecture06_means.md"
@@ -164,7 +164,7 @@ def test_uppercase_extension_is_recognised(tmp_path):
 
 def test_the_warning_is_recorded_with_the_registered_document(tmp_path):
     from corpus.state.layout import StateLayout
-    from ingest.register import load_source, register_file
+    from ingest.sources.register import load_source, register_file
 
     source = write_text_pdf(tmp_path / "made.pdf", [[("A page of readable text.", 72)]])
     path = tmp_path / "stale.pdf"

@@ -16,8 +16,8 @@ from tiny_benchmark import NAME, TOPICS, write_beir
 
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
-from ingest.benchmark import MARKER, benchmark_layout, read_state
 from ingest.parsing.beir import read_corpus
+from ingest.publication.benchmark import MARKER, benchmark_layout, read_state
 
 REPO = Path(__file__).resolve().parents[2]
 

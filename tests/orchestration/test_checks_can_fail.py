@@ -11,9 +11,9 @@ from corpus.config import ServedConfig
 from corpus.encoding.embedder import load_embedder
 from corpus.state.layout import StateLayout, atomic_write_bytes, atomic_write_json, atomic_write_jsonl, read_json
 from corpus.vectors.vector_store import open_vector_store
-from ingest.checks import brute_force_agreement, index_counts, index_signatures
-from ingest.integrity import anchor_mismatches, load_passages
-from ingest.register import load_source
+from ingest.passages.integrity import anchor_mismatches, load_passages
+from ingest.publication.checks import brute_force_agreement, index_counts, index_signatures
+from ingest.sources.register import load_source
 from orchestration.runner import instance_for, refresh_corpus_outcome
 
 
@@ -122,7 +122,7 @@ def test_ingest_exits_0_and_its_summary_names_the_untitled_document(state_copy, 
 
 
 def test_a_swap_counts_only_between_passages_whose_scores_tie():
-    from ingest.checks import same_ranking
+    from ingest.publication.checks import same_ranking
 
     score = {"a": 0.5313918, "b": 0.5313917, "c": 0.4}  # a and b: float32 rounding apart
     assert same_ranking(["a", "b", "c"], ["b", "a", "c"], score)

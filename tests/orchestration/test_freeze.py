@@ -10,7 +10,7 @@ import pytest
 from assets.signature import frozen_check
 from corpus.state.freeze import FreezeError, freeze, freeze_state, unfreeze
 from corpus.state.layout import StateLayout
-from ingest.publish import frozen_refusal
+from ingest.publication.publish import frozen_refusal
 from orchestration.cli import freeze_command, remove
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from corpus.state.layout import StateLayout, read_jsonl
 from corpus.state.signature import compute_signature, recorded_signature
-from ingest.library import library_files
+from ingest.sources.library import library_files
 from orchestration.runner import ingest
 
 

@@ -12,7 +12,7 @@ from corpus.config import ServedConfig
 from corpus.encoding.embedder import load_embedder
 from corpus.state.layout import StateLayout, atomic_write_jsonl, read_json, read_jsonl
 from corpus.state.signature import compute_signature, recorded_signature
-from ingest.integrity import load_passages
+from ingest.passages.integrity import load_passages
 from orchestration.runner import ingest, instance_for, refresh_corpus, remove
 
 
@@ -94,7 +94,7 @@ def _encrypted_copy(source, target):
 
 
 def test_bad_files_are_set_aside_and_the_batch_goes_on(tmp_path):
-    from ingest.library import LIBRARY_ROOT
+    from ingest.sources.library import LIBRARY_ROOT
 
     batch = tmp_path / "batch"
     batch.mkdir()
@@ -117,7 +117,7 @@ def test_bad_files_are_set_aside_and_the_batch_goes_on(tmp_path):
 
 
 def test_the_catalogue_builds_under_a_state_path_with_quotes(ingested_home, tmp_path):
-    from ingest.catalogue import build_catalogue
+    from ingest.indexes.catalogue import build_catalogue
 
     target = tmp_path / 'it\'s a "state"'
     copy_state(ingested_home, target)

@@ -8,8 +8,8 @@ import dagster as dg
 
 from assets.partitions import range_tags
 from corpus.state.layout import StateLayout, read_json
-from ingest.intake import DANGLING, OUTSIDE_INBOX
-from ingest.library import LIBRARY_ROOT
+from ingest.sources.intake import DANGLING, OUTSIDE_INBOX
+from ingest.sources.library import LIBRARY_ROOT
 from orchestration.sensors import inbox_sensor
 from tests.corpus.test_lock import HOLD
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from corpus.state.layout import StateLayout, atomic_write_json, read_json
-from ingest.parse import expected_parser_version, parse_is_stale
+from ingest.passages.parse import expected_parser_version, parse_is_stale
 
 LECTURE = """# Variance
 

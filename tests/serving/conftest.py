@@ -61,19 +61,19 @@ def build_state(root: Path) -> Path:
     from corpus.encoding.embedding_cache import EmbeddingCache
     from corpus.encoding.onnx_export import ensure_query_graphs, ingest_runtime
     from corpus.state.layout import StateLayout
-    from ingest.bm25 import build_bm25_index
-    from ingest.chunk import chunk_stored_document
-    from ingest.embed import embed_document
-    from ingest.graph import build_entity_graph
-    from ingest.library import MANIFEST_PATH
-    from ingest.metadata import extract_stored_metadata
-    from ingest.metadata_extract import load_manifest
-    from ingest.overlays import write_overlays
-    from ingest.parse import parse_document
-    from ingest.register import register_file
-    from ingest.signature import record_signature
-    from ingest.token_index import build_token_index
-    from ingest.vectors import sync_vector_index
+    from ingest.indexes.bm25 import build_bm25_index
+    from ingest.indexes.embed import embed_document
+    from ingest.indexes.graph import build_entity_graph
+    from ingest.indexes.token_index import build_token_index
+    from ingest.indexes.vectors import sync_vector_index
+    from ingest.passages.chunk import chunk_stored_document
+    from ingest.passages.metadata import extract_stored_metadata
+    from ingest.passages.metadata_extract import load_manifest
+    from ingest.passages.overlays import write_overlays
+    from ingest.passages.parse import parse_document
+    from ingest.publication.signature import record_signature
+    from ingest.sources.library import MANIFEST_PATH
+    from ingest.sources.register import register_file
 
     layout = StateLayout(root).ensure()
     config = ServedConfig()

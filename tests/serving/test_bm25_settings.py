@@ -8,9 +8,9 @@ import pytest
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
 from corpus.state.signature import recorded_signature
-from ingest.bm25 import build_bm25_index
-from serving.retrieval.engine import Engine
+from ingest.indexes.bm25 import build_bm25_index
 from serving.answer.errors import IncoherentState
+from serving.retrieval.engine import Engine
 from serving.retrieval.scope import Scope
 
 QUESTION = "How is conditional value at risk estimated from historical returns?"

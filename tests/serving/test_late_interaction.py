@@ -15,7 +15,7 @@ from corpus.encoding.token_encoder import load_token_encoder
 from corpus.indexes.token_index import TokenIndex
 from corpus.reading.reader import CorpusReader
 from corpus.state.layout import StateLayout
-from ingest.embed import passage_texts
+from ingest.indexes.embed import passage_texts
 from serving.retrieval.engine import Engine
 from serving.retrieval.scope import Scope
 
@@ -48,7 +48,7 @@ def test_the_token_graph_gives_the_plain_graph_vectors(served_home):
 def test_ingestion_cached_every_piece_tokens_so_the_index_computed_none(served_copy):
     """The fixture embedded through ingest_runtime and then built the index: rebuilt from the
     cache alone, it holds the same rows (none sent to the model again)."""
-    from ingest.token_index import build_token_index
+    from ingest.indexes.token_index import build_token_index
 
     layout, config = StateLayout(served_copy), ServedConfig()
     before = TokenIndex.for_state(layout, config.weights_key, _signature(layout))
@@ -66,7 +66,7 @@ def test_ingestion_cached_every_piece_tokens_so_the_index_computed_none(served_c
 
 def test_an_index_written_before_the_integer_product_gets_it_without_a_rebuild(served_copy):
     from corpus.indexes.token_product import GRAPH_FILE
-    from ingest.token_index import build_token_index
+    from ingest.indexes.token_index import build_token_index
 
     layout, config = StateLayout(served_copy), ServedConfig()
     index = TokenIndex.for_state(layout, config.weights_key, _signature(layout))
@@ -126,12 +126,12 @@ def test_without_a_token_index_hybrid_keeps_the_fused_order(served_copy, caplog)
 
 def test_a_large_state_gets_no_token_index_and_is_served_in_fused_order(served_copy, monkeypatch):
     """From LARGE_STATE_PASSAGES on (≈ 120 KB of token rows per passage) no index is written."""
-    import ingest.token_index
-    from ingest.token_index import build_token_index
+    import ingest.indexes.token_index
+    from ingest.indexes.token_index import build_token_index
 
     layout, config = StateLayout(served_copy), ServedConfig()
     shutil.rmtree(layout.token_indexes)
-    monkeypatch.setattr(ingest.token_index, "LARGE_STATE_PASSAGES", 5)
+    monkeypatch.setattr(ingest.indexes.token_index, "LARGE_STATE_PASSAGES", 5)
     stats = build_token_index(layout, config)
     assert stats["rebuilt"] == 0 and "no token index" in stats["reason"] and stats["passages"] >= 5
     assert TokenIndex.for_state(layout, config.weights_key, _signature(layout)) is None

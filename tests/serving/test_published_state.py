@@ -15,7 +15,7 @@ from corpus.ids import document_id_for_bytes
 from corpus.reading.published import open_published, prune
 from corpus.state.layout import StateLayout
 from corpus.state.signature import compute_signature, recorded_signature
-from ingest.library import LIBRARY_ROOT
+from ingest.sources.library import LIBRARY_ROOT
 from tests.serving.stdio_harness import REPO, running_server
 
 NEW_LECTURE = LIBRARY_ROOT / "markdown" / "quantopian_lecture07_variance.md"  # not in the slice

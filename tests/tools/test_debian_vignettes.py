@@ -128,7 +128,7 @@ def test_the_manifest_shares_the_bundled_librarys_columns_in_its_order(built):
 
 
 def test_authors_read_back_as_the_ingest_splits_them(built):
-    from ingest.metadata_extract import split_authors
+    from ingest.passages.metadata_extract import split_authors
 
     out, _, _ = built
     assert split_authors(_rows(out)["pdf/r-cran-fakevig__alpha.pdf"]["authors"]) == ["Grace Hopper", "Alan Turing"]

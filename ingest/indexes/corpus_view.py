@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from corpus.models import DocumentMetadata, Passage
 from corpus.state.layout import StateLayout, read_json
-from ingest.integrity import load_passages
+from ingest.passages.integrity import load_passages
 
 
 @dataclass

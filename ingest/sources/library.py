@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-LIBRARY_ROOT = Path(__file__).resolve().parent.parent / "library"
+LIBRARY_ROOT = Path(__file__).resolve().parents[2] / "library"
 MANIFEST_PATH = LIBRARY_ROOT / "manifest.csv"
 
 

@@ -20,8 +20,8 @@ from corpus.encoding.embedder import Embedder, embedding_prefix, passage_pieces
 from corpus.encoding.embedding_cache import EmbeddingCache, embed_with_cache
 from corpus.models import DocumentMetadata, Passage
 from corpus.state.layout import StateLayout, atomic_write_bytes, read_json
-from ingest.integrity import load_passages
-from ingest.overlays import consolidated_titles
+from ingest.passages.integrity import load_passages
+from ingest.passages.overlays import consolidated_titles
 
 log = logging.getLogger(__name__)
 

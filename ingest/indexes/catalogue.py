@@ -9,7 +9,7 @@ import duckdb
 
 from corpus.models import DocumentMetadata
 from corpus.state.layout import StateLayout, read_json
-from ingest.integrity import load_passages
+from ingest.passages.integrity import load_passages
 
 RAW_SCHEMAS = {
     "raw_sources": "document_id varchar, format varchar, original_name varchar, library_file varchar, "

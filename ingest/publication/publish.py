@@ -6,7 +6,7 @@ from corpus.config import ServedConfig
 from corpus.reading.published import publish
 from corpus.state.freeze import freeze_state
 from corpus.state.layout import StateLayout
-from ingest.checks import index_signatures
+from ingest.publication.checks import index_signatures
 
 
 def publish_if_coherent(layout: StateLayout, config: ServedConfig) -> dict:

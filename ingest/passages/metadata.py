@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from corpus.models import ParsedDocument
 from corpus.state.layout import StateLayout, atomic_write_json, read_json, read_text_exact
-from ingest.metadata_extract import extract_metadata
 from ingest.parsing.beir import BEIR_FORMAT, beir_metadata
-from ingest.register import load_source
+from ingest.passages.metadata_extract import extract_metadata
+from ingest.sources.register import load_source
 
 
 def extract_stored_metadata(layout: StateLayout, document_id: str, manifest: dict[str, dict]) -> None:

@@ -10,10 +10,10 @@ from corpus.indexes.bm25_store import BM25Index, StaleIndexError
 from corpus.state.layout import StateLayout
 from corpus.state.signature import compute_signature, recorded_signature
 from corpus.vectors.vector_store import open_vector_store
-from ingest.corpus_view import indexed_documents
-from ingest.embed import load_document_embeddings
-from ingest.passage_store import passage_store_signature
-from ingest.register import load_source
+from ingest.indexes.corpus_view import indexed_documents
+from ingest.indexes.embed import load_document_embeddings
+from ingest.indexes.passage_store import passage_store_signature
+from ingest.sources.register import load_source
 
 BRUTE_FORCE_SAMPLE = 20
 BRUTE_FORCE_DEPTH = 50

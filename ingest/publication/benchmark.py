@@ -18,9 +18,9 @@ from corpus.config import ServedConfig
 from corpus.ids import sha256_hex
 from corpus.reading.published import open_published
 from corpus.state.layout import StateLayout, atomic_write_json, read_json
-from ingest.integrity import load_passages
 from ingest.parsing.beir import BEIR_FORMAT, corpus_documents, document_label, document_source, source_records
-from ingest.register import Registration, load_source, register_bytes
+from ingest.passages.integrity import load_passages
+from ingest.sources.register import Registration, load_source, register_bytes
 
 MARKER = "benchmark.json"
 HASH_CHARS = 12

@@ -19,8 +19,8 @@ from pathlib import Path
 from corpus.state.journal import close_intent, open_intent
 from corpus.state.layout import StateLayout
 from corpus.state.lock import writer_lock
-from ingest.folder_manifest import MANIFEST_NAME, NOT_LISTED, THE_MANIFEST, read_manifest
-from ingest.register import Registration, quarantine, register_file
+from ingest.sources.folder_manifest import MANIFEST_NAME, NOT_LISTED, THE_MANIFEST, read_manifest
+from ingest.sources.register import Registration, quarantine, register_file
 
 OUTSIDE_INBOX = "symbolic link leading outside the inbox: refused, not followed (drop the file itself)"
 DANGLING = "dangling symbolic link: its target does not exist"
@@ -63,7 +63,7 @@ def classify(path: Path, inside: Path | None = None) -> Path | str:
 
 def collect_paths(paths: list[Path]) -> Intake:
     """The CLI's files: each given file, each file under each given folder (sorted); a folder with
-    a manifest.csv gives the files it lists, with what it declares of each (ingest.folder_manifest)."""
+    a manifest.csv gives the files it lists, with what it declares of each (ingest.sources.folder_manifest)."""
     intake = Intake()
     for root in paths:
         walked = sorted(root.rglob("*")) if root.is_dir() else [root]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from corpus.state.layout import StateLayout, atomic_write_json, read_json
 from ingest.parsing.mineru import ParserUnavailable
-from ingest.register import load_source, quarantine
-from ingest.retire import retire_document
+from ingest.sources.register import load_source, quarantine
+from ingest.sources.retire import retire_document
 
 MARKER = "set_aside.json"
 # Errors of the installation, not of one document: they fail the run and quarantine nothing.

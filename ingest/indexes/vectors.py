@@ -13,8 +13,8 @@ from corpus.state.generations import begin_generation, promote_generation
 from corpus.state.layout import StateLayout
 from corpus.state.signature import recorded_signature
 from corpus.vectors.vector_store import VectorPoint, edge_root, open_vector_store
-from ingest.corpus_view import indexed_documents
-from ingest.embed import load_document_embeddings
+from ingest.indexes.corpus_view import indexed_documents
+from ingest.indexes.embed import load_document_embeddings
 
 
 def _fingerprint(layout: StateLayout, config: ServedConfig, document_id: str) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from corpus.models import ParsedDocument
 from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_jsonl, read_json, read_text_exact
 from corpus.versions import CHUNKER_VERSION, PASSAGE_ROLES_VERSION
-from ingest.chunker import chunk_document
 from ingest.parsing.beir import BEIR_PARSER, beir_passages
-from ingest.register import load_source
+from ingest.passages.chunker import chunk_document
+from ingest.sources.register import load_source
 
 
 def chunk_stored_document(layout: StateLayout, document_id: str) -> int:

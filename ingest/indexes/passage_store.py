@@ -5,7 +5,7 @@ from __future__ import annotations
 from corpus.indexes.passage_store import FOLDER, PassageStore, store_path, write_passage_store
 from corpus.state.layout import StateLayout
 from corpus.state.signature import recorded_signature
-from ingest.corpus_view import indexed_documents
+from ingest.indexes.corpus_view import indexed_documents
 
 
 def build_passage_store(layout: StateLayout) -> dict[str, int | str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from corpus.graph.graph_store import GraphStore, write_graph
 from corpus.state.layout import StateLayout
 from corpus.state.signature import recorded_signature
-from ingest.corpus_view import indexed_documents
 from ingest.graph_extract import load_extractor
+from ingest.indexes.corpus_view import indexed_documents
 
 
 def build_entity_graph(layout: StateLayout) -> dict:

@@ -1,6 +1,6 @@
 """Build the token index (corpus.indexes.token_index) of the recorded signature.
 
-Every passage is cut into the same pieces its vectors embed (ingest.embed.passage_texts); each
+Every passage is cut into the same pieces its vectors embed (ingest.indexes.embed.passage_texts); each
 piece's token vectors come from the token graph (corpus.encoding.token_encoder), quantised to int8 and
 cached by (weights, exact piece text) like the vectors (corpus.encoding.token_cache). Ingestion's float32
 embedding pass fills that cache as it embeds (corpus.encoding.onnx_export.ingest_runtime): the same model
@@ -24,7 +24,7 @@ from corpus.indexes.token_index import TokenIndex, index_path, write_token_index
 from corpus.indexes.token_product import GRAPH_FILE, write_product_graph
 from corpus.state.layout import StateLayout
 from corpus.state.signature import recorded_signature
-from ingest.corpus_view import IndexedDocument, indexed_documents
+from ingest.indexes.corpus_view import IndexedDocument, indexed_documents
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ def _write(
     from corpus.encoding.embedder import load_embedder, model_folder
     from corpus.encoding.onnx_export import INGEST_THREADS, ensure_token_graph
     from corpus.encoding.token_encoder import load_token_encoder
-    from ingest.embed import passage_texts
+    from ingest.indexes.embed import passage_texts
 
     if ensure_token_graph(layout, config) is None:
         raise RuntimeError(f"{config.embedding_model} is not a plain mean-pooling model: no token graph")

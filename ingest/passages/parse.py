@@ -12,7 +12,7 @@ from corpus.state.layout import StateLayout, atomic_write_json, atomic_write_tex
 from corpus.text.canonical import assemble_canonical
 from ingest.parsing import MARKDOWN_PARSER, ParseOutput, parse_source, parser_version, pdf_parser_name
 from ingest.parsing.beir import BEIR_FORMAT, BEIR_PARSER, BEIR_PARSER_VERSION, parse_beir
-from ingest.register import load_source
+from ingest.sources.register import load_source
 
 
 def parse_document(layout: StateLayout, document_id: str) -> ParsedDocument:

@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from corpus.models import Block, BlockKind, DocumentMetadata, MetadataField
-from ingest.chunker import heading_title
+from ingest.passages.chunker import heading_title
 
 log = logging.getLogger(__name__)
 

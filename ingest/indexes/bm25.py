@@ -13,7 +13,7 @@ from corpus.indexes.bm25_store import BM25Index, StaleIndexError, build_bm25, in
 from corpus.models import Passage
 from corpus.state.layout import StateLayout
 from corpus.state.signature import recorded_signature
-from ingest.corpus_view import indexed_documents
+from ingest.indexes.corpus_view import indexed_documents
 
 
 def bm25_rows(titled: Iterable[tuple[str | None, Passage]]) -> list[tuple[str, str, str]]:

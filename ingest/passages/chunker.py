@@ -39,7 +39,7 @@ from corpus.ids import chunk_id_for
 from corpus.models import Block, BlockKind, Passage
 from corpus.text.safe_cut import find_cut, forbidden_mask
 from corpus.versions import CHUNKER_VERSION
-from ingest.passage_roles import with_roles
+from ingest.passages.passage_roles import with_roles
 
 TARGET_CHARS = 1200
 MAX_CHARS = 2000

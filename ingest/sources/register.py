@@ -12,8 +12,8 @@ from pathlib import Path
 from corpus.ids import document_id_for_bytes, sha256_hex
 from corpus.models import SourceRecord
 from corpus.state.layout import StateLayout, atomic_write_bytes, atomic_write_json, read_json
-from ingest.library import manifest_key_by_sha256
 from ingest.parsing.validate import RejectedSource, check_source
+from ingest.sources.library import manifest_key_by_sha256
 
 
 @dataclass(frozen=True)

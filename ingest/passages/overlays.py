@@ -15,9 +15,9 @@ from collections import defaultdict
 from corpus.config import ServedConfig
 from corpus.models import DocumentMetadata, Passage
 from corpus.state.layout import StateLayout, atomic_write_json, read_json
-from ingest.integrity import load_passages
 from ingest.parsing.beir import BEIR_FORMAT
-from ingest.register import load_source
+from ingest.passages.integrity import load_passages
+from ingest.sources.register import load_source
 
 SHINGLE_WORDS = 8
 SHINGLE_STRIDE = 4
