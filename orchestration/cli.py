@@ -7,13 +7,13 @@ import json
 import sys
 from pathlib import Path
 
-from corpus.state.layout import StateLayout
+from corpus.state.layout import INGEST_COMMAND, StateLayout
 from corpus.state.lock import WriterBusyError
 
 
 def ingest(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
-        prog="quant-rag ingest", description="Ingest and index the bundled library (default) or given files."
+        prog=INGEST_COMMAND, description="Ingest and index the bundled library (default) or given files."
     )
     parser.add_argument(
         "paths", nargs="*", type=Path, help="PDF/Markdown files or folders; default: the bundled library"

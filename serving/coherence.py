@@ -15,12 +15,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from corpus.config import ServedConfig
-from corpus.state.layout import HOME_ENV, StateLayout, read_json
+from corpus.state.layout import HOME_ENV, INGEST_COMMAND, StateLayout, read_json
 from corpus.state.signature import compute_signature, recorded_signature
 
 log = logging.getLogger(__name__)
 
-INGEST_COMMAND = "quant-rag ingest"
 Status = Literal["coherent", "stale", "missing", "unreadable"]
 
 

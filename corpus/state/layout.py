@@ -17,6 +17,8 @@ from typing import Any
 from corpus.ids import validate_document_id
 
 HOME_ENV = "QUANT_RAG_HOME"
+# The command that builds a state or rebuilds what it lacks (orchestration.cli); the server names it.
+INGEST_COMMAND = "quant-rag ingest"
 DEFAULT_HOME = "./var"
 SOURCE_SUFFIX = {"pdf": ".pdf", "markdown": ".md", "beir": ".json"}
 
