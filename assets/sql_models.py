@@ -119,9 +119,9 @@ def _dbt_version(executable: str) -> version.Version:
 
 class CatalogueDbt(DbtCliResource):
     """DbtCliResource without two costs of every run (the resource is made anew per run): it asked
-    the dbt executable its version in a subprocess (4.7 s of a 15 s catalogue step here) and opened
-    an in-process dbt adapter (0.9-2.5 s), which serves only row counts and column metadata, never
-    fetched here. dagster-dbt skips that metadata when the adapter is None."""
+    the dbt executable its version in a subprocess (a large share of the catalogue step) and opened
+    an in-process dbt adapter, which serves only row counts and column metadata, never fetched
+    here (docs/measurements.md, *Ingestion*). dagster-dbt skips that metadata when the adapter is None."""
 
     @property
     def _cli_version(self) -> version.Version:

@@ -67,8 +67,8 @@ def prefill(
 ) -> tuple[dict[str, DocumentPieces], list[str]]:
     """Cut documents into pieces, from the first of `document_ids` on until PREFILL_PIECES uncached
     strings are pending, and embed those together, so a batch holds pieces of similar length from
-    any document (per document, a batch of 32 spans long and short pieces: 19 % more computed
-    tokens on the library). Returns (pieces per document, the documents covered). A document that
+    any document (a batch per document spans long and short pieces and computes more padding;
+    docs/measurements.md, *Ingestion*). Returns (pieces per document, the documents covered). A document that
     cannot be read is covered but left out: `embed_document` meets its error and it is set aside."""
     prepared: dict[str, DocumentPieces] = {}
     pending: dict[str, None] = {}  # uncached strings, in first-seen order

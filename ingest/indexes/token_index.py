@@ -47,7 +47,7 @@ def build_token_index(
     documents = indexed_documents(layout) if existing is None else []
     passages = sum(len(d.passages) for d in documents)
     if passages >= LARGE_STATE_PASSAGES:
-        # ≈ 120 KB of token rows per passage: 6 GB at this size. A large state is served without
+        # Token rows grow with every passage (docs/DESIGN.md §9): a large state is served without
         # late interaction (the engine keeps the fused order and says so).
         log.warning("%d passages: no token index from %d on", passages, LARGE_STATE_PASSAGES)
         stats.update(passages=passages, reason=f"no token index for a state of {LARGE_STATE_PASSAGES:,}+ passages")

@@ -22,7 +22,7 @@ read 'coecient', 'first' 'rst'. The PDF's own evidence comes first:
   ways, 'ow'/'flow', 'dene'/'define': left alone), it has MIN_WORD letters or more ('nd' is too
   easy to attest), and no second restoration is attested. Only in a document
   whose characters showed the loss (MIN_EVIDENCE words restored from them), for the ligatures no
-  character of it was read as: measured on Debian's 460 R vignettes, the same rule run on every
+  character of it was read as: on Debian's R vignettes (docs/measurements.md), the same rule run on every
   document turned a Spanish 'las' into 'filas', an R class 'sts' into 'fists', 'int' into 'flint'.
 
 A word holding a ligature is attested, in lower case or capitalised, when the document's own words,

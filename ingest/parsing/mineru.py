@@ -1,11 +1,11 @@
 """Optional PDF parser: the MinerU flash tier (the `docvortex` library, no model weights).
 
-Measured here (benchmarks/parsers.py) it is 0.2-6 pages/s on 2 cores and, in its offline `txt`
-mode, renders display equations as images with no text, so it is not the default; select it with
-QUANT_RAG_PDF_PARSER=mineru. The library is imported only when asked for. Where MinerU runs with
-its formula model (the tiers that need weights), an equation block's content is LaTeX: the block
-is then marked as recognised by MinerU. Each block keeps MinerU's bbox (PDF points, top-left
-origin) as its page region, so get_passage can render it.
+Measured here (benchmarks/parsers.py; docs/measurements.md, *Ingestion*) it is far slower than
+pdfium and, in its offline `txt` mode, renders display equations as images with no text, so it
+is not the default; select it with QUANT_RAG_PDF_PARSER=mineru. The library is imported only when
+asked for. Where MinerU runs with its formula model (the tiers that need weights), an equation
+block's content is LaTeX: the block is then marked as recognised by MinerU. Each block keeps
+MinerU's bbox (PDF points, top-left origin) as its page region, so get_passage can render it.
 """
 
 from __future__ import annotations

@@ -25,7 +25,8 @@ from ingest.parsing.vocabulary import library_vocabulary, words_of
 
 PARSER_NAME = "pdfium"
 # A parse gives up past this time (checked between pages), so one pathological file cannot stall a
-# batch: the library parses at ~60 pages/s, so a second a page is a wide margin.
+# batch: the library parses many pages a second, so a second a page is a wide margin
+# (docs/measurements.md, *Ingestion*).
 BASE_SECONDS, SECONDS_PER_PAGE = 30.0, 1.0
 
 

@@ -1,6 +1,7 @@
 """Typeset tables: found cheaply from pdfium lines (runs of numeric rows), then re-read cell by
-cell with pdfplumber on that region only (pdfplumber is exact but ~0.15 s per page, so it never
-sees a page without a candidate). Console output set in a monospace font stays a code block."""
+cell with pdfplumber on that region only (pdfplumber is exact but slow per page, so it never
+sees a page without a candidate; docs/measurements.md, *Ingestion*). Console output set in a
+monospace font stays a code block."""
 
 from __future__ import annotations
 

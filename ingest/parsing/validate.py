@@ -21,10 +21,10 @@ PDF_MAGIC = b"%PDF-"
 TAIL_BYTES = 2048  # where a complete PDF keeps its trailer
 MAX_PAGES = 5000  # the library's longest PDF has 50; a page tree claiming more is refused
 # before a parse spends minutes on it
-# A Markdown source above this size is refused unread: 100 times the library's largest (41 kB),
-# ~1,500 pages of prose. Parsing and chunking one at the bound, one line or paragraphs, peaks under
-# MARKDOWN_PEAK_MB resident (measured 59 and 72 MB; tests/ingest/test_source_bounds.py holds it);
-# an 18 MB one-line file became 15,000 passages and a 5.6 GB batch.
+# A Markdown source above this size is refused unread: far above the library's largest. Parsing
+# and chunking one at the bound, one line or paragraphs, peaks under MARKDOWN_PEAK_MB resident
+# (tests/ingest/test_source_bounds.py holds it; an unbounded one-line file exhausted a batch's
+# memory: docs/measurements.md, *Ingestion*).
 MAX_MARKDOWN_BYTES = 4_000_000
 MARKDOWN_PEAK_MB = 150
 _STARTXREF = re.compile(rb"startxref\s+(\d+)")

@@ -20,12 +20,9 @@ Sizes: TARGET_CHARS fills a passage; a block longer than MAX_CHARS is split into
 TARGET_CHARS; a passage under MIN_CHARS merges with a neighbour of its section when the union
 stays within MAX_CHARS. A heading stays on top of its passage even when that adds its own length
 to MAX_CHARS; an uncuttable span (a code fence, one table row) is never cut.
-Measured by benchmarks/chunk_sizes.py on the 77 bundled documents (MiniLM reads 256 word-pieces;
-the text runs at 3.3 characters per word-piece): at 1,200 / 2,000 the median passage is 910
-characters = 251 word-pieces (one window), p90 1,197 / 427, 52 % fit one window and 96 % two.
-At 1,600 or 2,000 the share beyond two windows grows to 14 % and 27 % (a diluted vector for a
-long passage); at 800, 30 % more passages (median 675 characters) buy one-window fit for 76 %
-instead of 52 %, at the price of sections cut into pieces too small to read on their own.
+The sizes keep the median passage within one window of the embedding model: larger targets
+dilute a long passage's vector, smaller ones cut sections into pieces too small to read on their
+own (benchmarks/chunk_sizes.py; docs/measurements.md, *Ingestion*).
 """
 
 from __future__ import annotations

@@ -75,8 +75,8 @@ def is_parsed(layout: StateLayout, document_id: str, version: str) -> bool:
     )
 
 
-# Parsing in worker processes pays a start-up (a fresh interpreter imports the parsers, ≈ 1–2 s):
-# only worth it for a batch of at least this many documents to parse.
+# Parsing in worker processes pays a start-up (a fresh interpreter imports the parsers): only
+# worth it for a batch of at least this many documents to parse.
 PARALLEL_MIN_DOCUMENTS = 8
 PARSE_WORKERS = 2  # the machine's two cores: pdfium parses on one core per process
 

@@ -18,7 +18,7 @@ from ingest.sources.register import load_source
 BRUTE_FORCE_SAMPLE = 20
 BRUTE_FORCE_DEPTH = 50
 # Two passages whose scores differ by float32 rounding may come in either order: Qdrant and numpy
-# round differently (an int8 library's fresh ingest met two at 1.2e-7 apart, at ranks 16 and 17).
+# round differently (an int8 library's fresh ingest met such a pair).
 SCORE_TIE = 1e-6
 
 
