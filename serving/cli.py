@@ -18,12 +18,15 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def served_config() -> ServedConfig:
-    """The configuration from the environment; a bad setting exits 2 naming its variable."""
+    """The configuration from the environment over the state's recorded ranking profile
+    (corpus.state.profile); a bad setting exits 2 naming its variable."""
     from corpus.model_folder.model_identity import ModelPathError
+    from corpus.profiles import UnknownProfile
+    from corpus.state.profile import state_config
 
     try:
-        return ServedConfig.from_env()
-    except ModelPathError as exc:
+        return state_config(StateLayout.from_env())
+    except (ModelPathError, UnknownProfile) as exc:
         print(f"configuration error: {exc}", file=sys.stderr)
         raise SystemExit(EXIT_USAGE) from None
 

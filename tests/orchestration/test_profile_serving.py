@@ -1,6 +1,7 @@
 """A profiled benchmark's state is served with its profile: the tiny BEIR corpus built under the
-name `tatqa` records the TAT-QA profile (corpus.state.profile), and `quant-rag search` with
-QUANT_RAG_PROFILE=tatqa ranks as the profile says, through the server's own tool path."""
+name `tatqa` records the TAT-QA profile (corpus.state.profile), and `quant-rag search` over it,
+by the record or by QUANT_RAG_PROFILE=tatqa, ranks as the profile says, through the server's own
+tool path."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ def tatqa_state(tmp_path_factory):
 
 def _search(capsys, monkeypatch, state, **env: str) -> dict:
     monkeypatch.setenv("QUANT_RAG_HOME", str(state.layout.root))
+    monkeypatch.delenv("QUANT_RAG_PROFILE", raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     capsys.readouterr()
@@ -51,11 +53,14 @@ def test_the_benchmark_state_records_its_profile(tatqa_state, monkeypatch):
 def test_the_served_search_ranks_with_the_profile(tatqa_state, capsys, monkeypatch):
     chunk = tatqa_state.chunk_of
     siblings = {chunk["r1"], chunk["r2"]}  # the other passages of r0's document
-    profiled = _search(capsys, monkeypatch, tatqa_state, QUANT_RAG_PROFILE="tatqa")
+    profiled = _search(capsys, monkeypatch, tatqa_state)  # the state's recorded profile
     ranked = [hit["chunk_id"] for hit in profiled["results"]]
     # the profile adds a document's best candidate score to each of its passages: r0's document
     # lifts its two other passages, whose topics the query does not name, right behind it
     assert ranked[0] == chunk["r0"] and set(ranked[1:3]) == siblings
+    named = _search(capsys, monkeypatch, tatqa_state, QUANT_RAG_PROFILE="tatqa")
+    assert [hit["chunk_id"] for hit in named["results"]] == ranked
+    assert named["trace"]["config_hash"] == profiled["trace"]["config_hash"]
     # an explicit variable wins over the profile: without that lever they fall back
     plain = _search(capsys, monkeypatch, tatqa_state, QUANT_RAG_PROFILE="tatqa", QUANT_RAG_DOCUMENT_BEST_WEIGHT="0")
     ranked_plain = [hit["chunk_id"] for hit in plain["results"]]
