@@ -28,12 +28,11 @@ from pydantic import ValidationError
 from corpus.config import ServedConfig
 from corpus.ids import InvalidIdError
 from corpus.model_folder.model_identity import ModelPathError
+from corpus.profiles import UnknownProfile
 from corpus.state.layout import StateLayout
+from corpus.state.profile import state_config
 from corpus.versions import SERVER_VERSION
-from serving.mcp import listing, prompt
-from serving.citation.cancel import run_with_flag
 from serving.answer.contract import WINDOWS, make_trace, render_trace
-from serving.answer.outputs import Trace
 from serving.answer.error_hints import default_next_call
 from serving.answer.errors import (
     IncoherentState,
@@ -42,6 +41,9 @@ from serving.answer.errors import (
     describe_validation_error,
     without_state_paths,
 )
+from serving.answer.outputs import Trace
+from serving.citation.cancel import run_with_flag
+from serving.mcp import listing, prompt
 from serving.mcp.process import import_bm25s_without_scipy, lean_sdk_imports, single_threaded_blas, without_numba
 from serving.toolkit.tool_spec import ToolSpec
 
@@ -249,7 +251,8 @@ def build_server(
     from mcp.server.lowlevel.server import Server
     from mcp.shared.exceptions import MCPError
 
-    context = context or ServingContext(layout or StateLayout.from_env(), config or ServedConfig.from_env())
+    layout = layout or StateLayout.from_env()
+    context = context or ServingContext(layout, config or state_config(layout))
     listed: list[ListToolsResult] = []  # built at the first tools/list, after initialize
 
     async def list_tools(ctx, params) -> ListToolsResult:
@@ -342,8 +345,9 @@ def serve(layout: StateLayout | None = None, config: ServedConfig | None = None,
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     without_numba()
     try:
-        context = ServingContext(layout or StateLayout.from_env(), config or ServedConfig.from_env())
-    except ModelPathError as exc:  # a configuration error names its variable; no traceback
+        layout = layout or StateLayout.from_env()
+        context = ServingContext(layout, config or state_config(layout))  # the state's recorded profile
+    except (ModelPathError, UnknownProfile) as exc:  # a configuration error names its variable; no traceback
         print(f"quant-rag serve: configuration error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     # Started before the SDK is imported: what of the warm-up releases the GIL (file reads, DuckDB,
