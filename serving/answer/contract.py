@@ -165,6 +165,18 @@ class ServedText(BaseModel):
     continuation: str | None
     offset: int  # where this window starts (the requested offset, snapped back to a safe one)
 
+    @classmethod
+    def rest(cls, text: str, offset: int) -> ServedText:
+        """text[offset:] whole: nothing remains after it."""
+        return cls(
+            text=text[offset:].rstrip(),
+            truncated=False,
+            remaining_chars=0,
+            next_offset=None,
+            continuation=None,
+            offset=offset,
+        )
+
 
 def _safe_before(mask: bytearray, p: int, floor: int) -> int | None:
     return next((q for q in range(p, floor, -1) if not mask[q]), None)
@@ -183,22 +195,12 @@ def serve_text(text: str, window: int, chunk_id: str | None = None, offset: int 
     if not 0 <= offset <= len(text):
         raise ValueError(f"offset {offset} is outside the text (0..{len(text)})")
     if offset == 0 and len(text) <= window:  # the common case: whole, and position 0 is always safe
-        return ServedText(
-            text=text.rstrip(), truncated=False, remaining_chars=0, next_offset=None, continuation=None, offset=0
-        )
+        return ServedText.rest(text, 0)
     mask = forbidden_mask(text)
     if mask[offset]:
         offset = _safe_before(mask, offset, 0) or 0
-    rest_len = len(text) - offset
-    if rest_len <= window:
-        return ServedText(
-            text=text[offset:].rstrip(),
-            truncated=False,
-            remaining_chars=0,
-            next_offset=None,
-            continuation=None,
-            offset=offset,
-        )
+    if len(text) - offset <= window:
+        return ServedText.rest(text, offset)
     cut = offset + find_cut(text[offset:], window)
     if mask[cut]:  # the suffix scan disagreed with the full text, or nothing safe in the window
         cut = _safe_before(mask, cut, offset) or next(q for q in range(cut, len(text) + 1) if not mask[q])
@@ -208,14 +210,7 @@ def serve_text(text: str, window: int, chunk_id: str | None = None, offset: int 
     if nxt < len(text) and mask[nxt]:
         nxt = cut
     if nxt == len(text):
-        return ServedText(
-            text=text[offset:].rstrip(),
-            truncated=False,
-            remaining_chars=0,
-            next_offset=None,
-            continuation=None,
-            offset=offset,
-        )
+        return ServedText.rest(text, offset)
     continuation = f'get_passage(chunk_id="{chunk_id}", offset={nxt})' if chunk_id else None
     return ServedText(
         text=text[offset:cut].rstrip(),
