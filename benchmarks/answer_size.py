@@ -44,8 +44,8 @@ def main() -> None:
         load_expansions,
         load_library_questions,
     )
-    from serving.citation.verify import verify_quote
     from serving.answer.contract import MATCHED_HITS
+    from serving.citation.verify import verify_quote
     from serving.mcp.server import ServingContext, call_tool, tool_specs
 
     if args.window is not None:
@@ -58,7 +58,7 @@ def main() -> None:
     )
     context = ServingContext(StateLayout(Path(os.environ["QUANT_RAG_HOME"])), ServedConfig.from_env())
     spec = tool_specs()["search_documents"]
-    reader = context.engine.reader
+    reader = context.engine.parts.reader
     files = library_file_map(reader)
     sizes, in_answer, shown = [], 0, 0
     for question in answerable + absent:

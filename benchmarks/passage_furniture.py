@@ -44,7 +44,7 @@ def main() -> None:
     args = harness.parser(__file__, __doc__).parse_args()
     home = Path(os.environ.get("QUANT_RAG_HOME", "var"))
     engine = ServingContext(StateLayout(home), ServedConfig()).engine
-    passages = engine.reader.passages
+    passages = engine.parts.reader.passages
     roles = collections.Counter(p.role for p in passages.values())
     furniture = engine_module.drop_furniture
     questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
@@ -54,7 +54,7 @@ def main() -> None:
         tops = {}
         for arm, rule in (("without", _old_rule), ("with", furniture)):
             engine_module.drop_furniture = rule
-            tops[arm] = [h.chunk_id for h in retrieve(engine, q["question"], "hybrid")[0].hits]
+            tops[arm] = [h.chunk_id for h in retrieve(engine, q["question"], "hybrid").found.hits]
             shown[arm].update(passages[c].role for c in tops[arm] if passages[c].role != "body")
         engine_module.drop_furniture = furniture
         if tops["with"] != tops["without"]:

@@ -68,13 +68,17 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
     if vectors is not None:  # the Edge generation folder `vectors` instead of the state's
         from corpus.vectors.vector_store_edge import EdgeVectorStore
 
-        folder = EdgeVectorStore(vectors, engine.embedder.dimension, read_only=True)
-        engine = Engine(view.layout, config, signature=signature, embedder=engine.embedder, vectors=folder)
+        folder = EdgeVectorStore(vectors, engine.parts.embedder.dimension, read_only=True)
+        engine = Engine(view.layout, config, signature=signature, embedder=engine.parts.embedder, vectors=folder)
     texts = questions(limit)
     engine.retrieve(texts[0], config.default_mode, Scope(), limit=10)
     first = {"first_answer_cpu_s": round(time.process_time(), 2), "rss_after_first_mb": round(rss_mb())}
     print("FIRST " + json.dumps(first), flush=True)
-    out = {**first, "vector_store": type(engine.vectors).__name__, "passages": type(engine.reader.passages).__name__}
+    out = {
+        **first,
+        "vector_store": type(engine.parts.vectors).__name__,
+        "passages": type(engine.parts.reader.passages).__name__,
+    }
     # The first pass reads the index pages from disk (page cache permitting); the second is warm.
     years = Scope(year_min=SCOPE_YEARS[0], year_max=SCOPE_YEARS[1])
     for label, scope in (("search", Scope()), ("search_second_pass", Scope()), ("search_years", years)):
@@ -89,21 +93,21 @@ def probe(home: Path, limit: int, vectors: Path | None, memory_passages: bool) -
     stages: dict[str, list[float]] = {"embed": [], "dense": [], "bm25": []}
     for text in texts:
         start = time.perf_counter()
-        vector = engine.embedder.embed_query(text)
+        vector = engine.parts.embedder.embed_query(text)
         stages["embed"].append(time.perf_counter() - start)
         start = time.perf_counter()
-        engine.vectors.search(vector, config.candidate_pool)
+        engine.parts.vectors.search(vector, config.candidate_pool)
         stages["dense"].append(time.perf_counter() - start)
         start = time.perf_counter()
-        engine.bm25.search(text, config.candidate_pool)
+        engine.parts.bm25.search(text, config.candidate_pool)
         stages["bm25"].append(time.perf_counter() - start)
     out["stages_ms"] = {name: percentiles_ms(times) for name, times in stages.items()}
-    ids = list(engine.reader.passages)[:: max(1, len(engine.reader.passages) // 200)]
+    ids = list(engine.parts.reader.passages)[:: max(1, len(engine.parts.reader.passages) // 200)]
     times = []
     for chunk_id in ids:
         start = time.perf_counter()
-        passage = engine.reader.passage(chunk_id)
-        engine.reader.by_document[passage.document_id]
+        passage = engine.parts.reader.passage(chunk_id)
+        engine.parts.reader.by_document[passage.document_id]
         times.append(time.perf_counter() - start)
     out["passage_and_siblings_ms"] = percentiles_ms(times)
     out["rss_after_searches_mb"] = round(rss_mb())

@@ -39,6 +39,7 @@ import shutil
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from serving.mcp.process import single_threaded_blas
@@ -240,16 +241,16 @@ def edge_latency(home: Path, count: int) -> dict:
     ctx = _engine(home)
     engine = ctx.engine
     lines = QUESTIONS.read_text(encoding="utf-8").splitlines()[:count]
-    vectors = [engine.embedder.embed_query(json.loads(line)["text"]) for line in lines]
+    vectors = [engine.parts.embedder.embed_query(json.loads(line)["text"]) for line in lines]
     pool = ctx.config.candidate_pool
-    engine.vectors.search(vectors[0], pool)  # first query opens segments
+    engine.parts.vectors.search(vectors[0], pool)  # first query opens segments
     runs = {"none": {}, **{f"year {a}-{b}": {"year_min": a, "year_max": b} for a, b in YEAR_FILTERS}}
-    out = {"points": engine.vectors.count_points(), "queries": len(vectors)}
+    out = {"points": engine.parts.vectors.count_points(), "queries": len(vectors)}
     for label, bounds in runs.items():
         times = []
         for vector in vectors:
             start = time.perf_counter()
-            engine.vectors.search(vector, pool, **bounds)
+            engine.parts.vectors.search(vector, pool, **bounds)
             times.append(time.perf_counter() - start)
         out[label] = percentiles_ms(times)
     return out
@@ -258,36 +259,38 @@ def edge_latency(home: Path, count: int) -> dict:
 def search_profile(home: Path, repeat: int, mode: str = "dense") -> dict:
     """ms per stage of search_documents, the stages of its handler called one by one."""
     from serving.answer.contract import SEARCH_WINDOW
-    from serving.retrieval.selection import Candidate, by_late_interaction, reciprocal_rank_fusion, select
     from serving.answer.served import passage_out
+    from serving.retrieval.first_stage import lexical as bm25_search
+    from serving.retrieval.selection import Candidate, by_late_interaction, reciprocal_rank_fusion, select
+    from serving.toolkit.filters import resolve_filters
     from serving.tools import search_documents as tool
 
     ctx = _engine(home)
     engine, config = ctx.engine, ctx.config
-    engine.warm_up()
-    engine.bm25
+    engine.parts.warm_up()
+    engine.parts.bm25
     stages, timed = stage_timer()
     for i in range(repeat + 1):
         args = tool.SearchDocumentsInput(query=QUERIES[i % len(QUERIES)], mode=mode)
         total = time.perf_counter()
-        scope, period, text, _ = timed(
-            "resolve_filters (period, newest_year)", tool.resolve_filters, ctx, args, args.query
-        )
-        allowed = timed("documents_in_scope", engine.documents_in_scope, scope)
-        tokens = engine.tokens if mode == "hybrid" and config.late_interaction else ()
+        scope, period, text, _ = timed("resolve_filters (period, newest_year)", resolve_filters, ctx, args, args.query)
+        allowed = timed("documents_in_scope", engine.catalogue.documents_in_scope, scope)
+        tokens = engine.parts.tokens if mode == "hybrid" and config.late_interaction else ()
         if tokens:  # the server's path: one run of the token graph gives the vector and the tokens
             vector, question = timed("embed_query (vector + tokens)", tokens[1].query, text)
         else:
-            vector = timed("embed_query", engine.embedder.embed_query, text)
-        ranked = timed("vector search (pool)", engine.vectors.search, vector, config.candidate_pool)
+            vector = timed("embed_query", engine.parts.embedder.embed_query, text)
+        ranked = timed("vector search (pool)", engine.parts.vectors.search, vector, config.candidate_pool)
         pool = [Candidate(c, s) for c, s in ranked]
         if mode == "hybrid":
-            lexical = timed("bm25 search (pool)", engine.lexical, text, config.candidate_pool, allowed)
+            lexical = timed(
+                "bm25 search (pool)", partial(bm25_search, engine.parts), text, config.candidate_pool, allowed
+            )
             pool = timed("rrf", reciprocal_rank_fusion, [pool, lexical], config.rrf_k)[: config.candidate_pool]
             if tokens:
                 scores = timed("late interaction (MaxSim)", tokens[0].maxsim, question, [c.chunk_id for c in pool])
                 pool = by_late_interaction(pool, scores)
-        reader = engine.reader
+        reader = engine.parts.reader
         hits = timed(
             "select",
             select,
@@ -350,7 +353,7 @@ def mcp_figures(home: Path, repeat: int, tools: set[str] | None, profile: Path |
     labels = [label for label in warm if label in call_arguments({}, "")]
     ctx = _engine(home)
     engine, mode = ctx.engine, ctx.config.default_mode
-    engine.warm_up()
+    engine.parts.warm_up()
     engine.retrieve(QUERIES[0], mode, Scope(), limit=5)
     times: list[float] = []
 

@@ -67,7 +67,8 @@ def probe(home: Path, searches: int) -> None:
     from corpus.reading.published import open_published
     from corpus.state.layout import StateLayout
     from corpus.state.signature import recorded_signature
-    from serving.retrieval.engine import EXTRA_PARTS, Engine
+    from serving.retrieval.engine import Engine
+    from serving.retrieval.parts import EXTRA_PARTS
     from serving.retrieval.scope import Scope
 
     rows: list[dict] = []
@@ -86,10 +87,10 @@ def probe(home: Path, searches: int) -> None:
     engine = Engine(view.layout, config, signature=recorded_signature(view.layout))
     for part in ("reader", "embedder", "vectors", "bm25", "term_statistics", "graph", *EXTRA_PARTS):
         start = time.perf_counter()
-        engine.open_part(part)
+        engine.parts.open_part(part)
         record(part, time.perf_counter() - start)
     start = time.perf_counter()
-    engine.documents_in_scope(Scope(year_min=2005, year_max=2009))
+    engine.catalogue.documents_in_scope(Scope(year_min=2005, year_max=2009))
     record("scope catalogue", time.perf_counter() - start)
     texts = [json.loads(line)["question"] for line in QUESTIONS.read_text().splitlines() if line.strip()]
     start = time.perf_counter()

@@ -38,9 +38,9 @@ def profile_search(context, queries, repeat: int) -> dict:
     from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
     from serving.mcp.listing import output_schema
+    from serving.toolkit.search import SearchRequest
+    from serving.toolkit.search import search as run_search
     from serving.tools import search_documents as search
-
-    engine = context.engine
 
     def validator(schema):
         return jsonschema.validators.validator_for(schema)(schema)
@@ -53,24 +53,14 @@ def profile_search(context, queries, repeat: int) -> dict:
         query = queries[i % len(queries)]
         start = time.perf_counter()
 
-        def filters():
+        def request():
             context.ensure_coherent()
             args = search.SearchDocumentsInput.model_validate({"query": query})
-            return args, *search.resolve_filters(context, args, args.query)
+            return SearchRequest(args.query, args, args.mode, args.limit)
 
-        args, scope, period, text, provenance = timed("filters", filters)
-        mode = args.mode or context.config.default_mode
-        found = timed("retrieval", engine.retrieve, text, mode, scope, limit=args.limit)
-        out = timed(
-            "structured",
-            search.build_output,
-            context,
-            found,
-            period,
-            mode,
-            search.searched(found.inputs, [None]),
-            provenance,
-        )
+        # the use case (filters, retrieval, abstention), then the tool's structured answer
+        result = timed("search (use case)", run_search, context, timed("request", request))
+        out = timed("structured", search.build_output, context, result)
         timed("trace", context.trace, "search")
         structured = timed("dump", search.SearchDocumentsOutput.model_dump, out, mode="json")
         rendered = timed("text", search.render, out)
@@ -94,5 +84,6 @@ def profile_search(context, queries, repeat: int) -> dict:
             stages.clear()
     summed = {k: v for k, v in stages.items() if k not in ("total", "trace", "client_validate", "client_validate_refs")}
     figures = {k: round(1000 * percentile(v, 50), 3) for k, v in stages.items()}
-    figures["after_retrieval"] = round(sum(1000 * percentile(v, 50) for k, v in summed.items() if k != "retrieval"), 3)
+    after = (v for k, v in summed.items() if k not in ("request", "search (use case)"))
+    figures["after_search"] = round(sum(1000 * percentile(v, 50) for v in after), 3)
     return figures

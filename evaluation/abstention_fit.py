@@ -30,14 +30,16 @@ from corpus.state.layout import StateLayout
 from evaluation.datasets import expansions_file
 from evaluation.runs import ABSENT, absent_companion, library_target, retrieve
 from serving.abstention import model as abstention
-from serving.toolkit.filters import EngineContext, resolve_filters
-from serving.tools.search_documents import SearchDocumentsInput
+from serving.abstention import terms
+from serving.retrieval.first_stage import dense
+from serving.retrieval.input_encoding import hypothetical_vector
 
 QUESTIONS = Path(__file__).resolve().parent / "questions"
 L2 = 0.1  # ridge on standardised features: a few dozen negatives do not pin five free weights
 MAX_FALSE_ABSTENTION = 0.05
-# The shared threshold sits at this quantile of the dev answerable questions' probabilities: in
-# 5-fold cross-validation the 0.95 point let ~6 % of held-out answerable questions through, 0.97 ~5 %.
+# The shared threshold sits at this quantile of the dev answerable questions' probabilities, the one
+# whose held-out false abstention stayed near MAX_FALSE_ABSTENTION under `--cv` (docs/measurements.md,
+# "Cooperative search in int8, abstention from semantic coverage").
 OPERATING_QUANTILE = 0.97
 CV_REPEATS = 20
 
@@ -62,24 +64,23 @@ def collect(split: str, mode: str, expansions: Path | None, question_set: str = 
     try:
         engine, rows = target.engine, []
         for q in target.questions:
-            found, _, searched, _ = retrieve(engine, q.text, mode)
+            result = retrieve(engine, q.text, mode)
+            found, searched, scope = result.found, result.searched, result.scope
             hypothetical = None
             if q.id in written and found.dense_scores:
-                args = SearchDocumentsInput(query=q.text)
-                scope = resolve_filters(EngineContext(engine), args, args.query)[0]
-                allowed, passage = engine.documents_in_scope(scope), written[q.id]
-                vector = engine.hypothetical_vector(passage)  # as the server searches it
-                dense = engine.dense(passage, abstention.DENSE_K, allowed, scope, vector)
-                hypothetical = (written[q.id], [c.score for c in dense])
-            statistics = abstention.term_statistics(engine.bm25)
+                allowed, passage = engine.catalogue.documents_in_scope(scope), written[q.id]
+                vector = hypothetical_vector(engine.parts, passage)  # as the server searches it
+                near = dense(engine.parts, passage, abstention.DENSE_K, allowed, scope, vector)
+                hypothetical = (written[q.id], [c.score for c in near])
+            statistics = terms.term_statistics(engine.parts.bm25)
             values = abstention.features(
                 searched,
                 engine.config.analyzer,
                 statistics,
-                abstention.passage_texts(engine.reader, [h.chunk_id for h in found.hits]),
+                abstention.passage_texts(engine.parts.reader, [h.chunk_id for h in found.hits]),
                 list(found.dense_scores) or None,
                 hypothetical,
-                abstention.semantic_of(engine, searched, found, statistics),
+                abstention.semantic_of(engine.parts, searched, found, statistics),
             )
             row = {"id": q.id, "set": question_set, "negative": not q.gains, "absent": q.family == ABSENT}
             rows.append(row | {"features": values})

@@ -101,10 +101,10 @@ def arm_engine(base: Engine, config: ServedConfig) -> Engine:
     if config not in variants:
         bm25 = {}
         if any(getattr(config, f) != getattr(base.config, f) for f in BM25_FIELDS):
-            reader = base.reader
+            reader = base.parts.reader
             rows = bm25_rows((reader.title(p.document_id), p) for p in reader.passages.values())
             bm25["bm25"] = BM25Index.in_memory(
-                rows, config.bm25_k1, config.bm25_b, config.analyzer, base.signature or ""
+                rows, config.bm25_k1, config.bm25_b, config.analyzer, base.parts.signature or ""
             )
         variants[config] = base.variant(config, **bm25)
     return variants[config]

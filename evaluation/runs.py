@@ -1,8 +1,8 @@
 """Evaluation runs: arms (dense, bm25, hybrid, placebo) over a question set, through the server's path.
 
-Every question goes through `serving.filters.resolve_filters` (a period written in
-the question becomes a year filter and leaves the searched text, as in the server) and then
-`Engine.retrieve` with the served configuration. Arms are drawn in the same run, interleaved per
+Every question goes through the server's search use case (`serving.toolkit.search`: its filters,
+where a period written in the question becomes a year filter and leaves the searched text, then
+retrieval and abstention) with the arm's configuration. Arms are drawn in the same run, interleaved per
 question. The placebo arm re-runs the first arm's configuration under another name: its paired
 difference to the first arm is the noise floor. All arms of a run share one engine over one state,
 so they are only ever compared within one corpus signature (logged with every arm).
@@ -39,13 +39,11 @@ from evaluation.datasets import (
 )
 from evaluation.metrics import MISS_K, NDCG_K, RECALL_KS, score_query
 from ingest.publication.benchmark import benchmark_layout, read_state
-from serving.abstention import no_answer_probability
+from serving.answer.contract import WINDOWS
 from serving.coherence import check_state
-from serving.contract import WINDOWS
-from serving.cooperative import other_inputs
-from serving.engine import Engine, Retrieval
-from serving.filters import EngineContext, resolve_filters
-from serving.tools.search_documents import SearchDocumentsInput
+from serving.retrieval.engine import Engine
+from serving.toolkit.filters import EngineContext
+from serving.toolkit.search import SearchRequest, SearchResult, search
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +133,7 @@ def _library_target(layout: StateLayout, config: ServedConfig, path: Path, limit
     if not report.coherent:
         raise StateNotReady(report.problem())
     engine = Engine(layout, config, signature=report.signature)
-    reader = engine.reader
+    reader = engine.parts.reader
     files = library_file_map(reader)
     questions, skipped = [], {"gold_document_absent": 0, "gold_quote_not_found": 0}
     companion = absent_companion(path)
@@ -211,26 +209,22 @@ def beir_target(
     )
 
 
-def retrieve(
-    engine: Engine, text: str, arm_spec: str, expansion: Expansion | None = None
-) -> tuple[Retrieval, tuple[int | None, int | None], str, str | None]:
-    """(retrieval, applied period, searched text, hypothetical passage searched) for one question,
-    the way search_documents resolves it; a cooperative arm passes the question's expansions as a
-    caller would (none: the bare question)."""
+def retrieve(engine: Engine, text: str, arm_spec: str, expansion: Expansion | None = None) -> SearchResult:
+    """One question searched as search_documents searches it (serving.toolkit.search), under an
+    arm's configuration and pool, `DEPTH` passages deep; a cooperative arm passes the question's
+    expansions as a caller would (none: the bare question)."""
     arm = parse_arm(arm_spec)
     engine = arm_engine(engine, arm.config(engine.config))
-    args = SearchDocumentsInput(query=text, limit=DEPTH, mode=arm.mode)
-    scope, period, searched, _ = resolve_filters(EngineContext(engine), args, args.query)
     alternatives, hypothetical = arm.expansions
-    others = other_inputs(
-        expansion.alternatives if expansion and alternatives else [],
-        expansion.hypothetical_passage if expansion and hypothetical else None,
-        engine.config,
-        engine.newest_year(),
+    request = SearchRequest(
+        text,
+        mode=arm.mode,
+        limit=DEPTH,
+        pool=arm.pool,
+        alternatives=expansion.alternatives if expansion and alternatives else (),
+        hypothetical_passage=expansion.hypothetical_passage if expansion and hypothetical else None,
     )
-    found = engine.retrieve(searched, arm.mode, scope, limit=DEPTH, pool=arm.pool, others=[o.input for o in others])
-    passage = next((o.input.text for o in others if o.input.kind == "hypothetical"), None)
-    return found, (period.year_min, period.year_max), searched, passage
+    return search(EngineContext(engine), request)
 
 
 @dataclass
@@ -266,21 +260,16 @@ def run_arms(target: Target, arms: list[str]) -> RunResult:
             f"(<questions>_expansions.jsonl beside the question file)"
         )
     engine = target.engine
-    if not isinstance(engine.embedder, _RememberedQueries):
-        target.engine = engine.variant(engine.config, embedder=_RememberedQueries(engine.embedder))
+    if not isinstance(engine.parts.embedder, _RememberedQueries):
+        target.engine = engine.variant(engine.config, embedder=_RememberedQueries(engine.parts.embedder))
     per_query: dict[str, dict[str, dict[str, float]]] = {arm: {} for arm in modes}
     seconds = dict.fromkeys(modes, 0.0)
     records = []
     for q in target.questions:
         for arm, mode in modes.items():
             start = time.perf_counter()
-            found, period, searched, passage = retrieve(target.engine, q.text, mode, target.expansions.get(q.id))
-            no_answer = no_answer_probability(
-                arm_engine(target.engine, parse_arm(mode).config(target.config)),
-                searched,
-                found,
-                (passage, list(found.hypothetical_scores)) if passage else None,
-            )
+            result = retrieve(target.engine, q.text, mode, target.expansions.get(q.id))
+            found = result.found
             seconds[arm] += time.perf_counter() - start
             hits = found.hits
             ranked = [target.item_of(h.chunk_id) for h in hits]
@@ -292,8 +281,8 @@ def run_arms(target: Target, arms: list[str]) -> RunResult:
                 "ranked": ranked,
                 "top_score": hits[0].score if hits else None,
                 "evidence": found.evidence,
-                "no_answer": no_answer,
-                "period": list(period),
+                "no_answer": result.no_answer,
+                "period": [result.period.year_min, result.period.year_max],
             }
             if q.gains:
                 per_query[arm][q.id] = score_query(ranked, q.gains, target.doc_of)

@@ -211,3 +211,63 @@ def test_corpus_rooms_are_small_and_say_what_they_hold():
             assert docstring and len(docstring) > 80, f"corpus/{room.name}/__init__.py needs its paragraph"
     top = [p for p in (REPO / "corpus").glob("*.py") if p.name != "__init__.py"]
     assert len(top) <= MAX_MODULES_PER_ROOM
+
+
+# serving/ from the ground up (serving/__init__.py): a room, or a top-level module, imports only what
+# comes before it here. A search's question climbs them once: tools -> toolkit (the search use case)
+# -> retrieval -> abstention, and back.
+SERVING_LAYERS = (
+    "serving.coherence",
+    "serving.periods",
+    "serving.citation",
+    "serving.sessions",
+    "serving.answer",
+    "serving.abstention",
+    "serving.retrieval",
+    "serving.toolkit",
+    "serving.tools",
+    "serving.mcp",
+    "serving.server",
+    "serving.cli",
+)
+MAX_SERVING_TOP_LEVEL = 10
+
+
+def upward_imports(graph: dict[str, set[str]], layers: tuple[str, ...]) -> list[str]:
+    """Imports from a room (or top-level module) to one placed after it in `layers`."""
+    rank = {node: i for i, node in enumerate(layers)}
+    return sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        if corpus_node(module) in rank
+        for target in targets
+        if corpus_node(target) in rank
+        and corpus_node(target) != corpus_node(module)
+        and rank[corpus_node(target)] > rank[corpus_node(module)]
+    )
+
+
+def test_serving_rooms_import_only_the_rooms_below_them():
+    graph = import_graph(("serving",))
+    unplaced = sorted({corpus_node(m) for m in graph} - set(SERVING_LAYERS) - {"serving"})
+    assert unplaced == [], "a new serving room or top-level module needs its place in SERVING_LAYERS"
+    assert cycles(graph) == []
+    assert upward_imports(graph, SERVING_LAYERS) == []
+
+
+def test_the_layer_check_sees_an_import_that_climbs_back_up():
+    graph = {"serving.answer.served": {"serving.retrieval.engine"}, "serving.retrieval.engine": set()}
+    assert upward_imports(graph, SERVING_LAYERS) == ["serving.answer.served -> serving.retrieval.engine"]
+
+
+def test_serving_rooms_are_small_and_say_what_they_hold():
+    root = REPO / "serving"
+    rooms = [p for p in root.iterdir() if p.is_dir() and p.name != "__pycache__"]
+    assert {f"serving.{room.name}" for room in rooms} <= set(SERVING_LAYERS)
+    for room in rooms:
+        modules = [p for p in room.glob("*.py") if p.name != "__init__.py"]
+        assert 0 < len(modules) <= MAX_MODULES_PER_ROOM, room.name
+        docstring = ast.get_docstring(ast.parse((room / "__init__.py").read_text()))
+        assert docstring and len(docstring) > 80, f"serving/{room.name}/__init__.py needs its paragraph"
+    top = [p for p in root.glob("*.py") if p.name != "__init__.py"]
+    assert len(top) <= MAX_SERVING_TOP_LEVEL, sorted(p.name for p in top)

@@ -25,7 +25,7 @@ hypothetical passage moved the flag), QUESTION otherwise (semantic coverage and 
 DENSE when the state has no token index, LEXICAL in bm25 mode (no dense ranking). The fit places
 a model's intercept so that the shared threshold falls at the 97th percentile of the dev
 answerable questions' probabilities (evaluation.abstention_fit); QUESTION's is placed so, the
-older three already held ≤ 5 % false abstention at 0.7 on dev. Corpus statistics (document
+older three are as fitted when they shipped (docs/measurements.md, Retrieval quality). Corpus statistics (document
 frequencies) are read once per BM25 index from its vocabulary; a question then costs a few
 dictionary lookups, the tokenising of its top passages and, for semantic coverage, one small
 product over 5 passages' token rows.
@@ -33,45 +33,16 @@ product over 5 passages' token rows.
 
 from __future__ import annotations
 
-import itertools
 import math
-import weakref
 from dataclasses import dataclass
-
-import numpy as np
-import Stemmer
 
 from corpus.indexes.bm25_store import indexed_text
 from corpus.text.tokenize import Analyzer
-from serving.abstention.scaffolding import SCAFFOLDING
+from serving.abstention.terms import TermStatistics, content_stems, content_weight, term_statistics
 
 DENSE_K = 5  # `dense_gap` = best dense similarity - the DENSE_K-th
 PASSAGES_READ = 5  # top passages whose words count for `best_passage` and `pair_coverage`
-PASSAGE_CHARS = 800  # of each (title, section path, then text): bounds the cost near 1 ms a search
-MIN_TERM_CHARS = 2
-# Function words of a question; the BM25 analyser keeps them (it serves with stop words "none").
-QUESTION_WORDS = (
-    frozenset(
-        """
-a an and are as at be been being between both but by can could did do does doing each for from
-had has have how i if in into is it its itself may might more most much must no nor not of on or
-other our over own same should so some such than that the their them then there these they this
-those through to too under up very was we were what when where which while who whom why will
-with would you your one ones use used using versus vs via within without about across after
-against also am any because before during does further here just make makes made get gets
-""".split()
-    )
-    | SCAFFOLDING
-)
-_STEM = Stemmer.Stemmer("english").stemWords  # "loadings" meets "loading", "priced" meets "price"
-# A vocabulary's words, each stemmed once: without the stemmer's cache, which a hundred thousand
-# distinct words only churn.
-_STEM_ONCE = Stemmer.Stemmer("english", 0).stemWords
-
-
-def stem(word: str) -> str:
-    """The word's stem, as the term statistics key it."""
-    return _STEM([word])[0]
+PASSAGE_CHARS = 800  # of each (title, section path, then text): bounds a search's cost of reading them
 
 
 @dataclass(frozen=True)
@@ -90,8 +61,8 @@ class Model:
 # Fitted by `python -m evaluation.abstention_fit` on the library dev set (answerable questions vs
 # its negatives and the absent-topic dev questions; all-MiniLM-L6-v2, hybrid); refit for another
 # model. QUESTION's intercept is placed by the fit's operating quantile (its 0.5 point flagged too
-# few absent topics); the others are as fitted when they shipped, their 0.7 already within 5 %
-# false abstention on dev (docs/measurements.md, "Abstention from semantic coverage").
+# few absent topics); the others are as fitted when they shipped (docs/measurements.md,
+# "Cooperative search in int8, abstention from semantic coverage").
 QUESTION_MODEL = Model(("semantic_coverage", "vocabulary"), (-29.654, -5.599), 21.573)
 DENSE_MODEL = Model(
     ("vocabulary", "best_passage", "pair_coverage", "dense_top", "dense_gap"),
@@ -108,61 +79,6 @@ MODELS = {
     "lexical": LEXICAL_MODEL,
     "cooperative": COOPERATIVE_MODEL,
 }
-
-
-class TermStatistics:
-    """IDF of every stemmed term the BM25 index holds, read once from its vocabulary (a stem
-    takes the IDF of its most common form)."""
-
-    def __init__(self, vocabulary: dict[str, int], document_frequency: np.ndarray, documents: int):
-        columns = np.fromiter(vocabulary.values(), dtype=np.int64, count=len(vocabulary))
-        kept = columns < len(document_frequency)
-        terms = list(itertools.compress(vocabulary, kept.tolist()))
-        # one idf per distinct document frequency (a few thousand), read back per term
-        distinct, which = np.unique(np.asarray(document_frequency)[columns[kept]], return_inverse=True)
-        idf_of_df = [self.idf(int(df), documents) for df in distinct.tolist()]
-        self._idf_of: dict[str, float] = {}
-        get = self._idf_of.get
-        for stem, idf in zip(_STEM_ONCE(terms), [idf_of_df[k] for k in which.tolist()]):
-            if idf < get(stem, math.inf):
-                self._idf_of[stem] = idf
-        self.unseen_idf = self.idf(0, documents)
-
-    @staticmethod
-    def idf(df: int, n: int) -> float:
-        """BM25's (Lucene) idf: ln(1 + (N - df + 0.5) / (df + 0.5))."""
-        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-
-    def weight(self, stem: str) -> float:
-        """The stem's idf; a term the library never uses weighs as much as the rarest."""
-        return self._idf_of.get(stem, self.unseen_idf)
-
-    def known(self, stem: str) -> bool:
-        return stem in self._idf_of
-
-
-_STATISTICS: weakref.WeakKeyDictionary[object, TermStatistics] = weakref.WeakKeyDictionary()
-
-
-def term_statistics(bm25) -> TermStatistics:
-    """The statistics of a loaded corpus.indexes.bm25_store.BM25Index (computed on first use, then kept)."""
-    found = _STATISTICS.get(bm25)
-    if found is None:
-        vocabulary, document_counts = bm25.term_document_counts()
-        found = _STATISTICS[bm25] = TermStatistics(vocabulary, document_counts, bm25.doc_count)
-    return found
-
-
-def content_stems(text: str, analyzer: Analyzer) -> list[str]:
-    """The text's terms that name something, stemmed, in order: no function or framing words, no
-    bare numbers."""
-    return _STEM(
-        [
-            t
-            for t in analyzer(text)
-            if len(t) >= MIN_TERM_CHARS and t not in QUESTION_WORDS and not t.replace(".", "").isdigit()
-        ]
-    )
 
 
 def _share(weights: dict, present) -> float:
@@ -232,18 +148,17 @@ def passage_texts(reader, chunk_ids: list[str]) -> list[str]:
     return out
 
 
-def no_answer_probability(
-    engine, text: str, found, hypothetical: tuple[str, list[float]] | None = None
-) -> float | None:
-    """P(no answer) for a retrieval (serving.retrieval.engine.Retrieval) of the searched `text` (and, when
+def no_answer_probability(parts, text: str, found, hypothetical: tuple[str, list[float]] | None = None) -> float | None:
+    """P(no answer) for a retrieval (serving.retrieval.engine.Retrieval) over `parts`
+    (serving.retrieval.parts.Parts: its BM25 index, reader and token index) of the searched `text` (and, when
     the agent sent one, its hypothetical passage with its dense similarities in the same scope);
     None when the scope held no document (an empty scope says nothing about the library) or when
     the corpus's term statistics cannot be read (no BM25 index)."""
-    return no_answer_readings(engine, text, found, hypothetical)[0]
+    return no_answer_readings(parts, text, found, hypothetical)[0]
 
 
 def no_answer_readings(
-    engine, text: str, found, hypothetical: tuple[str, list[float]] | None = None
+    parts, text: str, found, hypothetical: tuple[str, list[float]] | None = None
 ) -> tuple[float | None, float | None]:
     """(P(no answer), the question's own P(no answer)): the second reads the question's features
     only, whatever else the agent sent, so it compares across searches of one question and says
@@ -253,43 +168,31 @@ def no_answer_readings(
     from serving.answer.errors import ServingError
 
     try:
-        statistics = term_statistics(engine.bm25)
+        statistics = term_statistics(parts.bm25)
     except ServingError:
         return None, None
     values = features(
         text,
-        engine.config.analyzer,
+        parts.config.analyzer,
         statistics,
-        passage_texts(engine.reader, [h.chunk_id for h in found.hits]),
+        passage_texts(parts.reader, [h.chunk_id for h in found.hits]),
         list(found.dense_scores) or None,
         hypothetical,
-        semantic_of(engine, text, found, statistics),
+        semantic_of(parts, text, found, statistics),
     )
     question_only = {k: v for k, v in values.items() if k not in HYPOTHETICAL_FEATURES}
     return probability(values), probability(question_only)
 
 
-def semantic_of(engine, text: str, found, statistics: TermStatistics) -> float | None:
+def semantic_of(parts, text: str, found, statistics: TermStatistics) -> float | None:
     """The retrieval's semantic coverage (serving.abstention.coverage), or None when late
     interaction did not run (no token vectors for the question)."""
-    if found.question_tokens is None or not engine.tokens:
+    if found.question_tokens is None or not parts.tokens:
         return None
     from serving.abstention.coverage import COVERAGE_PASSAGES, semantic_coverage
 
-    index, encoder = engine.tokens
+    index, encoder = parts.tokens
     hits = list(found.question_top) or [h.chunk_id for h in found.hits][:COVERAGE_PASSAGES]
     return semantic_coverage(
         text, found.question_tokens, encoder, index, hits, content_weight(statistics), found.question_rows
     )
-
-
-def content_weight(statistics: TermStatistics):
-    """A word's IDF in the library when it names something (letters only, not a function or
-    framing word), else None: the weights of serving.abstention.coverage."""
-
-    def weight(word: str) -> float | None:
-        if len(word) < MIN_TERM_CHARS or not word.isalpha() or word in QUESTION_WORDS:
-            return None
-        return statistics.weight(stem(word))
-
-    return weight

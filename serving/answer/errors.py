@@ -97,7 +97,7 @@ def describe_validation_error(
     """Turn a pydantic ValidationError into an InvalidArgument naming each field and problem, and,
     given the tool, its input model and the arguments, the next valid call (serving.answer.error_hints).
 
-    The rejected values are the caller's own data and may be huge (a 100 kB query), so only
+    The rejected values are the caller's own data and may be huge (a pasted document as a query), so only
     field names and pydantic's short messages are kept (an id given where the other kind belongs
     is named: it has the short, fixed shape of an id).
     """

@@ -19,7 +19,8 @@ from serving.citation.cancel import cancelled as call_cancelled
 from serving.citation.places import passage_place
 from serving.citation.text import NormalisedDocument, word_key
 
-CLOSEST_BUDGET_S = 0.75  # wall time of matching beyond raw per call (a batch shares it): 2 s margin
+# wall time of matching beyond raw per call (a batch shares it), well inside a client's patience
+CLOSEST_BUDGET_S = 0.75
 BUDGET_REASON = "closest search stopped at budget"
 MAX_SEED_REPEATS = 8  # occurrences of a seed word in the quote used to place windows
 MIN_CLOSEST_SIMILARITY = 0.3  # below this the "closest" window is noise, not a near miss

@@ -14,7 +14,8 @@ MIN_QUOTE_CHARS = 12
 MAX_QUOTE_CHARS = 5_000  # longest quote accepted, in a call or an evidence session
 MAX_SUPPORTS_CHARS = 2_000  # the claim a quote supports: a sentence or two of an answer
 MAX_BATCH = 50  # quotes in one verify_citations call
-MAX_BATCH_BYTES = 1_000_000  # UTF-8 bytes of the quotes of one call (50 x 5,000 x up to 4)
+# UTF-8 bytes of the quotes of one call: MAX_BATCH quotes of MAX_QUOTE_CHARS, 4 bytes a character
+MAX_BATCH_BYTES = 1_000_000
 MIN_SEGMENT_WORDS = 3  # each part around an ellipsis must say something on its own
 # Why a quote is not_found, for a program (`reason` says it in words):
 ReasonCode = Literal[

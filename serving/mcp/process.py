@@ -37,8 +37,9 @@ def lean_sdk_imports() -> None:
     `import mcp` imports the SDK's client, its high-level server and an HTTP client (`mcp` and
     `mcp.server` re-export them); the low-level stdio server needs none of it, and the server
     process never imports a name from those two packages, only from their modules. Their
-    `__init__`s are replaced by empty packages (same path, so every module still imports):
-    ≈ 120 modules and 15-20 % of the SDK's import time less before `initialize` is answered.
+    `__init__`s are replaced by empty packages (same path, so every module still imports): a
+    good part of the SDK's import time less before `initialize` is answered (docs/measurements.md,
+    Serving).
     A process that already imported `mcp` keeps it as it is.
     """
     import importlib.util
@@ -58,14 +59,14 @@ def lean_sdk_imports() -> None:
 
 
 def without_numba() -> None:
-    """bm25s imports numba whenever it is installed (≈ 0.15 s idle, 0.45 s loaded) for a backend the
+    """bm25s imports numba whenever it is installed (a costly import) for a backend the
     server never uses (scores come from its numpy path); the server process never needs numba."""
     _import_table().setdefault("numba", None)
 
 
 def import_bm25s_without_scipy() -> None:
-    """Import bm25s with its optional `import scipy.sparse` failing: ≈ 0.2 s of imports (numpy.f2py
-    among them) for a matrix backend this project never uses — its indexes are built and scored on
+    """Import bm25s with its optional `import scipy.sparse` failing: that import (numpy.f2py
+    among its modules) is for a matrix backend this project never uses — its indexes are built and scored on
     bm25s's numpy backend. The block lasts for this import only, since a later import may need
     scipy.sparse for real (transformers does, on the torch fallback), so it must run while no other
     thread can import that: the warm-up's first step, while the main thread imports the MCP SDK and

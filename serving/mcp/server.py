@@ -127,23 +127,23 @@ class ServingContext:
     def loaded(self) -> bool:
         """True once the state is checked and the corpus reader open (cheap tools then answer
         from memory)."""
-        return self._report is not None and self._engine is not None and self._engine.is_open("reader")
+        return self._report is not None and self._engine is not None and self._engine.parts.is_open("reader")
 
     @property
     def search_ready(self) -> bool:
         """True once every part a search in any mode needs is open and no cross-encoder reranks:
         a search then costs tens of milliseconds of numpy and ONNX Runtime, nothing to load."""
         engine = self._engine
-        if not self.loaded or engine is None or engine.reranker_name != "none":
+        if not self.loaded or engine is None or engine.parts.reranker_name != "none":
             return False
-        return all(engine.is_open(part) for part in ("embedder", "vectors", "bm25")) and not self.large
+        return all(engine.parts.is_open(part) for part in ("embedder", "vectors", "bm25")) and not self.large
 
     @cached_property
     def large(self) -> bool:
         """A large state (see LARGE_STATE_PASSAGES): its searches keep the worker thread."""
         from corpus.indexes.passage_store import LARGE_STATE_PASSAGES
 
-        return len(self.engine.reader.passages) >= LARGE_STATE_PASSAGES
+        return len(self.engine.parts.reader.passages) >= LARGE_STATE_PASSAGES
 
     def ensure_coherent(self) -> None:
         report = self.coherence
@@ -313,9 +313,9 @@ def _warm_up(context: ServingContext) -> None:
     import_bm25s_without_scipy()  # first: until `initialize` is answered only the SDK is imported meanwhile
     tool_specs()
     if context.coherence.coherent:
-        context.engine.warm_up(extras=False)
+        context.engine.parts.warm_up(extras=False)
         context.answered.wait(EXTRAS_AFTER_S)
-        context.engine.warm_up()
+        context.engine.parts.warm_up()
 
 
 def _warm_up_model(context: ServingContext) -> None:
@@ -331,11 +331,11 @@ def _warm_up_model(context: ServingContext) -> None:
     except Exception:  # the engine reports it on the request path
         log.warning("warm-up could not load the query model", exc_info=True)
     if context.coherence.coherent:
-        context.engine.open_part("vectors")
+        context.engine.parts.open_part("vectors")
         if context.config.late_interaction:  # the token index: its spans and its product's session
-            context.engine.open_part("tokens")
+            context.engine.parts.open_part("tokens")
         context.answered.wait(EXTRAS_AFTER_S)
-        context.engine.open_part("dense_prefilter")
+        context.engine.parts.open_part("dense_prefilter")
 
 
 def serve(layout: StateLayout | None = None, config: ServedConfig | None = None, warm_up: bool = True) -> None:

@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class Parts(Protocol):
-    """What these functions read of a serving.retrieval.engine.Engine (which imports this module)."""
+class EncodingParts(Protocol):
+    """What these functions read of the search's parts (serving.retrieval.parts.Parts, which
+    opens the caller's encoder with `load_caller_encoder`)."""
 
     config: ServedConfig
 
@@ -59,17 +60,17 @@ def load_caller_encoder(layout: StateLayout, config: ServedConfig, question_enco
     return encoder
 
 
-def encode_inputs(engine: Parts, inputs: list[QueryInput]) -> list[tuple[np.ndarray, np.ndarray | None]]:
+def encode_inputs(parts: EncodingParts, inputs: list[QueryInput]) -> list[tuple[np.ndarray, np.ndarray | None]]:
     """(vector, token vectors) of every input, the question first; a hypothetical passage
     embedded as a passage has no token vectors (MaxSim never scores it)."""
-    tokens = engine.tokens
+    tokens = parts.tokens
     assert tokens  # late interaction is on
     found: list[tuple[np.ndarray, np.ndarray | None]] = [*tokens[1].queries([inputs[0].text])]
     if len(inputs) == 1:  # a bare search never opens the caller's graph
         return found
-    callers = engine.caller_encoder
+    callers = parts.caller_encoder
     assert callers is not None
-    as_passages = {k: hypothetical_vector(engine, i.text) for k, i in enumerate(inputs) if i.kind == "hypothetical"}
+    as_passages = {k: hypothetical_vector(parts, i.text) for k, i in enumerate(inputs) if i.kind == "hypothetical"}
     rest = [k for k in range(1, len(inputs)) if as_passages.get(k) is None]
     encoded = dict(zip(rest, callers.queries([inputs[k].text for k in rest])))
     for k in range(1, len(inputs)):
@@ -78,12 +79,12 @@ def encode_inputs(engine: Parts, inputs: list[QueryInput]) -> list[tuple[np.ndar
     return found
 
 
-def hypothetical_vector(engine: Parts, text: str) -> np.ndarray | None:
+def hypothetical_vector(parts: EncodingParts, text: str) -> np.ndarray | None:
     """The vector a caller's hypothetical passage is searched with when the model embeds queries
     with an instruction: the passage's own, as the library's passages were embedded (an
     answer-shaped paragraph meets them passage to passage, the hypothetical-document technique).
     None for a model without a query instruction: its query vector is that one."""
-    encoder: Any = engine.caller_encoder if engine.config.late_interaction and engine.tokens else engine.embedder
+    encoder: Any = parts.caller_encoder if parts.config.late_interaction and parts.tokens else parts.embedder
     # the full Embedder names it embed_passages, the ONNX encoders embed_texts
     embed = getattr(encoder, "embed_passages", None) or getattr(encoder, "embed_texts", None)
     if not getattr(encoder, "query_prompt", None) or embed is None:

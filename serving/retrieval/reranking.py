@@ -10,9 +10,13 @@ calibration of the two scales.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from corpus.encoding.embedder import embedding_prefix
 from serving.retrieval.selection import Candidate
+
+if TYPE_CHECKING:
+    from serving.retrieval.parts import Parts
 
 
 def passage_text(title: str | None, section: list[str], text: str) -> str:
@@ -40,3 +44,13 @@ def blend(ranked: list[Candidate], scores: Sequence[float], weight: float = 1.0,
     out = sorted((Candidate(c.chunk_id, m) for c, m in zip(head, mixed)), key=lambda c: (-c.score, c.chunk_id))
     floor = min((c.score for c in out), default=0.0)
     return out + [Candidate(c.chunk_id, floor - 1.0 - i) for i, c in enumerate(tail)]
+
+
+def rerank(parts: Parts, text: str, ranked: list[Candidate]) -> list[Candidate]:
+    """Cross-encoder rescoring of the fused pool's head (only when a local model is configured)."""
+    model, reader, config = parts.reranker, parts.reader, parts.config
+    known = [c for c in ranked if c.chunk_id in reader.passages]
+    head = [reader.passages[c.chunk_id] for c in rerank_head(known, config.reranker_depth)]
+    pairs = [(text, passage_text(reader.title(p.document_id), p.section, p.text)) for p in head]
+    scores = [float(s) for s in model.predict(pairs, show_progress_bar=False)] if pairs else []
+    return blend(known, scores, config.reranker_weight, config.rrf_k)

@@ -12,9 +12,17 @@ of the other documents (a multi-part question's second source) keep places.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from corpus.models import Passage
-from serving.retrieval.selection import Candidate
+from serving.retrieval.first_stage import dense, lexical
+from serving.retrieval.selection import Candidate, is_headings_only, reciprocal_rank_fusion
+
+if TYPE_CHECKING:
+    from serving.retrieval.cooperative import Ordering
+    from serving.retrieval.parts import Parts
 
 # document id -> its passages' chunk ids, best first by the full ranker restricted to the document
 DocumentRanker = Callable[[str], list[str]]
@@ -63,3 +71,24 @@ def rescan(
             out.append(Candidate(chunk_id, candidate.score))
             placed.add(chunk_id)
     return out
+
+
+def rank_document(parts: Parts, text: str, vector: np.ndarray, ordering: Ordering, document_id: str) -> list[str]:
+    """The document's servable passages ranked by the full ranker restricted to it: the
+    question's dense and BM25 rankings and the inputs' weighted MaxSim, fused by reciprocal rank
+    (a DocumentRanker once the first four arguments are bound)."""
+    ids = [
+        p.chunk_id
+        for p in parts.reader.by_document.get(document_id, [])
+        if not is_headings_only(p) and p.role == "body"
+    ]
+    if not ids:
+        return []
+    allowed = {document_id}
+    rankings = [dense(parts, text, len(ids), allowed, None, vector), lexical(parts, text, len(ids), allowed)]
+    if ordering.late:
+        ordering.score(ids)
+        strongest = sorted((c for c in ids if c in ordering.scores[0]), key=lambda c: -ordering.strength(c))
+        rankings.append([Candidate(c, 0.0) for c in strongest])
+    keep = set(ids)
+    return [c.chunk_id for c in reciprocal_rank_fusion(rankings, parts.config.rrf_k) if c.chunk_id in keep]

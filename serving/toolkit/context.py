@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # typing only: importing a tool's spec must not load the engine (numpy & co.)
     from corpus.config import ServedConfig
-    from serving.coherence import CoherenceReport
     from serving.answer.outputs import Trace
+    from serving.coherence import CoherenceReport
     from serving.retrieval.engine import Engine
     from serving.sessions.store import SessionStore
 

@@ -39,7 +39,7 @@ def _author_names(engine: Engine) -> dict[str, str]:
     names = _AUTHOR_NAMES.get(engine)
     if names is None:
         names = {}
-        for entry in engine.reader.documents.values():
+        for entry in engine.parts.reader.documents.values():
             for author in entry.authors:
                 names.setdefault(fold_name(author), author)
         _AUTHOR_NAMES[engine] = names
@@ -60,7 +60,7 @@ def nearest_authors(engine: Engine, needle: str, n: int = NEAREST_AUTHORS) -> li
 
 
 def _years(engine: Engine) -> list[int]:
-    return sorted({e.year for e in engine.reader.documents.values() if e.year is not None})
+    return sorted({e.year for e in engine.parts.reader.documents.values() if e.year is not None})
 
 
 def nearest_years(years: list[int], low: int | None, high: int | None) -> list[int]:
@@ -71,8 +71,8 @@ def nearest_years(years: list[int], low: int | None, high: int | None) -> list[i
 
 
 def _count(engine: Engine, scope: Scope) -> int:
-    allowed = engine.documents_in_scope(scope)
-    return len(engine.reader.documents) if allowed is None else len(allowed)
+    allowed = engine.catalogue.documents_in_scope(scope)
+    return len(engine.parts.reader.documents) if allowed is None else len(allowed)
 
 
 def diagnose(engine: Engine, scope: Scope, tool: str) -> EmptyScope | None:
@@ -126,8 +126,8 @@ def diagnose(engine: Engine, scope: Scope, tool: str) -> EmptyScope | None:
 
 def _years_of(engine: Engine, scope: Scope) -> list[int]:
     """Years of the documents the non-year filters select (where to move the year bounds)."""
-    allowed = engine.documents_in_scope(Scope(authors=scope.authors, document_ids=scope.document_ids))
-    docs = engine.reader.documents
+    allowed = engine.catalogue.documents_in_scope(Scope(authors=scope.authors, document_ids=scope.document_ids))
+    docs = engine.parts.reader.documents
     return sorted({year for d in allowed or () if (year := docs[d].year) is not None})
 
 

@@ -10,14 +10,14 @@ from typing import Annotated
 from pydantic import Field, field_validator, model_validator
 
 from corpus.ids import DocumentId
-from serving.toolkit.context import ScopeContext
-from serving.answer.outputs import PeriodOut
-from serving.retrieval.engine import Engine
 from serving.answer.errors import ErrorCode
+from serving.answer.outputs import PeriodOut
 from serving.periods.apply import apply_period
+from serving.retrieval.engine import Engine
 from serving.retrieval.scope import Scope
-from serving.toolkit.session_refs import SessionRef, scope_from_session
 from serving.sessions.store import SessionStore
+from serving.toolkit.context import ScopeContext
+from serving.toolkit.session_refs import SessionRef, scope_from_session
 from serving.toolkit.tool_spec import ToolInput
 
 YEAR_MIN, YEAR_MAX = 1900, 2099
@@ -89,7 +89,7 @@ def resolve_filters(ctx: ScopeContext, args: Filters, text: str) -> tuple[Scope,
         if year_max is None and session.year_max is not None:
             year_max, sources["max"] = session.year_max, "session"
     clause, rules, unapplied = None, [], None
-    newest = ctx.engine.newest_year()
+    newest = ctx.engine.catalogue.newest_year()
     applied = apply_period(text, year_min, year_max, newest) if args.auto_period else None
     if applied is not None and newest is None and applied.parsed.clause:
         # No document carries a year (e.g. a corpus of filings, where "in 2019" names the data's

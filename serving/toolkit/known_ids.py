@@ -16,7 +16,7 @@ SHOWN = 5  # unknown ids named in one message
 def require_known_documents(ctx, args) -> None:
     """Raise NotFound when `args.document_id` or the document ids of its scope session are not
     in the served corpus (filters of search_documents and timeline)."""
-    known = ctx.engine.reader.documents
+    known = ctx.engine.parts.reader.documents
     if args.document_id is not None and args.document_id not in known:
         raise NotFound(
             f"unknown document_id {args.document_id}: not in the served corpus; call list_documents for the valid ids",

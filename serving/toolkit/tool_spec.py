@@ -18,8 +18,8 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-from serving.toolkit.context import ToolContext
 from serving.answer.errors import ErrorCode
+from serving.toolkit.context import ToolContext
 
 
 class ToolInput(BaseModel):

@@ -10,9 +10,9 @@ import logging
 
 from pydantic import BaseModel, Field
 
-from serving.toolkit.context import ToolContext
 from serving.answer.contract import render_trace
 from serving.answer.outputs import Trace
+from serving.toolkit.context import ToolContext
 from serving.toolkit.tool_spec import ToolInput, ToolSpec
 
 log = logging.getLogger(__name__)
@@ -100,7 +100,7 @@ class CorpusStatusOutput(BaseModel):
 def _corpus(ctx: ToolContext) -> tuple[int | None, int | None, Coverage | None, TextState | None]:
     """Counts, coverage and text flags; None when the corpus cannot be read (a status must answer)."""
     try:
-        reader = ctx.engine.reader
+        reader = ctx.engine.parts.reader
     except Exception:
         log.warning("corpus_status: the corpus cannot be read", exc_info=True)
         return None, None, None, None
@@ -121,7 +121,7 @@ def _late_interaction(ctx: ToolContext) -> str:
     if not ctx.config.late_interaction:
         return "off (QUANT_RAG_LATE_INTERACTION=false)"
     try:
-        return "on" if ctx.engine.tokens else "off: no token index for this state (run `quant-rag ingest`)"
+        return "on" if ctx.engine.parts.tokens else "off: no token index for this state (run `quant-rag ingest`)"
     except Exception:  # a status must answer
         log.warning("corpus_status: the token index cannot be opened", exc_info=True)
         return "off: the token index cannot be opened"
@@ -131,7 +131,7 @@ def handle(ctx: ToolContext, args: CorpusStatusInput) -> CorpusStatusOutput:
     engine, report = ctx.engine, ctx.coherence
     documents, passages, coverage, text = _corpus(ctx)
     try:
-        graph = engine.graph
+        graph = engine.parts.graph
         extractor, counts = graph.extractor, dict(graph.counts())
     except Exception:  # a status report must answer even when the graph cannot be opened
         extractor, counts = None, {}
@@ -145,7 +145,7 @@ def handle(ctx: ToolContext, args: CorpusStatusInput) -> CorpusStatusOutput:
         embedding_revision=config.embedding_revision,
         vector_backend=config.vector_backend,
         default_mode=config.default_mode,
-        reranker=engine.reranker_name,
+        reranker=engine.parts.reranker_name,
         late_interaction=_late_interaction(ctx),
         graph_extractor=extractor,
         graph_counts=counts,

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, PrivateAttr
 
 from corpus.ids import ChunkId
-from serving.toolkit.context import ToolContext
 from serving.answer.contract import PASSAGE_WINDOW, render_passage, render_trace
-from serving.answer.outputs import PassageOut, Trace
 from serving.answer.errors import InvalidArgument, NotFound
+from serving.answer.outputs import PassageOut, Trace
 from serving.answer.page_images import PageImageOut, describe
 from serving.answer.served import passage_out
+from serving.toolkit.context import ToolContext
 from serving.toolkit.tool_spec import ToolInput, ToolSpec
 
 MAX_NEIGHBOURS = 3
@@ -59,7 +59,7 @@ class GetPassageOutput(BaseModel):
 
 
 def handle(ctx: ToolContext, args: GetPassageInput) -> GetPassageOutput:
-    reader = ctx.engine.reader
+    reader = ctx.engine.parts.reader
     passage = reader.passage(args.chunk_id)
     if passage is None:
         raise NotFound(f"unknown chunk_id {args.chunk_id}", fields=["chunk_id"])

@@ -7,10 +7,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from corpus.graph.graph_store import ENTITY_TYPES, EXAMPLE_CHUNKS, MIN_CONTAINING_QUERY, TOP_DOCUMENTS
-from serving.toolkit.context import ToolContext
 from serving.answer.contract import SEARCH_WINDOW, render_passage, render_trace
 from serving.answer.outputs import Cite, PassageOut, Trace
 from serving.answer.served import cite_of, passage_out
+from serving.toolkit.context import ToolContext
 from serving.toolkit.tool_spec import ToolInput, ToolSpec
 
 EntityType = Literal[ENTITY_TYPES]  # type: ignore[valid-type]
@@ -41,7 +41,7 @@ class GraphPassage(PassageOut):
 
 
 def _passages(ctx: ToolContext, chunks: list[dict], limit: int) -> list[GraphPassage]:
-    reader = ctx.engine.reader
+    reader = ctx.engine.parts.reader
     out = []
     for chunk in chunks:
         passage = reader.passages.get(chunk["chunk_id"])
@@ -73,7 +73,7 @@ class SearchGraphOutput(BaseModel):
 
 
 def search_graph(ctx: ToolContext, args: SearchGraphInput) -> SearchGraphOutput:
-    found = ctx.engine.graph.search(
+    found = ctx.engine.parts.graph.search(
         args.query, args.entity_type, None, limit=args.limit, per_document=ctx.config.per_document
     )
     return SearchGraphOutput(
@@ -139,7 +139,7 @@ class ExpandEntityOutput(BaseModel):
 
 
 def _examples(ctx: ToolContext, chunk_ids: list[str]) -> list[Example]:
-    reader = ctx.engine.reader
+    reader = ctx.engine.parts.reader
     return [
         Example(chunk_id=c, cite=cite_of(reader, p.document_id, p.page_start, p.page_end))
         for c in chunk_ids
@@ -148,7 +148,7 @@ def _examples(ctx: ToolContext, chunk_ids: list[str]) -> list[Example]:
 
 
 def expand_entity(ctx: ToolContext, args: ExpandEntityInput) -> ExpandEntityOutput:
-    found = ctx.engine.graph.expand(args.entity_name, None, args.entity_type, args.limit)
+    found = ctx.engine.parts.graph.expand(args.entity_name, None, args.entity_type, args.limit)
     fields = ("relation", "direction", "key", "name", "type", "support")
     neighbours = [
         NeighbourOut(**{k: n[k] for k in fields}, examples=_examples(ctx, n["chunk_ids"])) for n in found["neighbours"]
@@ -210,8 +210,8 @@ class ConnectEntitiesOutput(BaseModel):
 
 
 def connect_entities(ctx: ToolContext, args: ConnectEntitiesInput) -> ConnectEntitiesOutput:
-    found = ctx.engine.graph.connect(args.entity_a, args.entity_b, limit=args.limit)
-    reader = ctx.engine.reader
+    found = ctx.engine.parts.graph.connect(args.entity_a, args.entity_b, limit=args.limit)
+    reader = ctx.engine.parts.reader
     documents = [
         SharedDocument(**d, cite=cite_of(reader, d["document_id"]))
         for d in found["documents"]

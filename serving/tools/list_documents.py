@@ -7,14 +7,14 @@ from pydantic import BaseModel, Field, model_validator
 from corpus.models import TextQuality
 from corpus.reading.reader import CorpusReader
 from corpus.text.names import fold_name as fold
-from serving.toolkit.context import ToolContext
 from serving.answer.contract import render_trace
 from serving.answer.outputs import DocumentOut, Trace
+from serving.answer.served import document_out
+from serving.retrieval.scope import Scope
+from serving.toolkit.context import ToolContext
 from serving.toolkit.empty_scope import EmptyScope, diagnose
 from serving.toolkit.empty_scope import render as render_empty_scope
 from serving.toolkit.filters import AUTHOR, YearMax, YearMin
-from serving.retrieval.scope import Scope
-from serving.answer.served import document_out
 from serving.toolkit.tool_spec import ToolInput, ToolSpec
 
 MAX_LIMIT = 200
@@ -70,9 +70,9 @@ class ListDocumentsOutput(BaseModel):
 
 def handle(ctx: ToolContext, args: ListDocumentsInput) -> ListDocumentsOutput:
     engine = ctx.engine
-    reader = engine.reader
+    reader = engine.parts.reader
     scope = Scope(args.year_min, args.year_max, (args.author,) if args.author else ())
-    allowed = engine.documents_in_scope(scope)
+    allowed = engine.catalogue.documents_in_scope(scope)
     ids = list(reader.documents) if allowed is None else list(allowed)
     if args.title:
         needle = fold(args.title)

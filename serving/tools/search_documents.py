@@ -7,19 +7,20 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from serving.abstention.model import no_answer_readings
-from serving.toolkit.context import ToolContext
+from serving.abstention.terms import match_terms
 from serving.answer.contract import MATCH_WINDOW, MATCHED_HITS, SEARCH_WINDOW, render_passage, render_trace
+from serving.answer.hit_rendering import render_listed, render_match
+from serving.answer.match_window import match_window, term_weights
 from serving.answer.outputs import MatchOut, PassageOut, PeriodOut, Trace
-from serving.retrieval.cooperative import Kind, other_inputs
+from serving.answer.served import passage_out
+from serving.retrieval.cooperative import Kind
+from serving.retrieval.engine import Mode as ModeName
+from serving.toolkit.context import ToolContext
 from serving.toolkit.empty_scope import EmptyScope, diagnose
 from serving.toolkit.empty_scope import render as render_empty_scope
-from serving.retrieval.engine import Mode as ModeName
-from serving.toolkit.filters import FILTER_ERRORS, Filters, resolve_filters
-from serving.answer.hit_rendering import render_listed, render_match
+from serving.toolkit.filters import FILTER_ERRORS, Filters
 from serving.toolkit.known_ids import require_known_documents
-from serving.answer.match_window import match_window, term_weights
-from serving.answer.served import passage_out
+from serving.toolkit.search import SearchRequest, SearchResult, search
 from serving.toolkit.tool_spec import ToolSpec
 
 MAX_QUERY_CHARS = 2000
@@ -140,15 +141,15 @@ class SearchDocumentsOutput(BaseModel):
 
 def handle(ctx: ToolContext, args: SearchDocumentsInput) -> SearchDocumentsOutput:
     require_known_documents(ctx, args)
-    scope, period, text, provenance = resolve_filters(ctx, args, args.query)
-    mode = args.mode or ctx.config.default_mode
-    others = other_inputs(args.alternatives, args.hypothetical_passage, ctx.config, ctx.engine.newest_year())
-    found = ctx.engine.retrieve(text, mode, scope, limit=args.limit, others=[o.input for o in others])
-    ignored = [None] + [o.period_ignored for o in others]
-    empty = diagnose(ctx.engine, scope, "search_documents") if found.documents_in_scope == 0 else None
-    hypothetical = next((o.input.text for o in others if o.input.kind == "hypothetical"), None)
-    inputs = searched(found.inputs, ignored)
-    return build_output(ctx, found, period, mode, inputs, provenance, empty, hypothetical, args.detail)
+    request = SearchRequest(
+        args.query,
+        args,
+        args.mode,
+        args.limit,
+        alternatives=args.alternatives,
+        hypothetical_passage=args.hypothetical_passage,
+    )
+    return build_output(ctx, search(ctx, request), args.detail)
 
 
 def searched(contributions, ignored: list[str | None]) -> list[SearchedInput]:
@@ -166,30 +167,21 @@ def searched(contributions, ignored: list[str | None]) -> list[SearchedInput]:
     ]
 
 
-def build_output(
-    ctx,
-    found,
-    period: PeriodOut,
-    mode: str,
-    inputs: list[SearchedInput],
-    provenance: str | None,
-    empty: EmptyScope | None = None,
-    hypothetical: str | None = None,
-    detail: Detail = "match",
-) -> SearchDocumentsOutput:
-    """The structured answer for a retrieval (hits served within the search window, each with the
+def build_output(ctx: ToolContext, result: SearchResult, detail: Detail = "match") -> SearchDocumentsOutput:
+    """The structured answer for a search (hits served within the search window, each with the
     sentences that match the searched inputs)."""
-    reader = ctx.engine.reader
+    found = result.found
+    empty = diagnose(ctx.engine, result.scope, "search_documents") if found.documents_in_scope == 0 else None
+    inputs = searched(found.inputs, result.periods_ignored)
+    reader = ctx.engine.parts.reader
     results = [passage_out(reader, reader.passages[hit.chunk_id], SEARCH_WINDOW, score=hit.score) for hit in found.hits]
     with_matches(ctx, results, [i.text for i in inputs])
-    with_hypothetical = (hypothetical, list(found.hypothetical_scores)) if hypothetical else None
-    probability, question = no_answer_readings(ctx.engine, inputs[0].text, found, with_hypothetical)
-    threshold = ctx.config.no_answer_threshold
+    probability, question, threshold = result.no_answer, result.question_no_answer, ctx.config.no_answer_threshold
     return SearchDocumentsOutput(
         results=results,
         detail=detail,
-        period=period,
-        mode=mode,
+        period=result.period,
+        mode=result.mode,
         searched_text=inputs,
         documents_in_scope=found.documents_in_scope,
         candidates=found.pool,
@@ -201,37 +193,19 @@ def build_output(
         question_no_answer_probability=question,
         no_answer_note=disagreement(probability, question, threshold),
         empty_scope=empty,
-        scope_provenance=provenance,
+        scope_provenance=result.provenance,
         trace=ctx.trace("search"),
     )
 
 
 def with_matches(ctx, results: list[PassageOut], texts: list[str]) -> None:
     """Set each result's `match`: its sentences that weigh most in the searched texts' terms."""
-    terms, idf = match_terms(ctx)
+    terms, idf = match_terms(ctx.engine.parts)
     weights = term_weights(texts, terms, idf)
     for p in results:
         window = match_window(p.text, weights, terms, MATCH_WINDOW)
-        length = len(ctx.engine.reader.passages[p.chunk_id].text)
+        length = len(ctx.engine.parts.reader.passages[p.chunk_id].text)
         p.match = MatchOut(start=p.offset + window.start, end=p.offset + window.end, length=length)
-
-
-def match_terms(ctx):
-    """The terms a match is weighed in (the abstention model's content stems) and their IDF in the
-    library; every term weighs 1 when the state has no BM25 statistics."""
-    from serving.abstention.model import content_stems, term_statistics
-    from serving.answer.errors import ServingError
-
-    analyzer = ctx.config.analyzer
-
-    def terms(text: str) -> list[str]:
-        return content_stems(text, analyzer)
-
-    try:
-        statistics = term_statistics(ctx.engine.bm25)
-    except ServingError:
-        return terms, lambda term: 1.0
-    return terms, statistics.weight
 
 
 def disagreement(probability: float | None, question: float | None, threshold: float) -> str | None:

@@ -8,10 +8,9 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
 from serving.answer.contract import render_trace
-from serving.answer.outputs import Trace
 from serving.answer.errors import InvalidArgument, NotFound
+from serving.answer.outputs import Trace
 from serving.sessions.kinds import MAX_LIST_LENGTH, VALID_CALLS, Evidence, Kind, StoredScope
-from serving.toolkit.session_refs import session_entry
 from serving.sessions.store import (
     MAX_ITEMS_ENV,
     MAX_TOTAL_BYTES,
@@ -22,6 +21,7 @@ from serving.sessions.store import (
     SessionProvenance,
     SessionSummary,
 )
+from serving.toolkit.session_refs import session_entry
 from serving.toolkit.tool_spec import ToolInput, ToolSpec
 
 PROVENANCE = "Where it came from; served: this server's output."
@@ -38,7 +38,7 @@ def _item_message(error: dict, kind: str, last: bool) -> str:
 def _require_served(ctx, value: Evidence) -> None:
     """Evidence ids must name served documents and passages, as verify_citations requires: an
     entry that verification would refuse is refused when stored."""
-    reader = ctx.engine.reader
+    reader = ctx.engine.parts.reader
     fields, problems = [], []
     for i, item in enumerate(value.items):
         if item.document_id not in reader.documents:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from serving.toolkit.context import ToolContext
 from serving.answer.contract import TIMELINE_PREVIEW, render_trace, timeline_preview
 from serving.answer.outputs import Cite, PeriodOut, Trace
+from serving.answer.served import cite_of
+from serving.toolkit.context import ToolContext
 from serving.toolkit.empty_scope import EmptyScope, diagnose
 from serving.toolkit.empty_scope import render as render_empty_scope
 from serving.toolkit.filters import FILTER_ERRORS, Filters, resolve_filters
 from serving.toolkit.known_ids import require_known_documents
-from serving.answer.served import cite_of
 from serving.toolkit.tool_spec import ToolSpec
 from serving.tools.search_documents import MAX_QUERY_CHARS, ModeName, render_header
 
@@ -67,7 +67,7 @@ def handle(ctx: ToolContext, args: TimelineInput) -> TimelineOutput:
         per_document=1,
         pool=max(ctx.config.candidate_pool, POOL_PER_DOCUMENT * args.limit),
     )
-    reader = engine.reader
+    reader = engine.parts.reader
     groups: dict[int | None, list[TimelineEntry]] = {}
     seen: set[str] = set()
     for hit in found.hits:

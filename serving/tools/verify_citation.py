@@ -8,6 +8,9 @@ from __future__ import annotations
 from pydantic import Field
 
 from corpus.ids import ChunkId, DocumentId
+from serving.answer.contract import render_trace
+from serving.answer.errors import NotFound
+from serving.answer.outputs import Trace
 from serving.citation.verify import (
     MAX_ELLIPSIS_GAP,
     MAX_QUOTE_CHARS,
@@ -16,9 +19,6 @@ from serving.citation.verify import (
     CitationResult,
     verify_batch,
 )
-from serving.answer.contract import render_trace
-from serving.answer.outputs import Trace
-from serving.answer.errors import NotFound
 from serving.toolkit.tool_spec import ToolInput, ToolSpec
 
 SHOWN = 5  # unknown ids named in one message (`fields` lists them all)
@@ -72,7 +72,7 @@ def require_known(reader, items: list[dict], where: str) -> None:
 
 
 def handle_one(ctx, args: VerifyCitationInput) -> VerifyCitationOutput:
-    reader = ctx.engine.reader
+    reader = ctx.engine.parts.reader
     require_known(reader, [args.model_dump()], "")
     result = verify_batch(reader, [args.model_dump()])[0]  # the item whole: its `supports` comes back
     return VerifyCitationOutput(**result.model_dump(), trace=ctx.trace(None))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from serving.citation.verify import MAX_BATCH, MAX_BATCH_BYTES, CitationResult, verify_batch
 from serving.answer.contract import render_trace
-from serving.answer.outputs import Trace
 from serving.answer.errors import InvalidArgument, describe_validation_error
+from serving.answer.outputs import Trace
+from serving.citation.verify import MAX_BATCH, MAX_BATCH_BYTES, CitationResult, verify_batch
 from serving.toolkit.session_refs import SessionRef, evidence_from_session
 from serving.toolkit.tool_spec import ToolInput, ToolSpec
 from serving.tools.verify_citation import CitationItem, render_result, require_known
@@ -72,7 +72,7 @@ def handle_batch(ctx, args: VerifyCitationsInput) -> VerifyCitationsOutput:
         where = "evidence.items"
     else:
         items, where = [item.model_dump() for item in args.citations or []], "citations"
-    reader = ctx.engine.reader
+    reader = ctx.engine.parts.reader
     require_known(reader, items, where)
     results = verify_batch(reader, items)
     statuses = [r.status for r in results]

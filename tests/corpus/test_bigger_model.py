@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 from corpus.config import QWEN3_EMBEDDING_MODEL, QWEN3_QUERY_INSTRUCTION, ServedConfig
+from serving.retrieval.first_stage import dense
+from serving.retrieval.input_encoding import hypothetical_vector
 
 DIMENSION = 32
 EOS = "<|endoftext|>"
@@ -212,7 +214,7 @@ def test_queries_carry_the_instruction_and_passages_do_not(qwen3_home, qwen3_env
 
     layout = StateLayout(qwen3_home)
     engine = Engine(layout, qwen3_env, signature=recorded_signature(layout))
-    query = engine.embedder.embed_query(QUESTION)
+    query = engine.parts.embedder.embed_query(QUESTION)
     assert query.shape == (DIMENSION,)
     folder = Path(qwen3_env.embedding_model_path)
     instructed, plain = _sentence_transformers(
@@ -234,12 +236,12 @@ def test_a_hypothetical_passage_is_searched_as_a_passage(qwen3_home, qwen3_env):
     layout = StateLayout(qwen3_home)
     engine = Engine(layout, qwen3_env, signature=recorded_signature(layout))
     passage = "Leverage multiplies both the returns and the risk of a strategy, and so its drawdowns."
-    vector = engine.hypothetical_vector(passage)
+    vector = hypothetical_vector(engine.parts, passage)
     (plain,) = _sentence_transformers(Path(qwen3_env.embedding_model_path), [passage])
     assert vector is not None and float(vector @ plain) >= 0.9999
-    assert float(vector @ engine.embedder.embed_query(passage)) < 0.999  # not the instructed query
+    assert float(vector @ engine.parts.embedder.embed_query(passage)) < 0.999  # not the instructed query
     found = engine.retrieve(QUESTION, "hybrid", Scope(), limit=5, others=[QueryInput("hypothetical", passage)])
-    expected = engine.dense(passage, len(found.hypothetical_scores), None, vector=vector)
+    expected = dense(engine.parts, passage, len(found.hypothetical_scores), None, vector=vector)
     assert found.hypothetical_scores == tuple(c.score for c in expected)
 
 

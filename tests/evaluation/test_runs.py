@@ -148,9 +148,9 @@ def test_an_arm_with_another_analyser_searches_an_index_built_with_it(tiny):
         base = target.engine
         stopped = arm_engine(base, parse_arm("bm25+bm25_stopwords=en").config(base.config))
         assert stopped is arm_engine(base, stopped.config)  # built once per configuration
-        assert stopped.reader is base.reader and stopped.bm25 is not base.bm25
-        assert stopped.bm25.manifest["analyzer"] == stopped.config.analyzer.name != base.config.analyzer.name
-        assert stopped.embedder is base.embedder and stopped.vectors is base.vectors
+        assert stopped.parts.reader is base.parts.reader and stopped.parts.bm25 is not base.parts.bm25
+        assert stopped.parts.bm25.manifest["analyzer"] == stopped.config.analyzer.name != base.config.analyzer.name
+        assert stopped.parts.embedder is base.parts.embedder and stopped.parts.vectors is base.parts.vectors
         assert arm_engine(base, base.config) is base
     finally:
         target.close()

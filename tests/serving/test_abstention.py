@@ -11,6 +11,7 @@ import pytest
 from corpus.indexes.bm25_store import BM25Index
 from corpus.text.tokenize import Analyzer
 from serving.abstention import model as abstention
+from serving.abstention import terms
 
 ROWS = [
     (f"c{i}", f"d{i % 3}", text)
@@ -31,13 +32,13 @@ ANALYZER = Analyzer()
 @pytest.fixture(scope="module")
 def statistics():
     index = BM25Index.in_memory(ROWS, 1.5, 0.75, ANALYZER, "test")
-    return abstention.term_statistics(index)
+    return terms.term_statistics(index)
 
 
 def test_statistics_come_from_the_index_vocabulary(statistics):
     # "returns" is in 3 of 6 passages, "kurtosis" in 1: BM25's idf, and a stem meets its forms
-    assert statistics.weight("return") == pytest.approx(abstention.TermStatistics.idf(3, 6))
-    assert statistics.weight("kurtosi") == pytest.approx(abstention.TermStatistics.idf(1, 6))
+    assert statistics.weight("return") == pytest.approx(terms.TermStatistics.idf(3, 6))
+    assert statistics.weight("kurtosi") == pytest.approx(terms.TermStatistics.idf(1, 6))
     assert statistics.known("load") and statistics.known("estim") and not statistics.known("stablecoin")
     assert statistics.weight("stablecoin") == statistics.unseen_idf > statistics.weight("kurtosi")
 

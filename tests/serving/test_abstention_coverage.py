@@ -11,6 +11,7 @@ from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout
 from corpus.state.signature import recorded_signature
 from serving.abstention import model as abstention
+from serving.abstention import terms
 from serving.abstention.coverage import question_words, semantic_coverage
 from serving.retrieval.engine import Engine
 from serving.retrieval.scope import Scope
@@ -26,7 +27,7 @@ def engine(served_home):
 
 
 def test_words_map_to_their_token_rows(engine):
-    _, encoder = engine.tokens
+    _, encoder = engine.parts.tokens
     words = question_words(COVERED, encoder)
     assert [w for w, _ in words][:4] == ["how", "does", "kurtosis", "describe"]
     rows = [r for _, rs in words for r in rs]
@@ -36,7 +37,7 @@ def test_words_map_to_their_token_rows(engine):
 
 
 def test_a_query_prompt_is_not_part_of_the_question(engine):
-    _, encoder = engine.tokens
+    _, encoder = engine.parts.tokens
     plain = question_words(COVERED, encoder)
     prompted = type(encoder).__new__(type(encoder))
     prompted.__dict__.update(encoder.__dict__, query_prompt="query: ")
@@ -47,8 +48,8 @@ def test_a_query_prompt_is_not_part_of_the_question(engine):
 
 
 def test_a_treated_topic_is_covered_better_than_an_absent_one(engine):
-    index, encoder = engine.tokens
-    weight = abstention.content_weight(abstention.term_statistics(engine.bm25))
+    index, encoder = engine.parts.tokens
+    weight = terms.content_weight(terms.term_statistics(engine.parts.bm25))
     scores = {}
     for question in (COVERED, ABSENT):
         found = engine.retrieve(question, "hybrid", Scope(), limit=5)
@@ -66,14 +67,14 @@ def test_a_treated_topic_is_covered_better_than_an_absent_one(engine):
 def test_hybrid_search_abstains_through_the_question_model(engine):
     covered = engine.retrieve(COVERED, "hybrid", Scope(), limit=5)
     absent = engine.retrieve(ABSENT, "hybrid", Scope(), limit=5)
-    statistics = abstention.term_statistics(engine.bm25)
-    assert abstention.semantic_of(engine, COVERED, covered, statistics) is not None
-    p_covered = abstention.no_answer_probability(engine, COVERED, covered)
-    p_absent = abstention.no_answer_probability(engine, ABSENT, absent)
+    statistics = terms.term_statistics(engine.parts.bm25)
+    assert abstention.semantic_of(engine.parts, COVERED, covered, statistics) is not None
+    p_covered = abstention.no_answer_probability(engine.parts, COVERED, covered)
+    p_absent = abstention.no_answer_probability(engine.parts, ABSENT, absent)
     assert p_covered is not None and p_absent is not None and p_absent > p_covered
     lexical = engine.retrieve(COVERED, "bm25", Scope(), limit=5)
     assert lexical.question_tokens is None  # no token vectors: the lexical model reads it
-    assert abstention.semantic_of(engine, COVERED, lexical, statistics) is None
+    assert abstention.semantic_of(engine.parts, COVERED, lexical, statistics) is None
 
 
 def test_with_rephrasings_the_coverage_reads_the_questions_own_first_passages(engine):
@@ -86,13 +87,13 @@ def test_with_rephrasings_the_coverage_reads_the_questions_own_first_passages(en
         COVERED, "hybrid", Scope(), limit=5, others=[QueryInput("alternative", "fat tails and excess kurtosis")]
     )
     assert bare.question_top == () and 0 < len(fused.question_top) <= 5
-    statistics = abstention.term_statistics(engine.bm25)
+    statistics = terms.term_statistics(engine.parts.bm25)
     own = semantic_coverage(
         COVERED,
         fused.question_tokens,
-        engine.tokens[1],
-        engine.tokens[0],
+        engine.parts.tokens[1],
+        engine.parts.tokens[0],
         list(fused.question_top),
-        abstention.content_weight(statistics),
+        terms.content_weight(statistics),
     )
-    assert abstention.semantic_of(engine, COVERED, fused, statistics) == own
+    assert abstention.semantic_of(engine.parts, COVERED, fused, statistics) == own

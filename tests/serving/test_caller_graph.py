@@ -17,6 +17,8 @@ from corpus.state.layout import StateLayout
 from corpus.state.signature import recorded_signature
 from serving.retrieval.cooperative import QueryInput
 from serving.retrieval.engine import Engine
+from serving.retrieval.first_stage import dense
+from serving.retrieval.input_encoding import hypothetical_vector
 from serving.retrieval.scope import Scope
 
 QUESTION = "How is conditional value at risk estimated from historical returns?"
@@ -61,8 +63,8 @@ def test_the_caller_graph_is_redone_only_when_the_token_graph_changes(served_cop
 
 def test_callers_inputs_are_int8_and_the_question_stays_float32(served_home):
     engine = _engine(served_home)
-    index, question_encoder = engine.tokens
-    callers = engine.caller_encoder
+    index, question_encoder = engine.parts.tokens
+    callers = engine.parts.caller_encoder
     assert callers is not None and callers is not question_encoder
     texts = [*ALTERNATIVES, HYPOTHETICAL]
     cosines = np.array(
@@ -74,25 +76,25 @@ def test_callers_inputs_are_int8_and_the_question_stays_float32(served_home):
     fused = engine.retrieve(QUESTION, "hybrid", Scope(), limit=10, others=others)
     # the question's dense similarities, bare or fused, are the float32 graph's to the last bit
     vector = question_encoder.queries([QUESTION])[0][0]
-    float32 = tuple(c.score for c in engine.dense(QUESTION, len(bare.dense_scores), None, vector=vector))
+    float32 = tuple(c.score for c in dense(engine.parts, QUESTION, len(bare.dense_scores), None, vector=vector))
     assert fused.dense_scores == bare.dense_scores == float32 and fused.hypothetical_scores
     assert [c.input.kind for c in fused.inputs] == ["question", "alternative", "alternative", "hypothetical"]
 
 
 def test_without_a_query_instruction_a_hypothetical_passage_is_embedded_as_a_query(served_home):
-    assert _engine(served_home).hypothetical_vector(HYPOTHETICAL) is None  # MiniLM: the same vector
+    assert hypothetical_vector(_engine(served_home).parts, HYPOTHETICAL) is None  # MiniLM: the same vector
 
 
 def test_float32_callers_share_the_question_encoder(served_home):
     engine = _engine(served_home, caller_runtime="onnx")
-    assert engine.caller_encoder is engine.tokens[1]
+    assert engine.parts.caller_encoder is engine.parts.tokens[1]
 
 
 def test_a_state_without_the_caller_graph_embeds_callers_as_the_question_with_a_warning(served_copy, caplog):
     caller_graph_file(StateLayout(served_copy), ServedConfig()).unlink()
     engine = _engine(served_copy)
     with caplog.at_level(logging.WARNING, logger="serving.retrieval.input_encoding"):
-        assert engine.caller_encoder is engine.tokens[1]
+        assert engine.parts.caller_encoder is engine.parts.tokens[1]
     assert "quant-rag ingest" in caplog.text
     found = engine.retrieve(QUESTION, "hybrid", Scope(), limit=5, others=[QueryInput("alternative", ALTERNATIVES[0])])
     assert found.hits and len(found.inputs) == 2
@@ -101,4 +103,4 @@ def test_a_state_without_the_caller_graph_embeds_callers_as_the_question_with_a_
 def test_a_bare_search_never_opens_the_callers_graph(served_home):
     engine = _engine(served_home)
     assert engine.retrieve(QUESTION, "hybrid", Scope(), limit=5).hits
-    assert engine.is_open("tokens") and not engine.is_open("callers")
+    assert engine.parts.is_open("tokens") and not engine.parts.is_open("callers")

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from corpus.state.layout import StateLayout
-from serving.citation.verify import verify_batch
 from serving.answer.outputs import Trace
+from serving.citation.verify import verify_batch
 from serving.tools.verify_citation import QUOTE_END, QUOTE_SHOWN, render_quote, render_result
 from serving.tools.verify_citations import Summary, VerifyCitationsOutput, render_batch
 from tests.serving.test_citation import _write_document

@@ -16,6 +16,7 @@ from corpus.vectors.vector_store_memory import MemoryVectorStore, PointRecord, t
 from serving.retrieval import dense_prefilter
 from serving.retrieval.dense_prefilter import DensePrefilter
 from serving.retrieval.engine import Engine
+from serving.retrieval.first_stage import dense
 from serving.retrieval.scope import Scope
 
 DIM = 64
@@ -79,12 +80,12 @@ def test_a_blas_that_scores_gathered_rows_differently_disables_it(product, monke
 def test_the_served_engine_builds_it_and_searches_as_the_store(served_home):
     layout = StateLayout(served_home)
     engine = Engine(layout, ServedConfig(), signature=recorded_signature(layout))
-    engine.warm_up()
-    assert engine.is_open("prefilter") and engine.dense_prefilter
-    prefilter = engine.dense_prefilter[0]
+    engine.parts.warm_up()
+    assert engine.parts.is_open("prefilter") and engine.parts.dense_prefilter
+    prefilter = engine.parts.dense_prefilter[0]
     for question in ("variance of a portfolio", "How is value at risk estimated?", "fat tails and kurtosis"):
-        vector = engine.embedder.embed_query(question)
+        vector = engine.parts.embedder.embed_query(question)
         for limit in (3, 10):  # the small state has fewer points than a pool of 50 prescores
-            assert prefilter.search(vector, limit) == engine.vectors.search(vector, limit)
-        served = engine.dense(question, 10, None, Scope(), vector)
-        assert [(c.chunk_id, c.score) for c in served] == engine.vectors.search(vector, 10)
+            assert prefilter.search(vector, limit) == engine.parts.vectors.search(vector, limit)
+        served = dense(engine.parts, question, 10, None, Scope(), vector)
+        assert [(c.chunk_id, c.score) for c in served] == engine.parts.vectors.search(vector, 10)

@@ -75,15 +75,15 @@ def test_scope_year_bound_excludes_undated_and_author_is_accent_insensitive(cont
     from serving.retrieval.scope import Scope
 
     engine = context.engine
-    docs = engine.reader.documents
+    docs = engine.parts.reader.documents
     undated = {d for d, e in docs.items() if e.year is None}
     assert len(undated) == 1
-    assert engine.documents_in_scope(Scope()) is None
-    recent = engine.documents_in_scope(Scope(year_min=2016))
+    assert engine.catalogue.documents_in_scope(Scope()) is None
+    recent = engine.catalogue.documents_in_scope(Scope(year_min=2016))
     assert recent and not recent & undated and all(docs[d].year >= 2016 for d in recent)
-    both = engine.documents_in_scope(Scope(authors=("EVGENIA",)))
+    both = engine.catalogue.documents_in_scope(Scope(authors=("EVGENIA",)))
     assert len(both) == 2 and undated <= both  # "Évgenia" matches "evgenia"
-    assert engine.documents_in_scope(Scope(authors=("nobody",))) == set()
+    assert engine.catalogue.documents_in_scope(Scope(authors=("nobody",))) == set()
 
 
 def test_scope_filter_equals_a_per_document_check(context):
@@ -92,7 +92,7 @@ def test_scope_filter_equals_a_per_document_check(context):
     from serving.retrieval.scope import Scope
 
     engine = context.engine
-    docs = engine.reader.documents
+    docs = engine.parts.reader.documents
     years = sorted({e.year for e in docs.values() if e.year is not None})
     some = frozenset(list(docs)[::2])
     for year_min in (None, years[0], years[len(years) // 2], years[-1] + 1):
@@ -108,7 +108,7 @@ def test_scope_filter_equals_a_per_document_check(context):
                     and (year_max is None or (e.year is not None and e.year <= year_max))
                     and (not needles or any(n in fold_name(a) for n in needles for a in e.authors))
                 }
-                assert engine.documents_in_scope(scope) == (None if scope.unbounded else expected), scope
+                assert engine.catalogue.documents_in_scope(scope) == (None if scope.unbounded else expected), scope
 
 
 def test_importing_the_server_loads_no_model_and_opens_no_store():

@@ -10,9 +10,9 @@ from pydantic import BaseModel
 
 from corpus.config import ServedConfig
 from corpus.state.layout import StateLayout, atomic_write_json, read_json
+from serving.answer.errors import NotFound, describe_validation_error
 from serving.cli import EXIT_FAILED, EXIT_OK, doctor
 from serving.coherence import INGEST_COMMAND, check_state
-from serving.answer.errors import NotFound, describe_validation_error
 from serving.toolkit.tool_spec import ToolInput, ToolSpec
 from tests.mcp_stdio import error_of, error_text
 

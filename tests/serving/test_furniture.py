@@ -107,11 +107,11 @@ def _roles(engine, question: str) -> list[str]:
     from serving.retrieval.scope import Scope
 
     found = engine.retrieve(question, "bm25", Scope(), limit=10)
-    return [engine.reader.passages[h.chunk_id].role for h in found.hits]
+    return [engine.parts.reader.passages[h.chunk_id].role for h in found.hits]
 
 
 def test_the_served_state_holds_marked_reference_sections(engine):
-    roles = [p.role for p in engine.reader.passages.values()]
+    roles = [p.role for p in engine.parts.reader.passages.values()]
     assert "references" in roles and roles.count("body") > len(roles) / 2
 
 

@@ -173,7 +173,7 @@ def test_the_inspector_receives_a_formula_passage_as_a_png(inspector, state_copy
     from corpus.state.layout import StateLayout
     from serving.mcp.server import ServingContext
 
-    reader = ServingContext(StateLayout(state_copy), ServedConfig()).engine.reader
+    reader = ServingContext(StateLayout(state_copy), ServedConfig()).engine.parts.reader
     formula = next(
         p
         for entry in reader.documents.values()

@@ -76,7 +76,7 @@ def test_an_index_written_before_the_integer_product_gets_it_without_a_rebuild(s
     assert stats["rebuilt"] == 0 and (index.path / GRAPH_FILE).exists()
     assert (index.path / "tokens.npy").stat().st_mtime_ns == tokens_written  # rows untouched
     assert TokenIndex.for_state(layout, config.weights_key, _signature(layout)).product is not None
-    index, _ = Engine(layout, config, signature=_signature(layout)).tokens
+    index, _ = Engine(layout, config, signature=_signature(layout)).parts.tokens
     assert index.product._session is not None  # opened with the index (warm-up), not by the first search
 
 
@@ -95,7 +95,7 @@ def test_hybrid_orders_its_pool_by_maxsim_of_float_token_vectors(served_home, qu
     engine = Engine(layout, config, signature=_signature(layout))
     found = engine.retrieve(question, "hybrid", Scope(), limit=10)
     assert found.late_interaction and len(found.hits) == 10
-    plain = Engine(layout, config.model_copy(update={"late_interaction": False}), signature=engine.signature)
+    plain = Engine(layout, config.model_copy(update={"late_interaction": False}), signature=engine.parts.signature)
     assert plain.retrieve(question, "hybrid", Scope(), limit=10).late_interaction is False
     encoder = load_token_encoder(layout, config, model_folder(config), None)
     _, question_tokens = encoder.query(question)
@@ -116,7 +116,7 @@ def test_without_a_token_index_hybrid_keeps_the_fused_order(served_copy, caplog)
     layout, config = StateLayout(served_copy), ServedConfig()
     shutil.rmtree(layout.token_indexes)
     engine = Engine(layout, config, signature=_signature(layout))
-    plain = Engine(layout, config.model_copy(update={"late_interaction": False}), signature=engine.signature)
+    plain = Engine(layout, config.model_copy(update={"late_interaction": False}), signature=engine.parts.signature)
     for question in QUESTIONS:
         found = engine.retrieve(question, "hybrid", Scope(), limit=10)
         assert not found.late_interaction

@@ -6,9 +6,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from serving.toolkit.filters import Filters, resolve_filters
 from serving.periods.apply import apply_period, parse_period
 from serving.sessions.store import SessionStore
+from serving.toolkit.filters import Filters, resolve_filters
 
 NEWEST = 2024
 
@@ -275,7 +275,9 @@ def test_table_is_large_enough():
 def _resolve(question: str, newest_year: int | None):
     # resolve_filters needs only the corpus's newest year from its engine here; a real engine over
     # an undated corpus is the BEIR scratch state, too heavy for this check.
-    ctx = SimpleNamespace(engine=SimpleNamespace(newest_year=lambda: newest_year), sessions=SessionStore())
+    ctx = SimpleNamespace(
+        engine=SimpleNamespace(catalogue=SimpleNamespace(newest_year=lambda: newest_year)), sessions=SessionStore()
+    )
     return resolve_filters(ctx, Filters.model_validate({}), question)
 
 

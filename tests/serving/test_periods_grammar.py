@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from serving.toolkit.filters import Filters, resolve_filters
 from serving.periods.apply import AROUND_YEARS, RECENT_YEARS, parse_period
 from serving.sessions.store import SessionStore
+from serving.toolkit.filters import Filters, resolve_filters
 
 NEWEST = 2026
 YEARS = (1998, 2006, 2012, 2019)
@@ -409,7 +409,9 @@ def test_edges_of_the_grammar(question, bounds):
 
 
 def _resolve(question: str):
-    ctx = SimpleNamespace(engine=SimpleNamespace(newest_year=lambda: NEWEST), sessions=SessionStore())
+    ctx = SimpleNamespace(
+        engine=SimpleNamespace(catalogue=SimpleNamespace(newest_year=lambda: NEWEST)), sessions=SessionStore()
+    )
     return resolve_filters(ctx, Filters.model_validate({}), question)
 
 
@@ -418,7 +420,9 @@ def test_the_answer_names_the_words_of_each_bound():
     assert (scope.year_min, scope.year_max) == (2011, 2015)
     assert (period.words_min, period.words_max) == ("after 2010", "no later than 2015")
     assert text == "What do papers say about jumps?" and "strict" in period.note and "inclusive" in period.note
-    ctx = SimpleNamespace(engine=SimpleNamespace(newest_year=lambda: NEWEST), sessions=SessionStore())
+    ctx = SimpleNamespace(
+        engine=SimpleNamespace(catalogue=SimpleNamespace(newest_year=lambda: NEWEST)), sessions=SessionStore()
+    )
     _, caller, _, _ = resolve_filters(ctx, Filters.model_validate({"year_min": 2012}), "papers before 2015 on jumps")
     assert (caller.words_min, caller.words_max, caller.source_min) == (None, "before 2015", "caller")
 

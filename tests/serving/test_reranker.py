@@ -26,19 +26,19 @@ def test_hybrid_search_is_reordered_by_the_configured_cross_encoder(ingested_hom
         signature = check_state(layout, plain_config).signature
         plain = Engine(layout, plain_config, signature=signature)
         engine = Engine(layout, config, signature=signature)
-        assert plain.reranker_name == "none" and engine.reranker_name == model_folder(plain_config).name
+        assert plain.parts.reranker_name == "none" and engine.parts.reranker_name == model_folder(plain_config).name
         before = plain.retrieve(QUESTION, "hybrid", Scope(), limit=5)
         after = engine.retrieve(QUESTION, "hybrid", Scope(), limit=5)
         assert after.reranked and not before.reranked
         assert not engine.retrieve(QUESTION, "bm25", Scope(), limit=5).reranked  # hybrid only
         # the served order is the cross-encoder's own scores over the fused pool, best first; it
         # reads each passage under its title and section path (serving.retrieval.reranking.passage_text)
-        model = engine._lazy("reranker", lambda: None)
-        passages = engine.reader.passages
+        model = engine.parts.reranker
+        passages = engine.parts.reader.passages
         for hit in after.hits:
             p = passages[hit.chunk_id]
             (expected,) = model.predict(
-                [(QUESTION, passage_text(engine.reader.title(p.document_id), p.section, p.text))]
+                [(QUESTION, passage_text(engine.parts.reader.title(p.document_id), p.section, p.text))]
             )
             assert abs(float(expected) - hit.score) < 1e-4
         assert [h.score for h in after.hits] == sorted((h.score for h in after.hits), reverse=True)

@@ -24,10 +24,10 @@ def test_the_leading_document_s_best_passages_follow_its_first(served_home, ques
     base = Engine(layout, ServedConfig(per_document=10), signature=recorded_signature(layout))
     second = base.variant(base.config.model_copy(update={"rescan_documents": 1, "rescan_per_document": 2}))
     plain, found = (e.retrieve(question, "hybrid", Scope(), limit=10).hits for e in (base, second))
-    passages = base.reader.passages
+    passages = base.parts.reader.passages
     leading = passages[found[0].chunk_id].document_id
     assert found[0].chunk_id == plain[0].chunk_id  # the first passage stays where it was
-    body = [p for p in base.reader.by_document[leading] if p.role == "body"]
+    body = [p for p in base.parts.reader.by_document[leading] if p.role == "body"]
     assert len(body) >= 3, "the question should lead to a document with several passages"
     # its best passage other than the first (the best two may include the first itself)
     assert found[1].chunk_id in {p.chunk_id for p in body}

@@ -17,6 +17,7 @@ from corpus.indexes.token_product import GRAPH_FILE, IntegerProduct, gather_shif
 from corpus.state.layout import StateLayout
 from corpus.state.signature import recorded_signature
 from serving.abstention import model as abstention
+from serving.abstention import terms
 from serving.retrieval.cooperative import QueryInput
 from serving.retrieval.engine import Engine
 from serving.retrieval.scope import Scope
@@ -62,11 +63,11 @@ def test_coverage_from_maxsim_rows_equals_the_coverage_computed_again(engine, qu
     others = [QueryInput("alternative", "fat tails and excess kurtosis")] if rephrased else []
     found = engine.retrieve(question, "hybrid", Scope(), limit=5, others=others)
     assert found.question_rows  # MaxSim kept the question's rows of every passage it scored
-    statistics = abstention.term_statistics(engine.bm25)
-    shortcut = abstention.semantic_of(engine, question, found, statistics)
-    again = abstention.semantic_of(engine, question, dataclasses.replace(found, question_rows={}), statistics)
+    statistics = terms.term_statistics(engine.parts.bm25)
+    shortcut = abstention.semantic_of(engine.parts, question, found, statistics)
+    again = abstention.semantic_of(engine.parts, question, dataclasses.replace(found, question_rows={}), statistics)
     assert shortcut is not None and shortcut == again
-    index = engine.tokens[0]
+    index = engine.parts.tokens[0]
     alone = index._best(found.question_tokens, list(found.question_rows))
     assert alone is not None
     for chunk_id, row in zip(*alone):
@@ -76,16 +77,16 @@ def test_coverage_from_maxsim_rows_equals_the_coverage_computed_again(engine, qu
 def test_term_statistics_equal_each_terms_idf_taken_one_by_one(engine):
     """Built per distinct document frequency and stemmed without the stemmer's cache: the same
     stems, in the same order, with the same IDF as the term-by-term definition."""
-    vocabulary, frequency = engine.bm25.term_document_counts()
-    documents = engine.bm25.doc_count
+    vocabulary, frequency = engine.parts.bm25.term_document_counts()
+    documents = engine.parts.bm25.doc_count
     expected: dict[str, float] = {}
     for term, column in vocabulary.items():
         if column < len(frequency):
-            stem, idf = abstention.stem(term), abstention.TermStatistics.idf(int(frequency[column]), documents)
+            stem, idf = terms.stem(term), terms.TermStatistics.idf(int(frequency[column]), documents)
             expected[stem] = min(idf, expected.get(stem, idf))
-    got = abstention.TermStatistics(vocabulary, frequency, documents)
+    got = terms.TermStatistics(vocabulary, frequency, documents)
     assert list(got._idf_of.items()) == list(expected.items())
-    assert got.unseen_idf == abstention.TermStatistics.idf(0, documents)
+    assert got.unseen_idf == terms.TermStatistics.idf(0, documents)
 
 
 def _tokenize_by_matches(text: str) -> list[str]:

@@ -32,7 +32,7 @@ result = anyio.run(first_search)
 assert not result.is_error, result.content[0].text
 assert result.structured_content["results"], "no result"
 imported = sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[1:]))
-print(type(context.engine.embedder).__name__ + "|" + ",".join(imported))
+print(type(context.engine.parts.embedder).__name__ + "|" + ",".join(imported))
 """
 
 

@@ -48,7 +48,7 @@ def check(answer) -> str:
 
 
 def test_verify_tools_render_every_id(context, invoke):
-    reader = context.engine.reader
+    reader = context.engine.parts.reader
     doc = max(reader.documents, key=lambda d: len(reader.canonical_text(d)))
     passages = reader.by_document[doc]
     first, late = passages[0], passages[-1]
@@ -73,7 +73,7 @@ def test_verify_tools_render_every_id(context, invoke):
 
 
 def test_session_tools_render_every_name_kind_and_id(context, invoke):
-    reader = context.engine.reader
+    reader = context.engine.parts.reader
     chunk = next(iter(reader.passages.values()))
     item = {"document_id": chunk.document_id, "quote": chunk.text[:40].strip(), "chunk_id": chunk.chunk_id}
     put = invoke(

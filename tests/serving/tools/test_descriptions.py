@@ -14,13 +14,13 @@ import pytest
 from corpus.config import ServedConfig
 from corpus.graph.graph_store import MIN_CONTAINING_QUERY, TOP_DOCUMENTS
 from corpus.state.layout import StateLayout
-from serving.mcp import prompt
-from serving.citation.verify import MAX_BATCH, MAX_BATCH_BYTES, MAX_QUOTE_CHARS, MIN_QUOTE_CHARS
 from serving.answer.contract import PASSAGE_WINDOW, SEARCH_WINDOW, TIMELINE_PREVIEW
 from serving.answer.errors import ErrorCode
+from serving.citation.verify import MAX_BATCH, MAX_BATCH_BYTES, MAX_QUOTE_CHARS, MIN_QUOTE_CHARS
+from serving.mcp import prompt
+from serving.mcp.toolset import all_tools
 from serving.sessions.kinds import MAX_LIST_LENGTH
 from serving.sessions.store import MAX_ITEMS_ENV, MAX_TOTAL_BYTES, MAX_VALUE_BYTES
-from serving.mcp.toolset import all_tools
 from tests.mcp_stdio import error_of
 
 MIN_WORDS, MAX_CHARS = 25, 1500  # a purpose, when (not) to use it, what it returns, errors
@@ -149,7 +149,7 @@ UNKNOWN_DOC, UNKNOWN_CHUNK = "doc-0000000000000000", "chunk-0000000000000000"
 
 def test_every_listed_error_is_one_the_tool_answers(context, invoke):
     """Each (tool, code) of an "Errors:" line, produced by a call of that tool."""
-    chunk = next(iter(context.engine.reader.passages.values()))
+    chunk = next(iter(context.engine.parts.reader.passages.values()))
     invoke(
         "session_put",
         {

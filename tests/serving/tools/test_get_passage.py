@@ -21,7 +21,7 @@ def test_get_passage_over_stdio(served_home):
 
 
 def test_get_passage_neighbours_and_offset(context, invoke):
-    reader = context.engine.reader
+    reader = context.engine.parts.reader
     document_id, passages = next((d, ps) for d, ps in reader.by_document.items() if len(ps) > 4)
     middle = passages[2]
     out = invoke("get_passage", {"chunk_id": middle.chunk_id, "neighbours": 2}).structured_content
@@ -44,7 +44,7 @@ def test_a_long_passage_is_read_in_windows_by_next_offset(context, invoke, monke
     import serving.tools.get_passage as tool
 
     monkeypatch.setattr(tool, "PASSAGE_WINDOW", 300)
-    passage = max(context.engine.reader.passages.values(), key=lambda p: len(p.text))
+    passage = max(context.engine.parts.reader.passages.values(), key=lambda p: len(p.text))
     assert len(passage.text) > 700
     offset, windows = 0, []
     while True:

@@ -27,7 +27,7 @@ def picks(ingested_home):
     """(unreliable formula passage, its document's source PDF, a Markdown passage)."""
     from serving.mcp.server import ServingContext
 
-    reader = ServingContext(StateLayout(ingested_home), ServedConfig()).engine.reader
+    reader = ServingContext(StateLayout(ingested_home), ServedConfig()).engine.parts.reader
     formula = markdown = None
     for entry in reader.documents.values():
         unreliable = [b for b in entry.parsed.blocks if b.kind is BlockKind.formula and b.formula_text_unreliable]
@@ -90,7 +90,7 @@ def test_a_formula_passage_returns_its_region_as_an_image(ingested_home, picks):
 def reader(ingested_home):
     from serving.mcp.server import ServingContext
 
-    return ServingContext(StateLayout(ingested_home), ServedConfig()).engine.reader
+    return ServingContext(StateLayout(ingested_home), ServedConfig()).engine.parts.reader
 
 
 @pytest.fixture(scope="module")

@@ -64,7 +64,7 @@ def test_an_mcp_client_sends_alternatives_and_a_hypothetical_passage_and_gets_th
 
 
 def test_the_question_s_period_scopes_every_input(context, invoke):
-    reader = context.engine.reader
+    reader = context.engine.parts.reader
     out = invoke(
         "search_documents",
         {

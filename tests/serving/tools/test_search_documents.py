@@ -88,7 +88,7 @@ def test_bm25_search_selection_and_period(context, invoke):
     out = invoke(
         "search_documents", {"query": "skewness kurtosis variance", "mode": "bm25", "limit": 10}
     ).structured_content
-    reader = context.engine.reader
+    reader = context.engine.parts.reader
     docs = [p["document_id"] for p in out["results"]]
     assert out["results"] and max(docs.count(d) for d in docs) <= context.config.per_document
     for p in out["results"]:
@@ -117,7 +117,7 @@ def test_bm25_search_selection_and_period(context, invoke):
 
 
 def test_a_narrow_scope_fills_the_limit_and_the_period_says_its_rule(context, invoke):
-    reader = context.engine.reader
+    reader = context.engine.parts.reader
     document_id, passages = max(reader.by_document.items(), key=lambda item: len(item[1]))
     limit = min(8, len(passages))
     assert limit > 2  # more than the old cap of 2, so starvation would show

@@ -26,7 +26,7 @@ def test_no_relation_filter_is_offered_while_the_graph_holds_no_relation(served_
     from serving.mcp.listing import tool_descriptor
     from serving.mcp.toolset import all_tools
 
-    assert context.engine.graph.counts()["relations"] == 0
+    assert context.engine.parts.graph.counts()["relations"] == 0
     specs = {s.name: s for s in all_tools()}
     for name in ("search_graph", "expand_entity"):
         assert "relation" not in tool_descriptor(specs[name], context).input_schema["properties"]

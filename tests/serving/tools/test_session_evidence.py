@@ -17,7 +17,7 @@ UNKNOWN_CHUNK = "chunk-0000000000000000"
 
 @pytest.fixture(scope="module")
 def good(context):
-    chunk = next(iter(context.engine.reader.passages.values()))
+    chunk = next(iter(context.engine.parts.reader.passages.values()))
     return {"document_id": chunk.document_id, "quote": chunk.text[:60].strip(), "chunk_id": chunk.chunk_id}
 
 

@@ -52,7 +52,7 @@ def test_the_limits_the_description_quotes_are_enforced(served_home, monkeypatch
         for name in ("a", "b", "c")
     ]
     assert evicted == [[], [], ["a"]]
-    served = next(iter(ctx.engine.reader.documents))  # a served id: the size, not the id, is refused
+    served = next(iter(ctx.engine.parts.reader.documents))  # a served id: the size, not the id, is refused
     items = [{"document_id": served, "quote": "é" * 5000}] * 400  # 4 MB of JSON
     big = call_tool(put, ctx, {"name": "big", "kind": "evidence", "provenance": "user_file", "value": {"items": items}})
     assert big.is_error and error_of(big)["code"] == "invalid_argument"

@@ -18,5 +18,5 @@ def test_one_entry_per_document_even_when_the_limit_exceeds_the_documents(invoke
     timeline keeps one passage per document whatever the limit."""
     answer = invoke("timeline", {"query": "variance", "limit": 8}).structured_content
     documents = [e["document_id"] for g in answer["years"] for e in g["entries"]]
-    assert len(documents) == len(set(documents)) == len(context.engine.reader.documents)
+    assert len(documents) == len(set(documents)) == len(context.engine.parts.reader.documents)
     assert f"document_id={documents[0]}" in invoke("timeline", {"query": "variance"}).content[0].text

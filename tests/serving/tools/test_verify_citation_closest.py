@@ -54,7 +54,7 @@ def _across_boundaries(reader):
 
 
 def test_closest_text_is_what_get_passage_reads_at_its_chunk_id_and_offset(context, invoke):
-    reader = context.engine.reader
+    reader = context.engine.parts.reader
     rng = random.Random(29)
     followed, kinds, ran_on = 0, {}, 0
     for document_id, quote, kind in [*_failed_quotes(reader, 320, rng), *_across_boundaries(reader)]:
@@ -83,7 +83,7 @@ def test_closest_text_is_what_get_passage_reads_at_its_chunk_id_and_offset(conte
 
 def test_the_tool_names_the_place_in_its_text(context, invoke):
     """The text rendering carries the call that reads the closest window."""
-    passage = max(context.engine.reader.passages.values(), key=lambda p: len(p.text))
+    passage = max(context.engine.parts.reader.passages.values(), key=lambda p: len(p.text))
     words = passage.text.split()[40:52]
     words[5] = "zqxjv"
     answer = invoke("verify_citation", {"document_id": passage.document_id, "quote": " ".join(words)})

@@ -30,7 +30,7 @@ def test_verify_citations_over_stdio(served_home):
 def test_an_unknown_id_is_an_error_in_both_verify_tools(context, invoke):
     """One meaning of `not_found`: a status is a served document without the quote; an unknown id
     is a not_found error naming every such item, and nothing is checked."""
-    chunk = next(iter(context.engine.reader.passages.values()))
+    chunk = next(iter(context.engine.parts.reader.passages.values()))
     good = {"document_id": chunk.document_id, "quote": chunk.text[:60]}
     words = chunk.text.split()[:10]
     altered = " ".join(words[:5] + ["zebra"] + words[6:])  # one word changed: a near miss
