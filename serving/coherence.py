@@ -93,8 +93,8 @@ def _bm25_signature(layout: StateLayout, config: ServedConfig, computed: str) ->
 
 def _graph_signature(layout: StateLayout, config: ServedConfig, computed: str) -> str | None:
     """The graph file's recorded signature, read from its `meta` table alone: loading the whole
-    graph (GraphStore.open: entities, mentions, relations into memory) cost ≈ 0.1-0.2 s of CPU on
-    every server start for one string, before the first search could be answered."""
+    graph (GraphStore.open: entities, mentions, relations into memory) cost CPU on every server
+    start for one string, before the first search could be answered (docs/measurements.md, Serving)."""
     if not layout.graph.exists():
         return None
     import duckdb
