@@ -1,6 +1,6 @@
 """A publication period written in a question becomes a year filter (docs/DESIGN.md §6).
 
-The grammar (serving/periods/grammar.py, words in periods_words.py) reads one period expression;
+The grammar (serving/periods/grammar.py, words in serving/periods/words.py) reads one period expression;
 serving/periods/context.py decides where an expression dates the library's documents and where it
 is content ("the 2008 crisis", "returns from 1990 to 2000", "2000 observations" never do). The
 clause is removed from the text that gets embedded; the publication noun itself is kept ("papers

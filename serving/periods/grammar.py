@@ -3,7 +3,7 @@
 `temporal()` is the pattern of one expression ("before 2010", "2010 or earlier", "between 2010 and
 2015", "the early 2010s", "in the last 5 years", "avant 2010", …); `read()` turns its match into
 bounds, each carrying the words that set it. Where an expression counts as a publication period
-(after a publication word, opening the question, in parentheses) is periods_context.py's concern.
+(after a publication word, opening the question, in parentheses) is serving/periods/context.py's concern.
 """
 
 from __future__ import annotations

@@ -53,6 +53,21 @@ def test_a_search_enters_no_module_twice_on_its_way_down(context, walker, argume
     assert "serving.answer" in order
 
 
+def test_the_second_stage_and_the_document_rule_enter_no_module_twice(served_home, walker):
+    """rescan ranks a leading document's passages over the parts, not through the engine."""
+    from corpus.config import ServedConfig
+    from corpus.state.layout import StateLayout
+    from serving.mcp.server import ServingContext
+
+    config = ServedConfig(rescan_documents=2, rescan_per_document=2, document_best_weight=0.5)
+    context = ServingContext(StateLayout(served_home), config)
+    args = tool.SearchDocumentsInput(query="value at risk", alternatives=["expected shortfall"])
+    tool.handle(context, args)
+    out, entries, reentries = walker.walk(tool.handle, context, args)
+    assert out.results and reentries == []
+    assert ("serving.retrieval.engine", "serving.retrieval.rescan") in entries
+
+
 def test_the_walk_sees_a_helper_calling_back_into_the_engine(walker):
     """What the engine did before its split: a helper (rescan) calling a function of the engine."""
     engine_file = serving.retrieval.engine.__file__
