@@ -94,13 +94,10 @@ class Engine:
 
     def _attach(self, parts: Parts, catalogue: ScopeCatalogue | None = None) -> None:
         self.parts = parts
+        self.config: ServedConfig = parts.config  # what it ranks with, fixed for its life
         self.catalogue = catalogue or ScopeCatalogue(parts)
         # Over a large state the dense search runs here while BM25 scores in the caller's thread.
         self._threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="engine-dense")
-
-    @property
-    def config(self) -> ServedConfig:
-        return self.parts.config
 
     def variant(self, config: ServedConfig, **parts: Any) -> Engine:
         """An engine ranking with `config` over this engine's state (Parts.variant: every part
