@@ -196,7 +196,7 @@ class BM25Index:
         scores = self.scores(query)
         if document_ids is None:
             rows = top_k(scores, k)
-        else:  # rank the rows in scope only: partitioning 1M scores that are mostly zero took ~130 ms
+        else:  # rank the rows in scope only: partitioning a large state's scores, mostly zero, is slow
             allowed = np.zeros(len(self._doc_codes_of), dtype=bool)
             allowed[[self._doc_codes_of[d] for d in document_ids if d in self._doc_codes_of]] = True
             in_scope = np.flatnonzero(allowed[self._doc_codes])
@@ -206,9 +206,9 @@ class BM25Index:
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     """Rows of the k best scores > 0, best first, ties by row: the first k of a stable sort of
-    every row scoring > 0, without sorting them all (at 1M passages a common word scores nearly
-    every row, and that sort took ~300 ms). The k-th best score is found by partition; only the
-    rows scoring at least that much are sorted."""
+    every row scoring > 0, without sorting them all (in a large state a common word scores nearly
+    every row). The k-th best score is found by partition; only the rows scoring at least that
+    much are sorted (docs/measurements.md, "The 1M-passage path")."""
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
     floor = np.partition(scores, len(scores) - k)[len(scores) - k] if len(scores) > k else 0.0

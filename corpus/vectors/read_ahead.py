@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 # Never ask for more than this share of physical memory per index: a larger one would only evict
 # the pages other readers need.
 MAX_SHARE_OF_MEMORY = 0.25
-CHUNK_BYTES = 4 << 20  # one advice per 4 MiB: Linux reads at most its read-ahead window per call
+CHUNK_BYTES = 4 << 20  # one advice per chunk: Linux reads at most its read-ahead window per call
 
 
 def memory_bytes() -> int:
@@ -72,6 +72,6 @@ def _read_ahead_quietly(root: Path) -> None:
 
 
 def read_ahead_in_background(root: Path) -> None:
-    """`read_ahead` in a daemon thread (queueing 0.5 GB of reads takes ≈ 0.4 s), so the index
-    opens meanwhile; a search that comes first reads what it needs itself."""
+    """`read_ahead` in a daemon thread (queueing the reads of a large index takes a while), so
+    the index opens meanwhile; a search that comes first reads what it needs itself."""
     threading.Thread(target=_read_ahead_quietly, args=(root,), daemon=True, name="read-ahead").start()

@@ -296,7 +296,7 @@ class EdgeVectorStore:
 
     def optimize(self) -> None:
         """Merge segments and drop deleted points (the binding runs no background optimiser;
-        with m = 0 this builds no graph: ~0.6 s for 26,000 points)."""
+        with m = 0 this builds no graph, so it is quick)."""
         self._writable()
         self._shard.optimize()
         self._shard.flush()
