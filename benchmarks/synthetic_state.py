@@ -24,6 +24,7 @@ checks run through the real pipeline, and the state's coherence is printed as `q
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import io
@@ -33,6 +34,7 @@ import re
 import shutil
 import sys
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import harness
@@ -187,7 +189,25 @@ def copy_original(source: StateLayout, target: StateLayout, document_id: str) ->
     return len(read_jsonl(source.passages(document_id)))
 
 
+@contextlib.contextmanager
+def one_sync_at_the_end() -> Iterator[None]:
+    """The state's atomic writes without a flush to the disk each (a million files would wait on
+    the disk one by one), then one sync of everything: the refresh that follows reads it."""
+    fsync = os.fsync
+    os.fsync = lambda fd: None
+    try:
+        yield
+    finally:
+        os.fsync = fsync
+        os.sync()
+
+
 def build(source_root: Path, target_root: Path, passages: int) -> dict:
+    with one_sync_at_the_end():
+        return write_state(source_root, target_root, passages)
+
+
+def write_state(source_root: Path, target_root: Path, passages: int) -> dict:
     source, target = StateLayout(source_root), StateLayout(target_root).ensure()
     config = ServedConfig.from_env()
     # A fixed order that mixes the source's collections: a target smaller than the source takes
