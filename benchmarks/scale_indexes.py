@@ -19,6 +19,10 @@ SCORE_TOLERANCE = 0.005
 # Search settings (HNSW beam, int8 oversampling) measured besides the served ones
 # (corpus.vectors.vector_store_base.hnsw_search_settings), unfiltered only.
 SWEEP = (
+    (256, 0.0),
+    (512, 0.0),
+    (1024, 0.0),
+    (2048, 0.0),
     (256, 1.0),
     (512, 1.0),
     (1024, 1.0),

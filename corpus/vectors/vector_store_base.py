@@ -67,6 +67,12 @@ def hnsw_search_settings(points: int) -> tuple[int, float]:
     return HNSW_EF, INT8_OVERSAMPLING
 
 
+def rescoring(oversampling: float) -> tuple[bool, float | None]:
+    """(rescore, oversampling) for Qdrant's quantisation search params: an oversampling of 0 keeps
+    the int8 scores as they are, so the float originals are never read (a large state's memory)."""
+    return (True, oversampling) if oversampling > 0 else (False, None)
+
+
 class VectorStoreError(RuntimeError):
     """The vector store cannot be opened or written as asked."""
 
