@@ -1,11 +1,11 @@
 """Ask the kernel to read an index's files into the page cache before its first searches.
 
-Indexes read in place — the HNSW generation (memory-mapped by Qdrant Edge) and the passage store
-(SQLite) — otherwise read each page from the disk the first time a search touches it: at 100k
-passages, with the state's pages evicted, a first pass over 60 questions took 6,801 major page
-faults in the vector index alone, the second pass none. POSIX_FADV_WILLNEED starts asynchronous
-reads: nothing is copied into the process and its memory is not charged (the page cache is the
-kernel's).
+An index read in place — a large state's passage store (SQLite, read with pread) — otherwise reads
+each page from the disk the first time a search touches it (docs/measurements.md, "The
+1M-passage path"). POSIX_FADV_WILLNEED starts asynchronous reads: nothing is copied into the
+process and its memory is not charged (the page cache is the kernel's). A memory-mapped index is
+not read ahead: each page cached ahead is mapped into the process with the neighbour of any page
+it touches, so its resident memory would grow with the whole file.
 """
 
 from __future__ import annotations
