@@ -18,7 +18,23 @@ HNSW_CONFIG = "hnsw"
 SCORE_TOLERANCE = 0.005
 # Search settings (HNSW beam, int8 oversampling) measured besides the served ones
 # (corpus.vectors.vector_store_base.hnsw_search_settings), unfiltered only.
-SWEEP = ((256, 4.0), (512, 4.0), (256, 16.0), (1024, 8.0), (1024, 32.0), (2048, 16.0), (4096, 32.0))
+SWEEP = (
+    (256, 0.0),
+    (512, 0.0),
+    (1024, 0.0),
+    (2048, 0.0),
+    (256, 1.0),
+    (512, 1.0),
+    (1024, 1.0),
+    (2048, 1.0),
+    (512, 2.0),
+    (1024, 2.0),
+    (256, 4.0),
+    (512, 4.0),
+    (1024, 8.0),
+    (2048, 16.0),
+    (4096, 32.0),
+)
 
 
 def bm25_figures(rows: list[tuple[str, str, str]], texts: list[str], scratch: Path, analyzer=None) -> dict:

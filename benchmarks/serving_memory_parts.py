@@ -2,7 +2,7 @@
 process set up as the server is; resident memory after each step, split into the process's own
 (RssAnon) and the file pages it touched (RssFile), and the file pages by what they belong to.
 
-    python benchmarks/serving_memory_parts.py --home S [--searches 100]
+    python benchmarks/serving_memory_parts.py --home S [--searches 100] [--tree /tmp/tree-at-main]
 
 Every part's row is the growth it caused. The file rows at the end read /proc/self/smaps: the
 memory-mapped vectors, graph and payload of the Qdrant shard, BM25's arrays, the passage store,
@@ -19,11 +19,12 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, os.environ.get("QUANT_RAG_TREE", str(REPO)))  # --tree: that checkout's code
 
 import harness  # noqa: E402
 
-QUESTIONS = Path(__file__).resolve().parents[1] / "evaluation" / "questions" / "library_dev.jsonl"
+QUESTIONS = REPO / "evaluation" / "questions" / "library_dev.jsonl"
 # A mapped file's owner, by the first of these path fragments it holds (else "other files").
 FILE_OWNERS = (
     ("/vectors/", "vector store (Qdrant shard)"),
@@ -85,7 +86,8 @@ def probe(home: Path, searches: int) -> None:
     view = open_published(StateLayout(home))
     config = ServedConfig.from_env()
     engine = Engine(view.layout, config, signature=recorded_signature(view.layout))
-    for part in ("reader", "embedder", "vectors", "bm25", "term_statistics", "graph", *EXTRA_PARTS):
+    # What the server's warm-up opens (Engine.warm_up); the entity graph waits for a graph tool.
+    for part in ("reader", "embedder", "vectors", "bm25", "term_statistics", *EXTRA_PARTS):
         start = time.perf_counter()
         engine.parts.open_part(part)
         record(part, time.perf_counter() - start)
@@ -109,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", nargs="?", default="run", choices=("run", "probe"))
     parser.add_argument("--home", type=Path, required=True, help="state dir (read only)")
     parser.add_argument("--searches", type=int, default=100)
+    parser.add_argument("--tree", type=Path, default=REPO, help="the checkout whose engine is measured")
     args = parser.parse_args(argv)
     if args.command == "probe":
         probe(args.home, args.searches)
@@ -117,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         [sys.executable, __file__, "probe", "--home", str(args.home), "--searches", str(args.searches)],
         capture_output=True,
         text=True,
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        env={**os.environ, "OMP_NUM_THREADS": "1", "QUANT_RAG_TREE": str(args.tree.resolve())},
+        cwd=args.tree,
         check=False,
     )
     done = [line for line in child.stdout.splitlines() if line.startswith("DONE ")]

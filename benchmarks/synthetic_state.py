@@ -24,6 +24,7 @@ checks run through the real pipeline, and the state's coherence is printed as `q
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import io
@@ -33,6 +34,7 @@ import re
 import shutil
 import sys
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import harness
@@ -100,6 +102,21 @@ def noisy(vectors: np.ndarray, seed: int) -> np.ndarray:
     return (moved / np.linalg.norm(moved, axis=1, keepdims=True)).astype(np.float32)
 
 
+def cloned_passage(old: Passage, new_id: str, canonical: str, clone: int, vocab: dict[int, list[str]]) -> Passage:
+    """`old` as a passage of the clone `new_id` whose canonical text is `canonical`. An "exact"
+    passage is its range of that text, its chunk id derived as the chunker does. A "block" one (a
+    part of a table too long to serve whole, anchored on the whole table) keeps its anchor; its
+    own text is perturbed like the canonical text, and its chunk id, which the chunker derives from
+    the part's place and the passage does not record, is derived from the original's instead."""
+    ((start, end),) = old.ranges  # the chunker writes single-range passages only
+    if old.granularity == "exact":
+        text, chunk_id = canonical[start:end], chunk_id_for(new_id, start, end, CHUNKER_VERSION)
+    else:
+        text = perturb(old.text, clone, vocab)
+        chunk_id = "chunk-" + sha256_hex(f"{new_id}\x00{old.chunk_id}")[:16]
+    return old.model_copy(update={"document_id": new_id, "text": text, "chunk_id": chunk_id})
+
+
 def clone_document(
     source: StateLayout,
     target: StateLayout,
@@ -126,14 +143,7 @@ def clone_document(
     passages, chunk_of = [], {}
     for row in read_jsonl(source.passages(document_id)):
         old = Passage(**row)
-        ((start, end),) = old.ranges  # the library has exact single-range passages only
-        new = old.model_copy(
-            update={
-                "document_id": new_id,
-                "text": canonical[start:end],
-                "chunk_id": chunk_id_for(new_id, start, end, CHUNKER_VERSION),
-            }
-        )
+        new = cloned_passage(old, new_id, canonical, clone, vocab)
         chunk_of[old.chunk_id] = new.chunk_id
         passages.append(new.model_dump(mode="json"))
     meta = DocumentMetadata(**read_json(source.metadata(document_id)))
@@ -179,7 +189,25 @@ def copy_original(source: StateLayout, target: StateLayout, document_id: str) ->
     return len(read_jsonl(source.passages(document_id)))
 
 
+@contextlib.contextmanager
+def one_sync_at_the_end() -> Iterator[None]:
+    """The state's atomic writes without a flush to the disk each (a million files would wait on
+    the disk one by one), then one sync of everything: the refresh that follows reads it."""
+    fsync = os.fsync
+    os.fsync = lambda fd: None
+    try:
+        yield
+    finally:
+        os.fsync = fsync
+        os.sync()
+
+
 def build(source_root: Path, target_root: Path, passages: int) -> dict:
+    with one_sync_at_the_end():
+        return write_state(source_root, target_root, passages)
+
+
+def write_state(source_root: Path, target_root: Path, passages: int) -> dict:
     source, target = StateLayout(source_root), StateLayout(target_root).ensure()
     config = ServedConfig.from_env()
     # A fixed order that mixes the source's collections: a target smaller than the source takes

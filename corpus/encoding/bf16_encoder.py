@@ -2,9 +2,8 @@
 
 Where the CPU has bfloat16 dot products in hardware (Intel AMX tiles, `amx_bf16`, or AVX-512
 BF16, `avx512_bf16`, as on AMD Zen 4/5 and Intel Cooper Lake), oneDNN runs the model's matrix
-products in bfloat16: on AMX 7x one core's float32 GEMM and the MiniLM pass 2.5x faster than the
-float32 ONNX graph; on an AMD EPYC with AVX-512 BF16 and no AMX, 27 % less CPU than that graph
-(docs/measurements.md, Ingestion). Under `torch.autocast` the linear layers run in bfloat16 while
+products in bfloat16, well ahead of the float32 ONNX graph on AMX and still cheaper on AVX-512
+BF16 alone (docs/measurements.md, Ingestion). Under `torch.autocast` the linear layers run in bfloat16 while
 softmax, layer norm and the pooling stay float32, so the vectors stay within cosine 0.99996 of the
 float32 ones (tested over a library slice) and share their key: the float runtimes are one family
 of vectors (ServedConfig.model_key). Without either flag bfloat16 would be emulated and slower, so
@@ -57,7 +56,7 @@ class Bf16Encoder(TokenEncoder):
 
     def __init__(self, folder: Path, model_id: str, threads: int, model=None):
         """`model`: the transformer already loaded from `folder` (the embedder's), shared rather
-        than loaded twice (a 0.6B model is 2.4 GB in float32)."""
+        than loaded twice (a 0.6B model takes gigabytes in float32)."""
         import torch
         from transformers import AutoModel
 

@@ -91,8 +91,8 @@ class Embedder:
         """One float32 L2-normalised row per text, in input order; progress(done, total).
 
         Batches hold texts of similar token counts, longest first: each batch pads to its longest
-        text, and ordering by characters instead computed 27 % more tokens than the library's
-        pieces hold (1.00 M for 0.79 M, batches of 32)."""
+        text, and ordering by characters instead computed many more tokens than the pieces hold
+        (docs/measurements.md, Ingestion)."""
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         counts = [self.count_tokens(text) for text in texts]
         order = sorted(range(len(texts)), key=lambda i: -counts[i])

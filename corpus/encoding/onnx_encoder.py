@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _ENCODING_FIELD = {"input_ids": "ids", "attention_mask": "attention_mask", "token_type_ids": "type_ids"}
 # Two threads where the process may use two cores. torch's pool, waiting for a core that a
-# competing process held, made queries take ~500 ms under load. ONNX Runtime's pool
+# competing process held, stalled queries under load. ONNX Runtime's pool
 # without spinning does not: its calling thread takes the chunks a delayed worker has not started.
 # Two threads measured faster at the wire than one, idle and beside a CPU hog, for a little more
 # server CPU (benchmarks/wire_ab.py; docs/measurements.md, Serving).

@@ -3,7 +3,7 @@
 The exported graph is transformer → pooling (mean, first or last token: corpus.model_folder.pooling) → L2
 normalisation, the whole sentence-transformers pipeline of such a model, so ONNX Runtime returns
 final vectors. A decoder embedder (Qwen3-Embedding) is exported with last-token pooling; a model
-whose float32 weights pass protobuf's 2 GiB limit (Qwen3-Embedding-0.6B: 2.4 GB) is not exported
+whose float32 weights pass protobuf's two-gigabyte limit (Qwen3-Embedding-0.6B) is not exported
 and embeds with torch (ingest_runtime logs why). Writes are atomic; a sidecar records which weights
 the export came from, so changed weights under the same model key are exported again.
 """
@@ -75,7 +75,7 @@ def onnx_refusal(folder: Path) -> str | None:
 
 def export_model(folder: Path, target: Path, tokens: bool = False, fused: bool = True) -> None:
     """Write the float32 ONNX graph of the model in `folder` to `target` (atomically), BERT's
-    fusions applied unless not `fused` (corpus.encoding.onnx_fusion: the same vectors at ≈ 12 % less CPU). With
+    fusions applied unless not `fused` (corpus.encoding.onnx_fusion: the same vectors for less CPU). With
     `tokens`, the graph has a second output: every token's last-layer vector, L2-normalised
     (corpus.indexes.token_index scores passages by them); the first output is the same pooled vector."""
     import torch
@@ -249,8 +249,8 @@ def ingest_runtime(embedder, layout: StateLayout, config: ServedConfig) -> Itera
     """Within the block, `embedder` embeds passages (two threads) the way `config.passage_runtime`
     says on this machine (corpus.encoding.bf16_encoder.resolved_passage_runtime): in bfloat16 (the default
     where the CPU has it in hardware: AMX tiles or AVX-512 BF16), or on ONNX Runtime with the
-    float32 export (the default elsewhere; ≈ 20 % less CPU than torch, vectors equal to cosine
-    ≥ 0.999 999) or, when asked, the int8 one; exported now if needed (vector_index then finds it
+    float32 export (the default elsewhere; less CPU than torch, the same vectors to six decimals of
+    cosine) or, when asked, the int8 one; exported now if needed (vector_index then finds it
     fresh); torch itself where torch sees a GPU (the embedder runs there). Any pooling of
     corpus.model_folder.pooling is covered. Yields the runtime used. A float runtime that fails leaves torch
     (the same vectors, only slower); int8 does not fall back: its vectors are keyed as int8

@@ -1,10 +1,7 @@
 """onnxruntime.transformers' BERT fusions of an exported graph (one Attention op per layer, fused
 layer norms and GELU): same vectors, less CPU. Used on the float32 exports (corpus.encoding.onnx_export)
-and before int8 quantisation (corpus.encoding.onnx_int8).
-
-Measured with `python benchmarks/int8_variants.py --home var --pieces 300 --repeats 3 --only
-fused_fp32`: −11.9 % embedding CPU (22.01 → 19.38 CPU-s), cosine to the plain graph 1.00000 (mean,
-p1 and min); an earlier run of the same benchmark, −13 %.
+and before int8 quantisation (corpus.encoding.onnx_int8). The saving and the equality of the vectors
+are measured by `python benchmarks/int8_variants.py --only fused_fp32` (docs/measurements.md, Ingestion).
 """
 
 from __future__ import annotations

@@ -33,12 +33,10 @@ def quantise(source: Path, target: Path, folder: Path) -> None:
     in `folder`, written atomically. BERT fusions first, then dynamic int8 quantisation, per
     channel, of the attention and of every linear layer except each layer's feed-forward output,
     whose input (after GELU) is heavy-tailed: quantised per tensor it costs most of the accuracy.
-    Measured on 300 library pieces against float32 (benchmarks/int8_variants.py): cosine mean
-    0.996, min 0.991, 26-31 % less CPU (two runs); quantising those too: 32-44 %, min 0.984 and
-    TAT-QA dev recall@10 −0.004 [−0.008, −0.0003]; the default MatMul+Gather recipe min 0.981.
-    Activations get one scale per tensor, i.e. per batch: a piece's vector depends a little on the
-    pieces it is embedded with (alone vs in a batch of 32: cosine mean 0.995, min 0.992 on 64
-    library pieces), as much as on quantisation itself; a run's batches are deterministic."""
+    Quantising those too saves a little more CPU and loses retrieval; the recipes are compared by
+    benchmarks/int8_variants.py (docs/measurements.md, Ingestion). Activations get one scale per
+    tensor, i.e. per batch: a piece's vector depends a little on the pieces it is embedded with, as
+    much as on quantisation itself; a run's batches are deterministic."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 

@@ -2,7 +2,7 @@
 
 For a model saved as Transformer → mean Pooling → Normalize (all-MiniLM-L6-v2), a query vector is
 the attention-masked mean of the last hidden state, L2-normalised. Computing it with `transformers`
-alone skips importing sentence-transformers (≈ 4 s of a cold start here) and its batching machinery;
+alone skips importing sentence-transformers (seconds of a cold start) and its batching machinery;
 tests check the vectors equal `SentenceTransformer.encode`'s. Other architectures use the Embedder.
 """
 

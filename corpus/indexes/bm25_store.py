@@ -103,7 +103,8 @@ class BM25Index:
     def __init__(self, retriever, chunk_ids: list[str], document_ids: list[str], manifest: dict, analyzer: Analyzer):
         self._retriever = retriever
         self._analyzer = analyzer
-        self._chunk_ids = chunk_ids
+        # Fixed-width bytes: a large state's ids are one array, not a million objects in the heap.
+        self._chunk_ids = np.array(chunk_ids, dtype=np.bytes_)
         self._doc_codes_of = {d: i for i, d in enumerate(sorted(set(document_ids)))}
         self._doc_codes = np.array([self._doc_codes_of[d] for d in document_ids], dtype=np.int32)
         self.manifest = manifest
@@ -115,7 +116,7 @@ class BM25Index:
     @property
     def chunk_ids(self) -> list[str]:
         """The indexed chunk ids in row order: row i of `scores(query)` scores chunk_ids[i]."""
-        return self._chunk_ids
+        return [c.decode() for c in self._chunk_ids.tolist()]
 
     def term_document_counts(self) -> tuple[dict[str, int], np.ndarray]:
         """The vocabulary (term -> column) and, per column, how many passages hold the term."""
@@ -196,19 +197,20 @@ class BM25Index:
         scores = self.scores(query)
         if document_ids is None:
             rows = top_k(scores, k)
-        else:  # rank the rows in scope only: partitioning 1M scores that are mostly zero took ~130 ms
+        else:  # rank the rows in scope only: partitioning a large state's scores, mostly zero, is slow
             allowed = np.zeros(len(self._doc_codes_of), dtype=bool)
             allowed[[self._doc_codes_of[d] for d in document_ids if d in self._doc_codes_of]] = True
             in_scope = np.flatnonzero(allowed[self._doc_codes])
             rows = in_scope[top_k(scores[in_scope], k)]  # ascending rows: ties still break by row
-        return [(self._chunk_ids[i], float(s)) for i, s in zip(rows.tolist(), scores[rows].tolist())]
+        ids = self._chunk_ids[rows].tolist()
+        return [(c.decode(), float(s)) for c, s in zip(ids, scores[rows].tolist())]
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     """Rows of the k best scores > 0, best first, ties by row: the first k of a stable sort of
-    every row scoring > 0, without sorting them all (at 1M passages a common word scores nearly
-    every row, and that sort took ~300 ms). The k-th best score is found by partition; only the
-    rows scoring at least that much are sorted."""
+    every row scoring > 0, without sorting them all (in a large state a common word scores nearly
+    every row). The k-th best score is found by partition; only the rows scoring at least that
+    much are sorted (docs/measurements.md, "The 1M-passage path")."""
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
     floor = np.partition(scores, len(scores) - k)[len(scores) - k] if len(scores) > k else 0.0

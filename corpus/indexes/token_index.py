@@ -178,8 +178,8 @@ class TokenIndex:
         ], rows
 
     def open_product(self, threads: int = 1) -> None:
-        """Open the integer product's session now, on `threads` threads (≈ 20 ms; the server's
-        warm-up calls this so the first search does not), or drop an unusable graph with a warning."""
+        """Open the integer product's session now, on `threads` threads (the server's warm-up
+        calls this so the first search does not), or drop an unusable graph with a warning."""
         if self.product is None:
             return
         self.product.threads = threads

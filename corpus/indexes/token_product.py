@@ -1,9 +1,9 @@
 """The MaxSim product in int8: candidate token rows × question tokens by ONNX Runtime's MatMulInteger.
 
-numpy has no integer BLAS, so the float product of ≈ 15,000 token rows with a question's ≈ 20 token
-vectors cost ≈ 6 ms of one core plus ≈ 1 ms to widen the rows to float32: most of late
-interaction's cost. MatMulInteger multiplies uint8 × int8 directly (VNNI where the
-CPU has it): the same product in integers, and the whole MaxSim ≈ 2× faster in the same run.
+numpy has no integer BLAS, so the float product of the candidates' token rows with a question's
+token vectors, plus widening the rows to float32, was most of late interaction's cost.
+MatMulInteger multiplies uint8 × int8 directly (VNNI where the CPU has it): the same product in
+integers, in much less time (docs/measurements.md, Serving).
 
 The stored rows are int8; a row XOR 0x80 read as uint8 is row + 128, and the node's zero point of
 128 takes it off again: the product is `rows · q` exactly, in int32. The question is quantised per
@@ -11,8 +11,8 @@ token into two parts of at most 7 bits each (quantise_question), not one of 8: w
 pair of uint8 × int8 products can saturate the 16-bit sums of CPUs without VNNI
 (255 × 63 × 2 < 32,767), so the integer product is exact on every x86 CPU.
 
-The graph (one node) is written beside the token index at build time; the `onnx` package takes
-≈ 0.9 s to import, which the server's start path cannot afford, and ONNX Runtime only reads it.
+The graph (one node) is written beside the token index at build time; importing the `onnx` package
+would lengthen the server's start, and ONNX Runtime only reads it.
 """
 
 from __future__ import annotations
@@ -116,8 +116,8 @@ class IntegerProduct:
         """(the integer products × each row's scale, each question token's scale)."""
         q_codes, q_scales = quantise_question(question)
         product = self.session().run(None, {"rows": rows, "question": q_codes})[0]
-        # high × 64 + low in int32 (exact: |value| < 2^21), then one float pass per scale. The float
-        # matrix product that joined the parts took ≈ 2.2 ms at 23 question tokens × 16k rows; this ≈ 1.3
+        # high × 64 + low in int32 (exact: |value| < 2^21), then one float pass per scale: cheaper
+        # than a float matrix product joining the parts
         tokens = q_scales.shape[0]
         joined = product[:, :tokens] * LOW_STEPS
         joined += product[:, tokens:]

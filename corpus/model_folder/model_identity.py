@@ -3,7 +3,7 @@
 A fine-tune of the same architecture has the same file names, sizes and config, so those alone
 cannot tell two models apart; hashing gigabytes of weights at every start is too slow. The
 fingerprint hashes config.json (and other small files) whole and, for each large file, its size
-and SAMPLES evenly spaced 64 KiB windows: a different training run changes every window.
+and SAMPLES evenly spaced windows of WINDOW bytes: a different training run changes every window.
 """
 
 from __future__ import annotations

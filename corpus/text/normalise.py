@@ -48,7 +48,7 @@ _TABLE = {
     **_SPACING_ACCENTS,
 }
 # A space before , . ; : ) or after ( is the extractor's, not the author's ('W , the', '( x'): dropped.
-# (Two patterns, each with a literal prefix the engine scans for: one alternation is 4x slower.)
+# (Two patterns, each with a literal prefix the engine scans for: one alternation is much slower.)
 _SPACE_BEFORE_RE = re.compile(r" (?=[,.;:)])")
 _SPACE_AFTER_RE = re.compile(r"\( ")
 _NON_ASCII_RE = re.compile(r"[^\x00-\x7f]+")

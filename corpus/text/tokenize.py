@@ -4,7 +4,7 @@ Case-folded. Identifiers stay whole — GARCH(1,1), AR(1), CVaR, 10-K, S&P, t-st
 Black-Scholes, O'Hara — because a quant question names them exactly. A compound identifier also
 yields its alphabetic parts of three letters or more, so a question about "GARCH" or "Scholes"
 still meets a passage that only writes "GARCH(1,1)" or "Black-Scholes". Numbers are written one
-way: thousands separators dropped (1,234.5 → 1234.5), a percentage is its number (12% → 12).
+way: thousands separators dropped (`1,234.5` → `1234.5`), a percentage is its number (`12%` → `12`).
 
 An `Analyzer` adds, optionally, English stop-word removal and Snowball stemming of plain words
 (identifiers and numbers are never stemmed). The analyser an index was built with is recorded in

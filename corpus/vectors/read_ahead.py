@@ -1,11 +1,11 @@
 """Ask the kernel to read an index's files into the page cache before its first searches.
 
-Indexes read in place — the HNSW generation (memory-mapped by Qdrant Edge) and the passage store
-(SQLite) — otherwise read each page from the disk the first time a search touches it: at 100k
-passages, with the state's pages evicted, a first pass over 60 questions took 6,801 major page
-faults in the vector index alone, the second pass none. POSIX_FADV_WILLNEED starts asynchronous
-reads: nothing is copied into the process and its memory is not charged (the page cache is the
-kernel's).
+An index read in place — a large state's passage store (SQLite, read with pread) — otherwise reads
+each page from the disk the first time a search touches it (docs/measurements.md, "The
+1M-passage path"). POSIX_FADV_WILLNEED starts asynchronous reads: nothing is copied into the
+process and its memory is not charged (the page cache is the kernel's). A memory-mapped index is
+not read ahead: each page cached ahead is mapped into the process with the neighbour of any page
+it touches, so its resident memory would grow with the whole file.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 # Never ask for more than this share of physical memory per index: a larger one would only evict
 # the pages other readers need.
 MAX_SHARE_OF_MEMORY = 0.25
-CHUNK_BYTES = 4 << 20  # one advice per 4 MiB: Linux reads at most its read-ahead window per call
+CHUNK_BYTES = 4 << 20  # one advice per chunk: Linux reads at most its read-ahead window per call
 
 
 def memory_bytes() -> int:
@@ -72,6 +72,6 @@ def _read_ahead_quietly(root: Path) -> None:
 
 
 def read_ahead_in_background(root: Path) -> None:
-    """`read_ahead` in a daemon thread (queueing 0.5 GB of reads takes ≈ 0.4 s), so the index
-    opens meanwhile; a search that comes first reads what it needs itself."""
+    """`read_ahead` in a daemon thread (queueing the reads of a large index takes a while), so
+    the index opens meanwhile; a search that comes first reads what it needs itself."""
     threading.Thread(target=_read_ahead_quietly, args=(root,), daemon=True, name="read-ahead").start()

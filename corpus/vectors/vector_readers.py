@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from corpus.config import ServedConfig
 from corpus.state.generations import current_generation
 from corpus.state.layout import StateLayout
-from corpus.vectors.read_ahead import read_ahead_in_background
 from corpus.vectors.vector_store_base import VectorStoreError, collection_name
 from corpus.vectors.vector_store_memory import SNAPSHOT_FILE, MemoryVectorStore, meta_stamp, read_snapshot, to_arrays
 
@@ -35,10 +34,11 @@ def _edge_generation(folder: Path, dimension: int) -> MemoryVectorStore | EdgeVe
     if not (folder / SHARD_DIR / "edge_config.json").exists():
         raise VectorStoreError(f"no vector store at {folder}: materialise the vector_index asset")
     if stored_index(folder) == "hnsw":
-        # Written without a WAL, hence without a lock: opened in place, its vectors memory-mapped.
-        # Opening rewrites only small JSON files, by rename, with the same bytes (seen in 0.9.0),
-        # so the links a published generation shares with the writer's are not written through.
-        read_ahead_in_background(folder)  # its pages from memory, not the disk, on the first searches
+        # Written without a WAL, hence without a lock: opened in place. Opening rewrites only small
+        # JSON files, by rename, with the same bytes (seen in 0.9.0), so the links a published
+        # generation shares with the writer's are not written through. Nothing is read ahead:
+        # Qdrant loads the parts its memory tiers pin and reads the float originals on demand, and
+        # pages read ahead would be mapped into the server with each neighbour a rescoring reads.
         return EdgeVectorStore(folder, dimension, read_only=True)
     meta_bytes = (folder / META_FILE).read_bytes() if (folder / META_FILE).exists() else b""
     meta = json.loads(meta_bytes) if meta_bytes else {}

@@ -29,23 +29,19 @@ HNSW_M = 0  # "exact" index (the default): no graph, searches are exact scans
 HNSW_GRAPH_M = 16
 HNSW_EF_CONSTRUCT = 100
 # Search-time beam and int8 oversampling (fetch this × limit by int8 score, rescore them with the
-# float vectors). On the 100k state's own index, 89 library dev and 300 TAT-QA questions: ef 256 /
-# 4x gave recall@10 0.972 / 0.962, below the floor, with 2 / 7 questions keeping under half their
-# exact top 10 (some none); ef 1024 / 8x gives 0.999 / 0.996, none under half, p50 2.3-2.4 ms
-# (benchmarks/scale.py indexes and docs/measurements.md "The 1M-passage path").
+# float vectors): the narrowest settings whose recall@10 against the exact scan stays above
+# MIN_HNSW_RECALL on real questions (benchmarks/scale_recall.py; docs/measurements.md, "The
+# 1M-passage path"); narrower ones lost whole top 10s of some questions.
 HNSW_EF = 1024
 INT8_OVERSAMPLING = 8.0
-INT8_QUANTILE = 0.99  # clip the extreme 1 % of values before int8 scaling
-# From a million points a narrower beam (ef 256 / 4x) lost the exact top 10 (1.7 M cloned points,
-# three builds: recall@10 0.72-0.82); a wider beam and more int8 candidates keep it (ef 4096 / 32x:
-# recall@10 0.992, min 0.9, p50 17.7 ms; ef 2048 / 16x: 0.967; ef 1024 / 8x: 0.932; benchmarks/
-# scale.py components, docs/measurements.md "The 1M-passage path"). Below, the settings above suffice.
+INT8_QUANTILE = 0.99  # clip the most extreme values before int8 scaling
+# From a million points, the same rule on that size's index (the same command and record).
 LARGE_HNSW_POINTS = 1_000_000
 LARGE_HNSW_EF, LARGE_INT8_OVERSAMPLING = 4096, 32.0
 # Where the "hnsw" index keeps each part (Qdrant's memory tiers): the int8 codes and the graph that a
 # search walks on the heap; the float originals (read only to rescore a few candidates), the payload
 # (read only for the hits' labels) and the per-passage chunk_id index memory-mapped from the disk, so
-# a server's memory grows with the codes, not with the vectors (docs/DESIGN.md, "Serving a large state").
+# a server's memory grows with the codes, not with the vectors (docs/DESIGN.md §9, "A large state").
 HNSW_MEMORY = {
     "vectors": "cold",
     "quantized": "pinned",
@@ -69,6 +65,12 @@ def hnsw_search_settings(points: int) -> tuple[int, float]:
     if points >= LARGE_HNSW_POINTS:
         return LARGE_HNSW_EF, LARGE_INT8_OVERSAMPLING
     return HNSW_EF, INT8_OVERSAMPLING
+
+
+def rescoring(oversampling: float) -> tuple[bool, float | None]:
+    """(rescore, oversampling) for Qdrant's quantisation search params: an oversampling of 0 keeps
+    the int8 scores as they are, so the float originals are never read (a large state's memory)."""
+    return (True, oversampling) if oversampling > 0 else (False, None)
 
 
 class VectorStoreError(RuntimeError):

@@ -29,6 +29,7 @@ from corpus.vectors.vector_store_base import (
     hnsw_search_settings,
     payload_of,
     point_id,
+    rescoring,
 )
 from corpus.vectors.vector_store_memory import PointRecord
 
@@ -193,8 +194,9 @@ class ClientVectorStore:
             if self.search_settings is None:  # by the collection's size at the first search
                 self.search_settings = hnsw_search_settings(self.count_points())
             ef, oversampling = self.search_settings
+            rescore, oversampling = rescoring(oversampling)
             params = m.SearchParams(
-                hnsw_ef=ef, quantization=m.QuantizationSearchParams(rescore=True, oversampling=oversampling)
+                hnsw_ef=ef, quantization=m.QuantizationSearchParams(rescore=rescore, oversampling=oversampling)
             )
 
         def fetch(n: int) -> list[tuple[str, float]]:

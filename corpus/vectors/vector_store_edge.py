@@ -40,6 +40,7 @@ from corpus.vectors.vector_store_base import (
     hnsw_search_settings,
     payload_of,
     point_id,
+    rescoring,
 )
 from corpus.vectors.vector_store_memory import SNAPSHOT_FILE, PointRecord, meta_stamp, write_snapshot
 
@@ -154,8 +155,9 @@ class EdgeVectorStore:
         if self.search_settings is None:
             self.search_settings = hnsw_search_settings(self.count_points())
         ef, oversampling = self.search_settings
+        rescore, oversampling = rescoring(oversampling)
         return qe.SearchParams(
-            hnsw_ef=ef, quantization=qe.QuantizationSearchParams(rescore=True, oversampling=oversampling)
+            hnsw_ef=ef, quantization=qe.QuantizationSearchParams(rescore=rescore, oversampling=oversampling)
         )
 
     @property
@@ -296,7 +298,7 @@ class EdgeVectorStore:
 
     def optimize(self) -> None:
         """Merge segments and drop deleted points (the binding runs no background optimiser;
-        with m = 0 this builds no graph: ~0.6 s for 26,000 points)."""
+        with m = 0 this builds no graph, so it is quick)."""
         self._writable()
         self._shard.optimize()
         self._shard.flush()

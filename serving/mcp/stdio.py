@@ -27,7 +27,7 @@ from mcp.server.stdio import stdio_server
 if TYPE_CHECKING:
     from anyio import AsyncFile
 
-# A request line can be long (a 50-quote verification batch); asyncio's default limit is 64 KiB.
+# A request line can be long (a 50-quote verification batch), longer than asyncio's default limit.
 LINE_LIMIT = 256 * 1024 * 1024
 DRAIN_S = 2.0  # at exit, how long answers still buffered may wait for the client to read them
 
