@@ -194,9 +194,9 @@ class ClientVectorStore:
             if self.search_settings is None:  # by the collection's size at the first search
                 self.search_settings = hnsw_search_settings(self.count_points())
             ef, oversampling = self.search_settings
-            rescore, oversampling = rescoring(oversampling)
+            rescore, fetched = rescoring(oversampling)
             params = m.SearchParams(
-                hnsw_ef=ef, quantization=m.QuantizationSearchParams(rescore=rescore, oversampling=oversampling)
+                hnsw_ef=ef, quantization=m.QuantizationSearchParams(rescore=rescore, oversampling=fetched)
             )
 
         def fetch(n: int) -> list[tuple[str, float]]:

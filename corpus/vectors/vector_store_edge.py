@@ -155,9 +155,9 @@ class EdgeVectorStore:
         if self.search_settings is None:
             self.search_settings = hnsw_search_settings(self.count_points())
         ef, oversampling = self.search_settings
-        rescore, oversampling = rescoring(oversampling)
+        rescore, fetched = rescoring(oversampling)
         return qe.SearchParams(
-            hnsw_ef=ef, quantization=qe.QuantizationSearchParams(rescore=rescore, oversampling=oversampling)
+            hnsw_ef=ef, quantization=qe.QuantizationSearchParams(rescore=rescore, oversampling=fetched)
         )
 
     @property
