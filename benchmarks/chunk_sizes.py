@@ -21,7 +21,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import harness  # noqa: E402
 
 from corpus.text.canonical import assemble_canonical  # noqa: E402
-from ingest import chunker  # noqa: E402
+from ingest.passages import chunker  # noqa: E402
 from ingest.parsing import parse_source  # noqa: E402
 
 LIBRARY = Path(__file__).resolve().parents[1] / "library"
