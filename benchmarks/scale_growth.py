@@ -4,7 +4,8 @@
         --state 10k=/work/scale/s10k --state 100k=/work/scale/s100k \
         --state 300k=/work/scale/s300k --state 1M=/work/scale/s1m --plot docs/figures/scale_growth.svg
 
-Each state is built by benchmarks/synthetic_state.py (its --out report beside the state, as
+`--state LABEL=PATH@TREE` serves PATH with another checkout's code (the same state before and after
+a change, paired the same way). Each state is built by benchmarks/synthetic_state.py (its --out report beside the state, as
 `<state>.json`, gives the build time). For each state, in turn: a fresh `python -m serving.server`
 over MCP stdio is timed from spawn to its first search answered (cold start). Then the servers,
 all kept running, answer the library's development questions in rounds: each question goes to
@@ -60,14 +61,14 @@ def build_seconds(home: Path) -> float | None:
     return figures["write_s"] + figures["refresh_s"]
 
 
-def measure(states: dict[str, Path], searches: int) -> dict[str, dict]:
+def measure(states: dict[str, tuple[Path, Path]], searches: int) -> dict[str, dict]:
     questions = [json.loads(line)["question"] for line in QUESTIONS.read_text().splitlines() if line.strip()]
-    out: dict[str, dict] = {label: {"passages": passages_of(home)} for label, home in states.items()}
+    out: dict[str, dict] = {label: {"passages": passages_of(home)} for label, (home, _) in states.items()}
     servers: dict[str, WireClient] = {}
     try:
-        for label, home in states.items():
-            env = {**os.environ, "QUANT_RAG_HOME": str(home), "HF_HUB_OFFLINE": "1"}
-            client = WireClient(sys.executable, ["-m", "serving.server"], env, str(REPO))
+        for label, (home, tree) in states.items():
+            env = {**os.environ, "QUANT_RAG_HOME": str(home), "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(tree)}
+            client = WireClient(sys.executable, ["-m", "serving.server"], env, str(tree))
             servers[label] = client
             client.initialize()
             client.call_tool("search_documents", {"query": questions[0]})
@@ -83,7 +84,7 @@ def measure(states: dict[str, Path], searches: int) -> dict[str, dict]:
         for label, client in servers.items():
             out[label]["search_ms"] = harness.percentiles_ms(times[label])
             out[label]["memory_mb"] = memory_mb(client.pid)
-            out[label]["build_s"] = build_seconds(states[label])
+            out[label]["build_s"] = build_seconds(states[label][0])
     finally:
         for client in servers.values():
             client.close()
@@ -127,16 +128,17 @@ def table(figures: dict[str, dict]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = harness.parser(__file__, __doc__)
-    parser.add_argument("--state", action="append", required=True, metavar="LABEL=PATH", help="a built state")
+    parser.add_argument("--state", action="append", required=True, metavar="LABEL=PATH[@TREE]", help="a built state")
     parser.add_argument("--searches", type=int, default=100, help="searches per server after the first")
     parser.add_argument("--plot", type=Path, default=None, help="write the plot here (.svg or .png)")
     args = parser.parse_args(argv)
     states = {}
     for item in args.state:
-        label, _, path = item.partition("=")
+        label, _, rest = item.partition("=")
+        path, _, tree = rest.partition("@")
         if not path:
-            parser.error(f"--state {item!r}: expected LABEL=PATH")
-        states[label] = Path(path).resolve()
+            parser.error(f"--state {item!r}: expected LABEL=PATH[@TREE]")
+        states[label] = (Path(path).resolve(), Path(tree).resolve() if tree else REPO)
     figures = measure(states, args.searches)
     if args.plot:
         plot(figures, args.plot)
