@@ -4,16 +4,15 @@
         --state 10k=/work/scale/s10k --state 100k=/work/scale/s100k \
         --state 300k=/work/scale/s300k --state 1M=/work/scale/s1m --plot docs/figures/scale_growth.svg
 
-`--state LABEL=PATH@TREE` serves PATH with another checkout's code (the same state before and after
-a change, paired the same way). Each state is built by benchmarks/synthetic_state.py (its --out report beside the state, as
-`<state>.json`, gives the build time). For each state, in turn: a fresh `python -m serving.server`
-over MCP stdio is timed from spawn to its first search answered (cold start). Then the servers,
-all kept running, answer the library's development questions in rounds: each question goes to
-every server, in an order rotated per question, so every state meets the same moments of the
-host (paired). Search times are at the wire (benchmarks/wire_client.py). After the searches,
-each server's resident memory: VmRSS, and its parts RssAnon (its own) and RssFile (file pages it
-touched, reclaimable).
-"""
+Each state is built by benchmarks/synthetic_state.py (its --out report beside the state, as
+`<state>.json`, gives the build time); `--state LABEL=PATH@TREE` serves PATH with another checkout's
+code (the same state before and after a change, paired the same way). For each state, in turn: a
+fresh `python -m serving.server` over MCP stdio is timed from spawn to its first search answered
+(cold start). Then the servers, all kept running, answer the library's development questions in
+rounds: each question goes to every server, in an order rotated per question, so every state meets
+the same moments of the host (paired). Search times are at the wire (benchmarks/wire_client.py).
+After the searches, each server's resident memory: VmRSS, and its parts RssAnon (its own) and
+RssFile (file pages it touched, reclaimable)."""
 
 from __future__ import annotations
 
