@@ -16,6 +16,10 @@ from corpus.vectors.vector_store import VectorPoint, edge_root, open_vector_stor
 from ingest.indexes.corpus_view import indexed_documents
 from ingest.indexes.embed import load_document_embeddings
 
+# Points written per call: a flush per document made a large fresh index wait on the disk per
+# document (docs/measurements.md, "The 1M-passage path").
+UPSERT_POINTS = 20_000
+
 
 def _fingerprint(layout: StateLayout, config: ServedConfig, document_id: str) -> str:
     return sha256_hex(layout.embeddings(document_id, config.model_key).read_bytes())[:16]
@@ -45,31 +49,25 @@ def sync_vector_index(layout: StateLayout, config: ServedConfig, dimension: int)
         meta = store.get_meta()
         known: dict[str, str] = dict(meta.get("documents", {}))
         wanted = {d.document_id: _fingerprint(layout, config, d.document_id) for d in documents}
-        removed = [doc for doc in set(known) | store.document_ids() if doc not in wanted]
-        for document_id in removed:
+        stored = store.document_ids()
+        removed = [doc for doc in set(known) | stored if doc not in wanted]
+        changed = [d for d in documents if known.get(d.document_id) != wanted[d.document_id]]
+        # Only what the store holds is deleted: a fresh index deletes nothing.
+        for document_id in removed + [d.document_id for d in changed if d.document_id in stored]:
             store.delete_document(document_id)
             known.pop(document_id, None)
-        updated = 0
-        for document in documents:
-            if known.get(document.document_id) == wanted[document.document_id]:
-                continue
-            store.delete_document(document.document_id)
+        batch: list[VectorPoint] = []
+        for position, document in enumerate(changed, 1):
             chunk_ids, pieces, vectors = load_document_embeddings(layout, config, document.document_id)
-            store.upsert(
-                [
-                    VectorPoint(
-                        chunk_id=c,
-                        document_id=document.document_id,
-                        piece=int(p),
-                        vector=v,
-                        year=document.year,
-                        authors=document.authors,
-                    )
-                    for c, p, v in zip(chunk_ids, pieces, vectors)
-                ]
-            )
-            known[document.document_id] = wanted[document.document_id]
-            updated += 1
+            batch += [
+                VectorPoint(c, document.document_id, int(p), v, year=document.year, authors=document.authors)
+                for c, p, v in zip(chunk_ids, pieces, vectors)
+            ]
+            if len(batch) >= UPSERT_POINTS or position == len(changed):  # one write and flush per batch
+                store.upsert(batch)
+                batch = []
+        known.update((d.document_id, wanted[d.document_id]) for d in changed)
+        updated = len(changed)
         store.set_meta(vector_meta(config, dimension, signature, known))
         stats = {
             "documents": len(documents),
