@@ -19,19 +19,20 @@ import harness  # noqa: E402
 JOB = "refresh_corpus"
 
 
-def step_windows(home: Path) -> dict[str, tuple[float, float]]:
-    """Step key -> (start, end) epoch seconds, for the last refresh run of the state at `home`."""
+def step_windows(home: Path, back: int = 0) -> dict[str, tuple[float, float]]:
+    """Step key -> (start, end) epoch seconds, for the last refresh run of the state at `home`
+    (or the one `back` runs before it)."""
     import dagster as dg
 
     from corpus.state.layout import StateLayout
     from orchestration.runner import instance_for
 
     instance = instance_for(StateLayout(home))
-    runs = instance.get_runs(filters=dg.RunsFilter(job_name=JOB), limit=1)
-    if not runs:
-        raise SystemExit(f"no {JOB} run recorded under {home}")
+    runs = instance.get_runs(filters=dg.RunsFilter(job_name=JOB), limit=back + 1)
+    if len(runs) <= back:
+        raise SystemExit(f"no {JOB} run {back} runs back under {home}")
     windows: dict[str, list[float]] = {}
-    for record in instance.all_logs(runs[0].run_id):
+    for record in instance.all_logs(runs[back].run_id):
         event = record.dagster_event
         if event is None or record.step_key is None:
             continue
@@ -56,8 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = harness.parser(__file__, __doc__)
     parser.add_argument("--home", type=Path, required=True, help="a built state (read only)")
     parser.add_argument("--rss", type=Path, default=None, help="resident memory samples taken during the build")
+    parser.add_argument("--back", type=int, default=0, help="the refresh run this many runs before the last")
     args = parser.parse_args(argv)
-    windows = step_windows(args.home.resolve())
+    windows = step_windows(args.home.resolve(), args.back)
     peak = peaks(args.rss, windows) if args.rss else {}
     figures = {
         key: {"s": round(end - start, 1), **({"peak_gb": peak[key]} if key in peak else {})}
