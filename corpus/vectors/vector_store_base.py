@@ -33,11 +33,11 @@ HNSW_EF_CONSTRUCT = 100
 # MIN_HNSW_RECALL on real questions (benchmarks/scale_recall.py; docs/measurements.md, "The
 # 1M-passage path"); narrower ones lost whole top 10s of some questions.
 HNSW_EF = 1024
-INT8_OVERSAMPLING = 8.0
+INT8_OVERSAMPLING = 1.0
 INT8_QUANTILE = 0.99  # clip the most extreme values before int8 scaling
 # From a million points, the same rule on that size's index (the same command and record).
 LARGE_HNSW_POINTS = 1_000_000
-LARGE_HNSW_EF, LARGE_INT8_OVERSAMPLING = 4096, 32.0
+LARGE_HNSW_EF, LARGE_INT8_OVERSAMPLING = 2048, 1.0
 # Where the "hnsw" index keeps each part (Qdrant's memory tiers): the int8 codes and the graph that a
 # search walks on the heap; the float originals (read only to rescore a few candidates), the payload
 # (read only for the hits' labels) and the per-passage chunk_id index memory-mapped from the disk, so
