@@ -68,9 +68,14 @@ def probe(home: Path, searches: int) -> None:
     from corpus.reading.published import open_published
     from corpus.state.layout import StateLayout
     from corpus.state.signature import recorded_signature
-    from serving.retrieval.engine import Engine
-    from serving.retrieval.parts import EXTRA_PARTS
-    from serving.retrieval.scope import Scope
+
+    try:
+        from serving.retrieval.engine import Engine
+        from serving.retrieval.parts import EXTRA_PARTS
+        from serving.retrieval.scope import Scope
+    except ImportError:  # --tree: a checkout from before serving's rooms, whose engine held its parts
+        from serving.engine import EXTRA_PARTS, Engine  # type: ignore[no-redef]
+        from serving.scope import Scope  # type: ignore[no-redef]
 
     rows: list[dict] = []
     last = status_mb()
@@ -89,10 +94,10 @@ def probe(home: Path, searches: int) -> None:
     # What the server's warm-up opens (Engine.warm_up); the entity graph waits for a graph tool.
     for part in ("reader", "embedder", "vectors", "bm25", "term_statistics", *EXTRA_PARTS):
         start = time.perf_counter()
-        engine.parts.open_part(part)
+        getattr(engine, "parts", engine).open_part(part)
         record(part, time.perf_counter() - start)
     start = time.perf_counter()
-    engine.catalogue.documents_in_scope(Scope(year_min=2005, year_max=2009))
+    getattr(engine, "catalogue", engine).documents_in_scope(Scope(year_min=2005, year_max=2009))
     record("scope catalogue", time.perf_counter() - start)
     texts = [json.loads(line)["question"] for line in QUESTIONS.read_text().splitlines() if line.strip()]
     start = time.perf_counter()
