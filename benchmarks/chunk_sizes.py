@@ -21,8 +21,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import harness  # noqa: E402
 
 from corpus.text.canonical import assemble_canonical  # noqa: E402
-from ingest.passages import chunker  # noqa: E402
 from ingest.parsing import parse_source  # noqa: E402
+from ingest.passages import chunker  # noqa: E402
 
 LIBRARY = Path(__file__).resolve().parents[1] / "library"
 CANDIDATES = [(800, 1400), (1200, 2000), (1600, 2600), (2000, 3200)]
