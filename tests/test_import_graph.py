@@ -1,6 +1,6 @@
 """The project's import graph, read from the source with `ast`: every import statement counts,
 function-level ones included (they run too). The graph has no circle, and each package imports
-only the packages the README's table allows; the benchmark scripts, which import each other by
+only the packages docs/DESIGN.md §1 allows; the benchmark scripts, which import each other by
 bare name, form no circle either."""
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def test_the_benchmark_graph_sees_a_circle_between_two_scripts(tmp_path):
     assert cycles(benchmark_graph(tmp_path)) == [["scale", "scale_indexes"]]
 
 
-# What each package may import among the project's packages (README "Packages"; docs/DESIGN.md §1).
+# What each package may import among the project's packages (docs/DESIGN.md §1).
 ALLOWED = {
     "corpus": {"corpus"},
     "ingest": {"ingest", "corpus"},
