@@ -74,8 +74,11 @@ def probe(home: Path, searches: int) -> None:
         from serving.retrieval.parts import EXTRA_PARTS
         from serving.retrieval.scope import Scope
     except ImportError:  # --tree: a checkout from before serving's rooms, whose engine held its parts
-        from serving.engine import EXTRA_PARTS, Engine  # type: ignore[no-redef]
-        from serving.scope import Scope  # type: ignore[no-redef]
+        import importlib
+
+        flat = importlib.import_module("serving.engine")
+        Engine, EXTRA_PARTS = flat.Engine, flat.EXTRA_PARTS  # type: ignore[misc]
+        Scope = importlib.import_module("serving.scope").Scope  # type: ignore[misc]
 
     rows: list[dict] = []
     last = status_mb()
